@@ -1,0 +1,65 @@
+# The layering of docs/ARCHITECTURE.md, checked: `tracer` links nothing of ours; `tlparse` and
+# `gui` never link `compiler`. The rule is data (below); the check walks the transitive link
+# graph at configure time and again as a CTest test (tests/layering), so a forbidden link
+# fails both the configure step and `ctest -L layering`.
+include_guard(GLOBAL)
+
+# target -> targets of ours it must never reach, directly or transitively.
+set(TORCHSCOPE_LAYERING_RULES
+  "torchscope_tracer:torchscope_compiler,torchscope_tlparse,torchscope_gui_models,torchscope_schemas"
+  "torchscope_tlparse:torchscope_compiler,torchscope_tracer,torchscope_gui_models"
+  "tlparse-gui:torchscope_compiler"
+  "torchscope_gui_models:torchscope_compiler")
+
+function(_torchscope_collect_links target out_var)
+  set(seen "")
+  set(queue ${target})
+  while(queue)
+    list(POP_FRONT queue current)
+    if(NOT TARGET ${current} OR current IN_LIST seen)
+      continue()
+    endif()
+    list(APPEND seen ${current})
+    get_target_property(aliased ${current} ALIASED_TARGET)
+    if(aliased)
+      list(APPEND queue ${aliased})
+    endif()
+    foreach(prop LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+      get_target_property(libs ${current} ${prop})
+      if(libs)
+        foreach(lib IN LISTS libs)
+          string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" lib "${lib}")
+          list(APPEND queue ${lib})
+        endforeach()
+      endif()
+    endforeach()
+  endwhile()
+  list(REMOVE_ITEM seen ${target})
+  set(${out_var} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(torchscope_check_layering)
+  set(report "")
+  set(violations "")
+  foreach(rule IN LISTS TORCHSCOPE_LAYERING_RULES)
+    string(REPLACE ":" ";" parts "${rule}")
+    list(GET parts 0 target)
+    list(GET parts 1 forbidden)
+    string(REPLACE "," ";" forbidden "${forbidden}")
+    if(NOT TARGET ${target})
+      continue()
+    endif()
+    _torchscope_collect_links(${target} links)
+    string(APPEND report "${target}: ${links}\n")
+    foreach(bad IN LISTS forbidden)
+      if(bad IN_LIST links)
+        list(APPEND violations "${target} -> ${bad}")
+      endif()
+    endforeach()
+  endforeach()
+  file(WRITE "${CMAKE_BINARY_DIR}/layering/links.txt" "${report}")
+  file(WRITE "${CMAKE_BINARY_DIR}/layering/violations.txt" "${violations}")
+  if(violations)
+    message(FATAL_ERROR "Layering violated (see docs/ARCHITECTURE.md): ${violations}")
+  endif()
+endfunction()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build needs, skipping those already present (idempotent).
+# Run as root (or with sudo) on Debian 12.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libsimdjson-dev        # JSON parsing on the ingest hot path
+  libsqlite3-dev sqlite3 # the index
+  zlib1g-dev             # payload compression in the index
+  catch2                 # unit tests (Catch2 v2)
+  llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
+  clang-14 libclang-rt-14-dev # libFuzzer targets and sanitizers
+  qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev # the GUI
+  xvfb xauth             # screenshots of the GUI in a real X server (optional; tests use offscreen)
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "install-deps: note: no CUDA Toolkit at /usr/local/cuda; configure with -DTORCHSCOPE_WITH_CUDA=OFF" >&2
+fi

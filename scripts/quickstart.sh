@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build (release), and run the main job on the
+# bundled samples: a sample program writes a trace into a temporary TORCH_TRACE folder, tlparse
+# turns it into an HTML report and an index. Prints where its output is. Idempotent.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/install-deps.sh"
+"$ROOT/scripts/build.sh" release
+BIN="$ROOT/build/release"
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/torchscope-quickstart.XXXXXX")"
+TRACE_DIR="$OUT/trace"
+echo
+echo "== running samples with TORCH_TRACE=$TRACE_DIR"
+for sample in "$BIN"/samples/sample_*; do
+  [[ -x "$sample" ]] || continue
+  echo "   $(basename "$sample")"
+  TORCH_TRACE="$TRACE_DIR" "$sample" >/dev/null
+done
+echo
+echo "trace logs:"
+ls -1 "$TRACE_DIR"/*.log | sed 's/^/   /'
+if [[ -x "$BIN/tlparse/tlparse" ]]; then
+  echo
+  echo "== tlparse"
+  for log in "$TRACE_DIR"/*.log; do
+    name="$(basename "$log" .log)"
+    "$BIN/tlparse/tlparse" "$log" -o "$OUT/report/$name" --no-browser --overwrite
+  done
+  echo
+  echo "reports:"
+  ls -1d "$OUT"/report/*/index.html | sed 's/^/   /'
+fi
+echo
+echo "output: $OUT"

@@ -33,10 +33,10 @@ namespace tracer {
 // The compile id PyTorch attaches to every event emitted during a compile. Printed
 // `[frame/compile]`, `[frame/compile_attempt]` when attempt > 0, `[!caid/frame/compile]`.
 struct CompileId {
-  std::optional<std::int64_t> compiled_autograd_id;
-  std::optional<std::int64_t> frame_id;
-  std::optional<std::int64_t> frame_compile_id;
-  std::optional<std::int64_t> attempt;
+  std::optional<std::int64_t> compiled_autograd_id{};
+  std::optional<std::int64_t> frame_id{};
+  std::optional<std::int64_t> frame_compile_id{};
+  std::optional<std::int64_t> attempt{};
 
   std::string to_string() const;
   friend bool operator==(const CompileId&, const CompileId&) = default;
@@ -54,11 +54,11 @@ struct StackFrame {
 enum class Encoding { String, Json };
 
 struct Options {
-  std::string directory;           // the TORCH_TRACE folder; created if missing
-  std::optional<std::int64_t> rank; // goes into the file name and every envelope
+  std::string directory{};         // the TORCH_TRACE folder; created if missing
+  std::optional<std::int64_t> rank{}; // goes into the file name and every envelope
   // Prefix stripped from source file names in the glog prefix (PyTorch prints paths relative
   // to its package root). Empty: use the build's own source root (see docs/TRACER.md).
-  std::string source_root;
+  std::string source_root{};
 };
 
 namespace detail {
@@ -192,7 +192,7 @@ void event_with_json_payload(std::string_view kind, Meta&& meta, Payload&& paylo
 }
 
 // Emits `{"artifact": {"name": name, "encoding": "string"|"json"}}` with its payload.
-// For Encoding::String, `payload(std::string&)`; for Encoding::Json, `payload(JsonWriter&)`.
+// `payload` is `void(std::string&)` (text) or `void(JsonWriter&)` (JSON, indent=0 layout).
 template <class Payload>
 void artifact(std::string_view name, Encoding encoding, Payload&& payload,
               std::source_location where = std::source_location::current()) {
@@ -202,14 +202,14 @@ void artifact(std::string_view name, Encoding encoding, Payload&& payload,
   auto meta = [&](JsonWriter& w) {
     w.member("name", name).member("encoding", encoding == Encoding::Json ? "json" : "string");
   };
-  if (encoding == Encoding::Json) {
-    if constexpr (std::is_invocable_v<Payload, JsonWriter&>) {
-      event_with_json_payload("artifact", meta, std::forward<Payload>(payload), where);
-    }
+  // PyTorch passes either a JSON-producing or a text-producing payload function for either
+  // encoding (its recompile_reasons, "json" encoded, is plain text); both forms are accepted.
+  if constexpr (std::is_invocable_v<Payload, JsonWriter&>) {
+    event_with_json_payload("artifact", meta, std::forward<Payload>(payload), where);
   } else {
-    if constexpr (std::is_invocable_v<Payload, std::string&>) {
-      event_with_payload("artifact", meta, std::forward<Payload>(payload), where);
-    }
+    static_assert(std::is_invocable_v<Payload, std::string&>,
+                  "artifact payload must be callable with JsonWriter& or std::string&");
+    event_with_payload("artifact", meta, std::forward<Payload>(payload), where);
   }
 }
 

@@ -91,7 +91,12 @@ TEST_CASE("a child killed mid-run leaves a log that parses up to its last whole 
   CHECK(WIFSIGNALED(status));
   auto logs = test_support::trace_files_under(dir.path());
   REQUIRE(logs.size() == 1);
-  const auto counts = test_support::parse_file_by_tlparse_rules(logs[0]);
+  // SIGKILL can land inside the final write(2) (Linux stops a large write between pages), so
+  // the last event may be torn; every event before it must be whole.
+  const std::string text = test_support::read_file(logs[0]);
+  const std::size_t last_event = text.rfind("\nV");
+  REQUIRE(last_event != std::string::npos);
+  const auto counts = test_support::parse_by_tlparse_rules(text.substr(0, last_event + 1));
   CHECK(counts.ok > 100);
   CHECK(counts.failures() == 0);
 }

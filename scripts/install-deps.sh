@@ -32,7 +32,7 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$SUDO apt-get install -y -qq "${missing[@]}"
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: note: no CUDA Toolkit at /usr/local/cuda; configure with -DTORCHSCOPE_WITH_CUDA=OFF" >&2
 fi

@@ -22,14 +22,17 @@ echo "trace logs:"
 ls -1 "$TRACE_DIR"/*.log | sed 's/^/   /'
 if [[ -x "$BIN/tlparse/tlparse" ]]; then
   echo
-  echo "== tlparse"
-  for log in "$TRACE_DIR"/*.log; do
+  echo "== tlparse: one report per log (our samples' logs and the bundled PyTorch 2.11 logs)"
+  for log in "$TRACE_DIR"/*.log "$ROOT"/samples/logs/*.log; do
     name="$(basename "$log" .log)"
-    "$BIN/tlparse/tlparse" "$log" -o "$OUT/report/$name" --no-browser --overwrite
+    "$BIN/tlparse/tlparse" "$log" -o "$OUT/report/$name" --no-browser 2>"$OUT/report-$name.stderr" \
+      || { cat "$OUT/report-$name.stderr" >&2; exit 1; }
+    echo "   $OUT/report/$name/index.html"
   done
+fi
+if [[ -x "$BIN/gui/tlparse-gui" ]]; then
   echo
-  echo "reports:"
-  ls -1d "$OUT"/report/*/index.html | sed 's/^/   /'
+  echo "browse a report:  $BIN/gui/tlparse-gui $OUT/report/<name>/index.sqlite"
 fi
 echo
 echo "output: $OUT"

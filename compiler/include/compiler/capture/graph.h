@@ -1,0 +1,113 @@
+// compiler/capture: the graph IR that capture records (PyTorch's FX graph, in C++).
+//
+// A Graph is a list of Nodes in execution order. Node kinds are listed once (X-macro below);
+// the printer and the interpreter switch over that list. A node's arguments are Args: a
+// reference to an earlier node, a list of such references (cat/stack), a symbolic integer
+// expression (evaluated from the symbol values at run time), or a constant Value. Every call
+// node keeps the user's source location of the op, and its output metadata (dtype, symbolic
+// sizes, strides), so the graph prints like Dynamo's output graph.
+#pragma once
+
+#include "compiler/core/sym_int.h"
+#include "compiler/core/value.h"
+#include "compiler/ops/op_hook.h"
+
+#include <cstdint>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace compiler::capture {
+
+// clang-format off
+#define TORCHSCOPE_GRAPH_NODE_KINDS(X)                                                  \
+  X(Placeholder, "placeholder")   /* a graph input */                                  \
+  X(CallOp,      "call_function") /* one op, run with run_eager */                     \
+  X(Output,      "output")        /* the values the graph returns */
+// clang-format on
+
+enum class NodeKind : std::uint8_t {
+#define TORCHSCOPE_NODE_KIND_ENUM(name, text) name,
+  TORCHSCOPE_GRAPH_NODE_KINDS(TORCHSCOPE_NODE_KIND_ENUM)
+#undef TORCHSCOPE_NODE_KIND_ENUM
+};
+
+// "placeholder", "call_function", "output" (FX's op names).
+std::string_view node_kind_name(NodeKind kind) noexcept;
+
+// Where a graph input comes from when the compiled frame runs.
+struct InputRef {
+  enum class Kind : std::uint8_t {
+    Argument,   // the compiled function's argument `index`
+    PriorValue, // the value of op `index` computed by an earlier frame of this call
+    BreakValue, // the host value of the data-dependent op `index` that ended the last frame
+  };
+  Kind kind = Kind::Argument;
+  std::size_t index = 0;
+  friend bool operator==(const InputRef&, const InputRef&) = default;
+};
+
+// One argument of a call node.
+struct Arg {
+  enum class Kind : std::uint8_t {
+    Node,     // the result of node `node`
+    NodeList, // a tensor list: the results of `nodes`
+    Symbolic, // an integer expression over the symbols (sym)
+    SymList,  // a size list, some of it symbolic (syms)
+    Constant, // a value fixed at trace time (constant)
+  };
+  Kind kind = Kind::Constant;
+  std::size_t node = 0;
+  std::vector<std::size_t> nodes;
+  SymInt sym;
+  std::vector<SymInt> syms;
+  Value constant;
+};
+
+// The metadata of a node's result, as a fake tensor carried it at trace time.
+struct TensorMeta {
+  bool is_tensor = false; // false: a non-tensor result (printed with its value kind)
+  DType dtype = DType::Float32;
+  std::vector<SymInt> sizes;
+  std::vector<std::int64_t> strides;
+};
+
+struct Node {
+  NodeKind kind = NodeKind::CallOp;
+  std::string name;           // unique in the graph: "sin", "mul_1", "l_x_"
+  OpKind op = OpKind::add;    // CallOp only
+  std::vector<Arg> args;      // CallOp: op arguments; Output: the returned nodes
+  TensorMeta meta;            // Placeholder and CallOp
+  std::source_location where; // CallOp: the user's call of the op
+  InputRef input;             // Placeholder only
+  std::string input_name;     // Placeholder only: the source, "L['x']"
+  std::int64_t op_index = -1; // CallOp: position of the op in the traced function
+};
+
+class Graph {
+public:
+  // Appends a node, giving it a unique name derived from `base` ("mul", "mul_1", ...).
+  std::size_t add_node(Node node, std::string_view base);
+
+  const std::vector<Node>& nodes() const noexcept { return nodes_; }
+  std::vector<Node>& nodes() noexcept { return nodes_; }
+  const Node& node(std::size_t i) const { return nodes_[i]; }
+  std::size_t size() const noexcept { return nodes_.size(); }
+
+  // Counts, as compilation_metrics reports them.
+  std::size_t op_count() const noexcept;    // call nodes
+  std::size_t input_count() const noexcept; // placeholders
+  std::size_t node_count() const noexcept { return nodes_.size(); }
+  // Index of the Output node, or size() when the graph has none yet.
+  std::size_t output_index() const noexcept;
+
+private:
+  std::vector<Node> nodes_;
+  std::vector<std::string> used_names_;
+};
+
+// "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.
+std::string meta_annotation(const TensorMeta& meta);
+
+} // namespace compiler::capture

@@ -1,0 +1,95 @@
+// compiler/nn: the layers a small model needs: Linear, LayerNorm, Embedding, ReLU, GELU and
+// Sequential. Each keeps its settings as Module attributes and reads them in forward() through
+// the attribute API, so capture guards on exactly the settings forward used. Initial weights
+// come from randn with a caller-given seed, so models are reproducible.
+#pragma once
+
+#include "compiler/nn/module.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+namespace compiler::nn {
+
+// y = x @ weight^T + bias; weight [out, in] drawn from N(0, 1/in), bias zero.
+class Linear : public Module {
+public:
+  Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true,
+         std::uint64_t seed = 0);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+  const Tensor& weight() const noexcept { return weight_; }
+  const Tensor& bias() const noexcept { return bias_; } // undefined without bias
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  Tensor weight_;
+  Tensor bias_;
+};
+
+// Normalises over the trailing `normalized_shape` dims; weight ones, bias zeros.
+class LayerNorm : public Module {
+public:
+  explicit LayerNorm(std::vector<std::int64_t> normalized_shape, double eps = 1e-5,
+                     bool elementwise_affine = true);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> normalized_shape_;
+  Tensor weight_;
+  Tensor bias_;
+};
+
+// Rows of weight [num_embeddings, embedding_dim] (drawn from N(0, 1)) picked by indices.
+class Embedding : public Module {
+public:
+  Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim, std::uint64_t seed = 0);
+  Tensor forward(const Tensor& indices,
+                 std::source_location loc = std::source_location::current()) override;
+  const Tensor& weight() const noexcept { return weight_; }
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  Tensor weight_;
+};
+
+class ReLU : public Module {
+public:
+  ReLU();
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+};
+
+// approximate: "none" or "tanh" (an attribute, so a change recompiles).
+class GELU : public Module {
+public:
+  explicit GELU(std::string approximate = "none");
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+};
+
+// Runs its children in order; children are named "0", "1", ...
+class Sequential : public Module {
+public:
+  Sequential() : Module("Sequential") {}
+  Sequential(std::initializer_list<std::shared_ptr<Module>> modules);
+  void push_back(std::shared_ptr<Module> module);
+  std::size_t size() const noexcept { return named_children().size(); }
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+};
+
+} // namespace compiler::nn

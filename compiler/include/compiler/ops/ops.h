@@ -1,0 +1,158 @@
+// compiler/ops: the op functions users call. Each packs its arguments into Values and calls
+// dispatch() (ops/op_hook.h) with the caller's std::source_location, so eager execution,
+// capture's graph nodes and UserErrors all point at the user's line.
+//
+// Semantics follow PyTorch's: broadcasting, type promotion (dtype.h), negative dims counting
+// from the end. Scalars are Python-float-like: `add(int_tensor, 1.0)` is f32. 16-bit float
+// tensors compute in float and store rounded to nearest even.
+#pragma once
+
+#include "compiler/core/value.h"
+#include "compiler/ops/op_hook.h"
+#include "compiler/tensor/tensor.h"
+
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace compiler {
+
+using SourceLoc = std::source_location;
+
+// ---- pointwise, binary: tensor with tensor (broadcast) or with a scalar ----
+Tensor add(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor add(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor sub(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor sub(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor mul(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor mul(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+// True division: integer inputs give f32.
+Tensor div(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor div(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor pow(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor pow(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+// Comparisons give bool tensors.
+Tensor eq(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor eq(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor ne(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor ne(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor lt(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor lt(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor le(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor le(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor gt(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor gt(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+Tensor ge(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor ge(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+// cond ? a : b, elementwise with broadcasting; cond must be bool.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b,
+             SourceLoc loc = SourceLoc::current());
+
+// ---- pointwise, unary ----
+Tensor neg(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// exp, log, sin, cos, tanh, sigmoid, sqrt: integer inputs give f32.
+Tensor exp(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor log(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor sin(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor cos(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor tanh(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor sigmoid(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor relu(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// approximate: "none" (erf form) or "tanh".
+Tensor gelu(const Tensor& x, std::string approximate = "none",
+            SourceLoc loc = SourceLoc::current());
+Tensor sqrt(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor abs(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// A copy converted to `dtype` (floats to integers truncate toward zero; to bool is != 0).
+Tensor to_dtype(const Tensor& x, DType dtype, SourceLoc loc = SourceLoc::current());
+
+// ---- reductions: `dims` empty reduces every dim ----
+// sum: bool and integer inputs give i64.
+Tensor sum(const Tensor& x, std::vector<std::int64_t> dims = {}, bool keepdim = false,
+           SourceLoc loc = SourceLoc::current());
+// mean: floating inputs only.
+Tensor mean(const Tensor& x, std::vector<std::int64_t> dims = {}, bool keepdim = false,
+            SourceLoc loc = SourceLoc::current());
+Tensor amax(const Tensor& x, std::vector<std::int64_t> dims = {}, bool keepdim = false,
+            SourceLoc loc = SourceLoc::current());
+Tensor amin(const Tensor& x, std::vector<std::int64_t> dims = {}, bool keepdim = false,
+            SourceLoc loc = SourceLoc::current());
+// Index (i64) of the first maximum along `dim`, or of the flattened tensor when dim is absent.
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current());
+
+// ---- linear algebra ----
+// torch.matmul: 1-D and 2-D operands, and batched N-D with broadcast batch dims.
+Tensor matmul(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+// [B, n, k] x [B, k, m] -> [B, n, m].
+Tensor bmm(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+
+// ---- neural-network composites ----
+Tensor softmax(const Tensor& x, std::int64_t dim, SourceLoc loc = SourceLoc::current());
+Tensor log_softmax(const Tensor& x, std::int64_t dim, SourceLoc loc = SourceLoc::current());
+// Normalises over the trailing dims `normalized_shape`; weight and bias may be undefined.
+Tensor layer_norm(const Tensor& x, std::vector<std::int64_t> normalized_shape,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), double eps = 1e-5,
+                  SourceLoc loc = SourceLoc::current());
+// Rows of `weight` [num, dim] picked by integer `indices`: result indices.shape + [dim].
+Tensor embedding(const Tensor& weight, const Tensor& indices, SourceLoc loc = SourceLoc::current());
+// Mean over the batch of -log_softmax(logits)[i, target[i]]; logits [N, C] (or [C]), target
+// integer [N] (or 0-dim).
+Tensor cross_entropy(const Tensor& logits, const Tensor& target,
+                     SourceLoc loc = SourceLoc::current());
+
+// ---- views (share storage with the input) ----
+// One size may be -1 (inferred). view needs strides compatible with the new shape.
+Tensor view(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc = SourceLoc::current());
+// A view when possible, otherwise a contiguous copy.
+Tensor reshape(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc = SourceLoc::current());
+Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1,
+                 SourceLoc loc = SourceLoc::current());
+Tensor permute(const Tensor& x, std::vector<std::int64_t> dims,
+               SourceLoc loc = SourceLoc::current());
+// Elements start, start+step, ... < end along dim; start/end are clamped as Python slicing
+// does (negative values count from the end).
+Tensor slice(const Tensor& x, std::int64_t dim, SymInt start, SymInt end, std::int64_t step = 1,
+             SourceLoc loc = SourceLoc::current());
+// Broadcasts size-1 dims (and new leading dims) to `sizes`; -1 keeps a size.
+Tensor expand(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc = SourceLoc::current());
+Tensor unsqueeze(const Tensor& x, std::int64_t dim, SourceLoc loc = SourceLoc::current());
+// Removes `dim` if its size is 1 (otherwise returns a view of the same shape).
+Tensor squeeze(const Tensor& x, std::int64_t dim, SourceLoc loc = SourceLoc::current());
+// Removes every size-1 dim.
+Tensor squeeze(const Tensor& x, SourceLoc loc = SourceLoc::current());
+
+// ---- shape ops that copy ----
+// The input itself when already contiguous, otherwise a contiguous copy.
+Tensor contiguous(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0,
+           SourceLoc loc = SourceLoc::current());
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0,
+             SourceLoc loc = SourceLoc::current());
+
+// ---- factories ----
+// 0, 1, ..., end-1 (i64 by default).
+Tensor arange(SymInt end, DType dtype = DType::Int64, SourceLoc loc = SourceLoc::current());
+// start, start+step, ... < end (ceil((end-start)/step) elements).
+Tensor arange(double start, double end, double step, DType dtype = DType::Float32,
+              SourceLoc loc = SourceLoc::current());
+Tensor full(std::vector<SymInt> sizes, double value, DType dtype = DType::Float32,
+            SourceLoc loc = SourceLoc::current());
+Tensor zeros(std::vector<SymInt> sizes, DType dtype = DType::Float32,
+             SourceLoc loc = SourceLoc::current());
+Tensor ones(std::vector<SymInt> sizes, DType dtype = DType::Float32,
+            SourceLoc loc = SourceLoc::current());
+// Standard normal samples from a documented counter-based generator: element i of the
+// (row-major) result depends only on (seed, i), so results do not depend on threading and the
+// first elements of a larger draw equal a smaller draw. See kernels/factory.cpp.
+Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype = DType::Float32,
+             SourceLoc loc = SourceLoc::current());
+
+// ---- data-dependent (graph breaks under capture) ----
+// The value of a one-element tensor (integers and bools converted to double).
+double item(const Tensor& x, SourceLoc loc = SourceLoc::current());
+bool to_bool(const Tensor& x, SourceLoc loc = SourceLoc::current());
+
+} // namespace compiler

@@ -1,0 +1,189 @@
+// compiler/tensor: Tensor, a cheap handle to a TensorImpl (dtype, sizes, strides, storage
+// offset, storage), with PyTorch's semantics: views share storage, sizes may be symbolic while
+// capture traces, and a "fake" tensor has metadata but no storage.
+//
+// Real tensors live in CPU memory (64-byte aligned, zero-filled on allocation). Every
+// operation on tensors (including the view methods, item() and to_bool()) goes through
+// dispatch() in ops/op_hook.h, so capture sees each one; the accessors here only read metadata.
+#pragma once
+
+#include "compiler/core/sym_int.h"
+#include "compiler/tensor/dtype.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace compiler {
+
+// A block of CPU memory shared by a tensor and its views.
+class Storage {
+public:
+  // Zero-filled, 64-byte aligned.
+  explicit Storage(std::size_t nbytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const noexcept { return data_; }
+  std::size_t nbytes() const noexcept { return nbytes_; }
+
+  static constexpr std::size_t kAlignment = 64;
+
+private:
+  void* data_;
+  std::size_t nbytes_;
+};
+
+// What a Tensor handle points at. Fields are public because the kernels and capture read and
+// build them directly; Tensor's methods are the friendly way in.
+struct TensorImpl {
+  DType dtype = DType::Float32;
+  std::vector<SymInt> sym_sizes;     // symbolic while tracing; concrete otherwise
+  std::vector<std::int64_t> sizes;   // the hints of sym_sizes
+  std::vector<std::int64_t> strides; // in elements, computed from the hints
+  std::int64_t storage_offset = 0;   // in elements
+  std::shared_ptr<Storage> storage;  // null for a fake tensor
+  bool requires_grad = false;
+  // Capture's slot (its proxy: the graph node and symbolic sizes); opaque to the tensor code.
+  std::shared_ptr<void> trace_slot;
+};
+
+// Contiguous (row-major) strides for `sizes`.
+std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> sizes);
+// The hints of `sizes`.
+std::vector<std::int64_t> size_hints(std::span<const SymInt> sizes);
+// Concrete SymInts for `sizes`.
+std::vector<SymInt> to_sym_sizes(std::span<const std::int64_t> sizes);
+
+class Tensor {
+public:
+  Tensor() = default; // undefined (a "None" tensor argument)
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // A real, contiguous, zero-filled tensor. These constructors are not ops: they allocate.
+  static Tensor empty(std::span<const std::int64_t> sizes, DType dtype = DType::Float32);
+  static Tensor empty(std::initializer_list<std::int64_t> sizes, DType dtype = DType::Float32) {
+    return empty(std::span<const std::int64_t>(sizes.begin(), sizes.size()), dtype);
+  }
+  // A fake tensor: metadata only. `strides` empty means contiguous (from the hints).
+  static Tensor fake(std::vector<SymInt> sizes, DType dtype, std::vector<std::int64_t> strides = {},
+                     std::int64_t storage_offset = 0);
+  // A real tensor holding `values` (row-major) converted to `dtype` (16-bit floats rounded to
+  // nearest even; bool is value != 0). UserError when the count does not match the sizes.
+  static Tensor from_values(std::span<const double> values, std::vector<std::int64_t> sizes,
+                            DType dtype = DType::Float32);
+  static Tensor from_values(std::initializer_list<double> values, std::vector<std::int64_t> sizes,
+                            DType dtype = DType::Float32) {
+    return from_values(std::span<const double>(values.begin(), values.size()), std::move(sizes),
+                       dtype);
+  }
+  // A 0-dim real tensor.
+  static Tensor scalar(double value, DType dtype = DType::Float32);
+
+  bool defined() const noexcept { return impl_ != nullptr; }
+  TensorImpl* impl() const noexcept { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const noexcept { return impl_; }
+  // Same impl (not merely equal values).
+  bool is_same(const Tensor& other) const noexcept { return impl_ == other.impl_; }
+
+  DType dtype() const { return checked().dtype; }
+  std::int64_t dim() const { return static_cast<std::int64_t>(checked().sizes.size()); }
+  // Negative d counts from the end; UserError when out of range.
+  SymInt size(std::int64_t d) const;
+  std::int64_t stride(std::int64_t d) const;
+  const std::vector<SymInt>& sym_sizes() const { return checked().sym_sizes; }
+  const std::vector<std::int64_t>& sizes() const { return checked().sizes; }
+  const std::vector<std::int64_t>& strides() const { return checked().strides; }
+  std::int64_t storage_offset() const { return checked().storage_offset; }
+  // The number of elements, from the hints.
+  std::int64_t numel() const;
+  // The number of elements as a SymInt (symbolic while tracing).
+  SymInt sym_numel() const;
+  bool is_contiguous() const;
+  bool requires_grad() const { return checked().requires_grad; }
+  void set_requires_grad(bool value) { checked_mutable().requires_grad = value; }
+  std::string_view device() const noexcept { return "cpu"; }
+  bool is_fake() const { return checked().storage == nullptr; }
+  bool has_symbolic_sizes() const;
+  // Whether two tensors share storage (a view relation).
+  bool shares_storage_with(const Tensor& other) const;
+
+  // Pointer to the first element (storage + offset). UserError when the tensor is fake or T is
+  // not the tensor's element type.
+  template <class T>
+  T* data() const {
+    check_data_access(DTypeOf<T>::value);
+    return static_cast<T*>(impl_->storage->data()) + impl_->storage_offset;
+  }
+  // Raw pointer to the first element; nullptr for a fake tensor.
+  void* raw_data() const;
+
+  // Every element in logical (row-major) order, as double. For tests and printing; UserError on
+  // a fake tensor.
+  std::vector<double> to_vector() const;
+  // Element at a multi-index, as double.
+  double at(std::span<const std::int64_t> index) const;
+  double at(std::initializer_list<std::int64_t> index) const {
+    return at(std::span<const std::int64_t>(index.begin(), index.size()));
+  }
+
+  // The value of a one-element tensor. Data-dependent: dispatched (OpKind::item) so capture can
+  // break the graph here.
+  double item_double(std::source_location loc = std::source_location::current()) const;
+  template <class T>
+  T item(std::source_location loc = std::source_location::current()) const {
+    return static_cast<T>(item_double(loc));
+  }
+  // Truth value of a one-element tensor (there is no operator bool on purpose: branching on
+  // data is a graph break). Dispatched as OpKind::to_bool.
+  bool to_bool(std::source_location loc = std::source_location::current()) const;
+
+  // Views and shape ops, as methods; each forwards to the op of the same name in ops/ops.h.
+  Tensor view(std::vector<SymInt> sizes,
+              std::source_location loc = std::source_location::current()) const;
+  Tensor reshape(std::vector<SymInt> sizes,
+                 std::source_location loc = std::source_location::current()) const;
+  Tensor transpose(std::int64_t dim0, std::int64_t dim1,
+                   std::source_location loc = std::source_location::current()) const;
+  Tensor permute(std::vector<std::int64_t> dims,
+                 std::source_location loc = std::source_location::current()) const;
+  Tensor slice(std::int64_t dim, SymInt start, SymInt end, std::int64_t step = 1,
+               std::source_location loc = std::source_location::current()) const;
+  Tensor expand(std::vector<SymInt> sizes,
+                std::source_location loc = std::source_location::current()) const;
+  Tensor contiguous(std::source_location loc = std::source_location::current()) const;
+  Tensor unsqueeze(std::int64_t dim,
+                   std::source_location loc = std::source_location::current()) const;
+  Tensor squeeze(std::int64_t dim,
+                 std::source_location loc = std::source_location::current()) const;
+
+  // Metadata as "f32[2, 3]" (symbolic sizes printed as expressions).
+  std::string type_string() const;
+
+private:
+  // The impl, or UserError for an undefined tensor (a "None" used as a tensor).
+  const TensorImpl& checked() const {
+    if (impl_ == nullptr) [[unlikely]] {
+      throw_undefined();
+    }
+    return *impl_;
+  }
+  TensorImpl& checked_mutable() {
+    if (impl_ == nullptr) [[unlikely]] {
+      throw_undefined();
+    }
+    return *impl_;
+  }
+  [[noreturn]] static void throw_undefined();
+  void check_data_access(DType requested) const;
+
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+} // namespace compiler

@@ -1,0 +1,800 @@
+// The capture engine: frames, cache entries, the compile flow (tracing, restart at graph
+// breaks, guards), running entries, eager fallback, and the trace events of each compile.
+// docs/COMPILER.md describes the design; this file follows it.
+#include "capture/event_keys.h"
+#include "capture/frame_tracer.h"
+#include "capture/trace_slot.h"
+#include "capture/trace_util.h"
+#include "compiler/capture/compile.h"
+#include "compiler/capture/graph_printer.h"
+#include "compiler/capture/interpreter.h"
+#include "tracer/trace.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+namespace compiler {
+
+void mark_dynamic(const Tensor& t, std::int64_t dim) {
+  if (!t.defined()) {
+    user_error("mark_dynamic(): the tensor is undefined");
+  }
+  if (dim < 0) {
+    dim += t.dim();
+  }
+  if (dim < 0 || dim >= t.dim()) {
+    user_error("mark_dynamic(): dim " + std::to_string(dim) + " is out of range for a tensor of " +
+               std::to_string(t.dim()) + " dims");
+  }
+  using capture::detail::DynamicMarksSlot;
+  using capture::detail::TraceSlot;
+  TraceSlot* s = capture::detail::slot_of(*t.impl());
+  if (s == nullptr || s->kind != TraceSlot::Kind::DynamicMarks) {
+    t.impl()->trace_slot = std::make_shared<DynamicMarksSlot>();
+    s = capture::detail::slot_of(*t.impl());
+  }
+  static_cast<DynamicMarksSlot*>(s)->dims.push_back(dim);
+}
+
+namespace capture {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<std::int64_t> g_next_frame_id{0};
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::int64_t micros_since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
+}
+
+GuardInput guard_input_of_value(const Value& v) {
+  if (const Tensor* t = std::get_if<Tensor>(&v)) {
+    return GuardInput::of(*t);
+  }
+  if (const double* d = std::get_if<double>(&v)) {
+    return GuardInput::of_float(*d);
+  }
+  if (const bool* b = std::get_if<bool>(&v)) {
+    return GuardInput::of_bool(*b);
+  }
+  if (const SymInt* s = std::get_if<SymInt>(&v)) {
+    return GuardInput::of_int(s->hint());
+  }
+  return GuardInput{};
+}
+
+// Automatic-dynamic state of one frame input: the sizes last compiled for, and which dims
+// changed between compiles (and so are symbolic from now on).
+struct DimState {
+  std::vector<std::int64_t> sizes;
+  std::vector<bool> dynamic;
+};
+
+struct Frame;
+
+struct Entry {
+  tracer::CompileId id;
+  std::string id_text;
+  GuardSet guards;
+  Graph graph;
+  std::vector<InputRef> guard_refs; // guard input i comes from guard_refs[i]
+  bool identity_inputs = false;     // guard input i is argument i (the root frame)
+  bool breaks = false;
+  OpKind break_op = OpKind::item;
+  std::int64_t break_index = -1;
+  std::vector<Arg> break_args;
+  std::source_location break_where;
+  std::unique_ptr<Frame> resume;
+};
+
+struct Frame {
+  std::int64_t id = -1; // assigned at the first compile, as Dynamo numbers frames
+  std::string name;
+  std::source_location where;
+  std::int64_t first_op = 0; // resume frames: ops before this index are replayed
+  std::int64_t compiles = 0;
+  bool limit_warned = false;
+  std::vector<std::unique_ptr<Entry>> entries;
+  std::map<std::string, DimState> dims;
+};
+
+// The values of one call that later frames may refer to.
+struct CallState {
+  std::span<const Value> args;
+  std::span<const GuardInput> arg_inputs;
+  std::vector<Value> env;                // by op index
+  std::vector<const std::string*> names; // node names by op index
+};
+
+std::string reason_for_break(OpKind op) {
+  return std::string("Data-dependent operation ") + std::string(op_aten_name(op)) + " (" +
+         std::string(op_name(op)) + "())";
+}
+
+std::string break_explanation(OpKind op, const std::source_location& where) {
+  std::string out = "Graph break in user code at ";
+  out += where.file_name();
+  out += ":" + std::to_string(where.line()) + "\n";
+  out += "Graph Break Reason: " + reason_for_break(op) + "\n";
+  out += "  Explanation: " + std::string(op_name(op)) +
+         "() reads tensor data on the host; tracing runs on fake tensors that have no data, so "
+         "the graph ends here and the rest of the function continues in a new frame.\n";
+  out += "  Hint: keep the computation in tensor ops (for example where() instead of a C++ "
+         "branch on to_bool()), or accept the split.\n\n";
+  out += "User code traceback:\n" + detail::format_user_frame(where) + "\n";
+  return out;
+}
+
+} // namespace
+
+struct Engine::Impl {
+  Body body;
+  CompileOptions options;
+  std::source_location where;
+  Frame root;
+  CaptureStats stats;
+  std::vector<CompileRecord> records;
+
+  Impl(Body b, CompileOptions o, std::source_location w)
+      : body(std::move(b)), options(std::move(o)), where(w) {
+    root.where = w;
+    root.name = options.name.empty() ? std::string(detail::short_function_name(w.function_name()))
+                                     : options.name;
+  }
+
+  std::string arg_name(std::size_t i) const {
+    return i < options.arg_names.size() ? options.arg_names[i] : "arg" + std::to_string(i);
+  }
+
+  // The guard inputs of `e` for this call (the root frame reads the arguments directly).
+  void gather_inputs(const Entry& e, const CallState& st, std::vector<GuardInput>& out) const {
+    out.clear();
+    for (const InputRef& r : e.guard_refs) {
+      switch (r.kind) {
+      case InputRef::Kind::Argument:
+        out.push_back(st.arg_inputs[r.index]);
+        break;
+      case InputRef::Kind::PriorValue:
+      case InputRef::Kind::BreakValue:
+        out.push_back(r.index < st.env.size() ? guard_input_of_value(st.env[r.index])
+                                              : GuardInput{});
+        break;
+      }
+    }
+  }
+
+  Value input_value(const InputRef& r, const CallState& st) const {
+    return r.kind == InputRef::Kind::Argument ? st.args[r.index] : st.env[r.index];
+  }
+
+  std::vector<bool> decide_dynamic(Frame& f, const std::string& name, const Tensor& real,
+                                   std::size_t& symbols_left) {
+    const std::vector<std::int64_t>& cur = real.sizes();
+    auto [it, fresh] = f.dims.try_emplace(name);
+    DimState& s = it->second;
+    if (fresh || s.sizes.size() != cur.size()) {
+      s.sizes = cur;
+      s.dynamic.assign(cur.size(), options.dynamic);
+    } else {
+      for (std::size_t d = 0; d < cur.size(); ++d) {
+        if (s.sizes[d] != cur[d] && options.automatic_dynamic) {
+          s.dynamic[d] = true;
+        }
+        s.sizes[d] = cur[d];
+      }
+    }
+    if (auto* slot = detail::slot_of(*real.impl());
+        slot != nullptr && slot->kind == detail::TraceSlot::Kind::DynamicMarks) {
+      for (std::int64_t d : static_cast<detail::DynamicMarksSlot*>(slot)->dims) {
+        if (static_cast<std::size_t>(d) < s.dynamic.size()) {
+          s.dynamic[static_cast<std::size_t>(d)] = true;
+        }
+      }
+    }
+    std::vector<bool> out(cur.size(), false);
+    for (std::size_t d = 0; d < cur.size(); ++d) {
+      // 0 and 1 are specialised: they mean "empty" and "broadcasts", which change the program.
+      if (s.dynamic[d] && cur[d] >= 2 && symbols_left > 0) {
+        out[d] = true;
+        --symbols_left;
+      }
+    }
+    return out;
+  }
+
+  // Where a module read came from: a module argument (and the child path below it), or a
+  // module the function closed over.
+  static ModuleAttrGuard module_guard(const detail::ModuleRead& read,
+                                      const std::vector<detail::TracedInput>& inputs) {
+    ModuleAttrGuard g;
+    g.attribute = read.attribute;
+    g.expected = read.value;
+    g.where = read.where;
+    for (const detail::TracedInput& in : inputs) {
+      if (in.kind != GuardInput::Kind::Module) {
+        continue;
+      }
+      for (const auto& [path, m] : in.module->named_modules()) {
+        if (m != read.module) {
+          continue;
+        }
+        g.input = in.guard_index;
+        g.source = "L['" + in.name + "']";
+        std::size_t start = 0;
+        while (start < path.size()) {
+          std::size_t dot = path.find('.', start);
+          std::string part =
+              path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+          g.path.push_back(part);
+          g.source += "." + part;
+          start = dot == std::string::npos ? path.size() : dot + 1;
+        }
+        g.source += "." + read.attribute;
+        return g;
+      }
+    }
+    g.fixed = read.module;
+    g.source = "G['" + read.module->type_name() + "']." + read.attribute;
+    return g;
+  }
+
+  struct TraceResult {
+    std::unique_ptr<ShapeEnv> env;
+    std::unique_ptr<detail::FrameTracer> tracer;
+  };
+
+  // One tracing attempt of frame `f`. Throws GraphBreakSignal (attempt without stop_at) or
+  // whatever the user's function throws.
+  TraceResult trace(Frame& f, const CallState& st, std::optional<std::int64_t> stop_at) {
+    TraceResult r;
+    r.env = std::make_unique<ShapeEnv>();
+    detail::FrameTracer::Config cfg;
+    cfg.stop_at = stop_at;
+    cfg.first_op = f.first_op;
+    cfg.served = st.env;
+    cfg.served_names = st.names;
+    // Guard inputs: the arguments, then the break value (resume frames), then served tensors.
+    cfg.first_extra_guard = static_cast<std::uint32_t>(st.args.size() + (f.first_op > 0 ? 1 : 0));
+    r.tracer = std::make_unique<detail::FrameTracer>(cfg, *r.env);
+    detail::FrameTracer& tr = *r.tracer;
+
+    SymGuardRecorderScope recorder(r.env.get());
+    // Symbols are created before the first op runs: attribute them to the traced function.
+    r.env->set_user_location(f.where);
+    std::vector<Value> fn_args(st.args.begin(), st.args.end());
+    std::size_t symbols_left = GuardSet::kMaxSymbols;
+    for (std::size_t i = 0; i < st.args.size(); ++i) {
+      InputRef ref{InputRef::Kind::Argument, i};
+      if (st.arg_inputs[i].kind == GuardInput::Kind::Module) {
+        tr.add_module_input(*st.arg_inputs[i].module, ref, static_cast<std::uint32_t>(i),
+                            arg_name(i));
+      } else if (const Tensor* t = std::get_if<Tensor>(&st.args[i]); t != nullptr && t->defined()) {
+        std::vector<bool> dyn = decide_dynamic(f, arg_name(i), *t, symbols_left);
+        fn_args[i] = tr.wrap_tensor_input(*t, ref, static_cast<std::uint32_t>(i), arg_name(i), dyn);
+      } else {
+        tr.add_scalar_input(st.args[i], ref, static_cast<std::uint32_t>(i), arg_name(i));
+      }
+    }
+    if (f.first_op > 0) {
+      // The branch taken (or the value read) at the break that led here is part of this
+      // frame's identity: guard it.
+      std::size_t b = static_cast<std::size_t>(f.first_op - 1);
+      // Served tensors take guard indices after the arguments; the break value is first.
+      tr.add_scalar_input(st.env[b], InputRef{InputRef::Kind::BreakValue, b},
+                          static_cast<std::uint32_t>(st.args.size()), "___break_value");
+    }
+    std::vector<Value> result;
+    {
+      tracer::ChromiumSpan span("bytecode_tracing");
+      OpHookGuard hook(&tr);
+      nn::ModuleObserverGuard observer(&tr);
+      try {
+        result = body(fn_args, st.arg_inputs);
+      } catch (const detail::StopSignal&) {
+      }
+    }
+    if (tr.stopped_at_break()) {
+      tr.finish_at_break();
+    } else {
+      tr.finish_with_outputs(result);
+    }
+    return r;
+  }
+
+  void emit_metrics(const Entry* e, const Frame& f, const std::string& id_text,
+                    std::int64_t start_us_epoch, Clock::time_point t0, double backend_s,
+                    const std::vector<std::string>& restart_reasons, double before_restart_s,
+                    const char* fail_type, const std::string& fail_reason,
+                    const std::source_location* fail_where, std::size_t recompile_count,
+                    const std::string& recompile_reason, double guard_latency_us) {
+    double total_s = seconds_since(t0);
+    std::int64_t total_us = micros_since(t0);
+    tracer::event(keys::compilation_metrics, [&](tracer::JsonWriter& w) {
+      w.member("compile_id", id_text);
+      w.member("frame_key", std::to_string(f.id));
+      w.member("co_name", f.name);
+      w.member("co_filename", f.where.file_name());
+      w.member("co_firstlineno", static_cast<std::int64_t>(f.where.line()));
+      w.member("cache_size", static_cast<std::int64_t>(recompile_count));
+      w.member("accumulated_cache_size", static_cast<std::int64_t>(recompile_count));
+      if (e != nullptr) {
+        w.member("guard_count", static_cast<std::int64_t>(e->guards.check_count()));
+        w.member("shape_env_guard_count", static_cast<std::int64_t>(e->guards.shape_guard_count()));
+        w.member("graph_op_count", static_cast<std::int64_t>(e->graph.op_count()));
+        w.member("graph_node_count", static_cast<std::int64_t>(e->graph.node_count()));
+        w.member("graph_input_count", static_cast<std::int64_t>(e->graph.input_count()));
+      } else {
+        w.key("guard_count").null().key("shape_env_guard_count").null();
+        w.key("graph_op_count").null().key("graph_node_count").null();
+        w.key("graph_input_count").null();
+      }
+      w.member("start_time", static_cast<double>(start_us_epoch) / 1e6);
+      w.member("entire_frame_compile_time_s", total_s);
+      w.member("backend_compile_time_s", backend_s);
+      if (fail_type != nullptr) {
+        w.member("fail_type", fail_type).member("fail_reason", fail_reason);
+        if (fail_where != nullptr) {
+          w.member("fail_user_frame_filename", fail_where->file_name());
+          w.member("fail_user_frame_lineno", static_cast<std::int64_t>(fail_where->line()));
+        } else {
+          w.key("fail_user_frame_filename").null().key("fail_user_frame_lineno").null();
+        }
+      } else {
+        w.key("fail_type").null().key("fail_reason").null();
+        w.key("fail_user_frame_filename").null().key("fail_user_frame_lineno").null();
+      }
+      w.key("restart_reasons").begin_array();
+      for (const std::string& r : restart_reasons) {
+        w.value(r);
+      }
+      w.end_array();
+      w.member("dynamo_time_before_restart_s", before_restart_s);
+      w.key("stack_trace").begin_array();
+      w.value("Line: " + std::to_string(where.line()) + ", Name: " + root.name +
+              ", Filename: " + where.file_name());
+      if (&f != &root) {
+        w.value("Line: " + std::to_string(f.where.line()) + ", Name: " + f.name +
+                ", Filename: " + f.where.file_name());
+      }
+      w.end_array();
+      if (fail_type != nullptr) {
+        w.key("exception_stack_trace").begin_array().value(fail_reason).end_array();
+      } else {
+        w.key("exception_stack_trace").null();
+      }
+      if (e != nullptr) {
+        w.member("graph_node_shapes", graph_node_shapes(e->graph));
+      } else {
+        w.key("graph_node_shapes").null();
+      }
+      w.member("has_guarded_code", e != nullptr);
+      w.member("start_time_us", start_us_epoch);
+      w.member("duration_us", total_us);
+      w.member("dynamo_cumulative_compile_time_us", total_us);
+      w.member("dynamo_compile_time_before_restart_us",
+               static_cast<std::int64_t>(before_restart_s * 1e6));
+      w.member("end_time_us", start_us_epoch + total_us);
+      w.member("log_format_version", std::int64_t{3});
+      w.member("is_forward", true);
+      w.member("is_runtime", false);
+      if (recompile_reason.empty()) {
+        w.key("recompile_reason").null();
+      } else {
+        w.member("recompile_reason", recompile_reason);
+      }
+      w.member("num_graph_breaks", static_cast<std::int64_t>(restart_reasons.size()));
+      if (e != nullptr) {
+        w.member("guard_latency_us", static_cast<std::int64_t>(guard_latency_us));
+      } else {
+        w.key("guard_latency_us").null();
+      }
+      w.member("config_suppress_errors", false);
+      w.member("specialize_float", true);
+      w.key("dynamo_config")
+          .value(std::string("{\"automatic_dynamic_shapes\": ") +
+                 (options.automatic_dynamic ? "true" : "false") +
+                 ", \"assume_static_by_default\": " + (options.dynamic ? "false" : "true") +
+                 ", \"recompile_limit\": " + std::to_string(options.recompile_limit) + "}");
+    });
+  }
+
+  Entry* compile_frame(Frame& f, CallState& st) {
+    Clock::time_point t0 = Clock::now();
+    std::int64_t start_us = static_cast<std::int64_t>(tracer::now_us());
+    if (f.id < 0) {
+      f.id = g_next_frame_id.fetch_add(1);
+      ++stats.frames;
+    }
+    std::int64_t compile_number = f.compiles++;
+    tracer::CompileId id{std::nullopt, f.id, compile_number, 0};
+    std::string id_text = std::to_string(f.id) + "/" + std::to_string(compile_number);
+
+    CompileRecord rec;
+    rec.compile_id = id_text;
+    rec.frame_id = f.id;
+    rec.frame_name = f.name;
+
+    // Why the existing entries did not serve this call, newest first as Dynamo lists them.
+    std::vector<GuardInput> gi;
+    for (std::size_t i = f.entries.size(); i-- > 0;) {
+      const Entry& e = *f.entries[i];
+      gather_inputs(e, st, gi);
+      std::optional<std::string> why = e.guards.failure_reason(gi);
+      rec.recompile_reasons.push_back(e.id_text + ": " + why.value_or("guards passed"));
+    }
+
+    tracer::CompileScope scope(id);
+    if (!rec.recompile_reasons.empty()) {
+      tracer::artifact(keys::recompile_reasons, tracer::Encoding::Json, [&](tracer::JsonWriter& w) {
+        w.begin_array();
+        for (const std::string& r : rec.recompile_reasons) {
+          w.value(r);
+        }
+        w.end_array();
+      });
+    }
+    auto entry = std::make_unique<Entry>();
+    std::vector<std::string> restart_reasons;
+    double before_restart_s = 0.0;
+    double backend_s = 0.0;
+    double guard_latency_us = 0.0;
+    std::optional<tracer::CompileScope> attempt_scope;
+    try {
+      tracer::ChromiumSpan whole("entire_frame_compile");
+      tracer::event(keys::dynamo_start, [&](tracer::JsonWriter& w) {
+        w.key("stack");
+        std::array<tracer::StackFrame, 2> frames{detail::user_frame(where),
+                                                 detail::user_frame(f.where)};
+        frames[0].name = root.name;
+        frames[1].name = f.name;
+        tracer::write_stack(w, std::span(frames.data(), &f == &root ? 1 : 2));
+      });
+      TraceResult tr;
+      std::optional<std::int64_t> stop_at;
+      for (int attempt = 0;; ++attempt) {
+        if (attempt > 0) {
+          attempt_scope.emplace(tracer::CompileId{std::nullopt, f.id, compile_number, attempt});
+        }
+        tracer::ChromiumSpan span(attempt == 0 ? "compile_attempt_0" : "compile_attempt_1");
+        try {
+          tr = trace(f, st, stop_at);
+          break;
+        } catch (const detail::GraphBreakSignal& g) {
+          ++stats.graph_breaks;
+          std::string text = break_explanation(g.op, g.where);
+          if (options.fullgraph) {
+            std::string msg = "graph break under fullgraph=true: " + reason_for_break(g.op) +
+                              " at " + g.where.file_name() + ":" + std::to_string(g.where.line()) +
+                              " in " +
+                              std::string(detail::short_function_name(g.where.function_name())) +
+                              ". Hint: " + std::string(op_name(g.op)) +
+                              "() needs tensor data, which a single graph cannot read; compute "
+                              "the result with tensor ops (where(), masks) or compile with "
+                              "fullgraph=false to allow the split.";
+            rec.failed = true;
+            rec.graph_break_reason = text;
+            records.push_back(rec);
+            ++stats.failed_compiles;
+            emit_metrics(nullptr, f, id_text, start_us, t0, 0.0, {}, 0.0, "Unsupported", msg,
+                         &g.where, f.entries.size(),
+                         rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(), 0);
+            throw UserError(msg, g.where);
+          }
+          tracer::artifact(keys::dynamo_graph_break_reason, tracer::Encoding::String,
+                           [&](std::string& out) { out += text; });
+          rec.graph_break_reason = text;
+          restart_reasons.push_back(reason_for_break(g.op));
+          before_restart_s = seconds_since(t0);
+          stop_at = g.op_index;
+          if (attempt > 0) {
+            // The restarted attempt must stop at the known break; reaching another one means
+            // the function is not deterministic in its op sequence.
+            throw UserError("compile(): the function took a different path when traced again "
+                            "(its sequence of ops must depend only on its inputs)",
+                            g.where);
+          }
+        }
+      }
+      detail::FrameTracer& ft = *tr.tracer;
+      entry->graph = std::move(ft.graph());
+      {
+        tracer::event_with_payload(
+            keys::dynamo_output_graph,
+            [&](tracer::JsonWriter& w) {
+              w.key("sizes").begin_object();
+              write_graph_sizes(w, entry->graph);
+              w.end_object();
+            },
+            [&](std::string& out) { out += print_graph(entry->graph); });
+      }
+      {
+        Clock::time_point b0 = Clock::now();
+        tracer::ChromiumSpan span("backend_compile");
+        // The backend is the interpreter for now: nothing to generate.
+        backend_s = seconds_since(b0);
+      }
+      {
+        tracer::ChromiumSpan span("build_guards");
+        entry->identity_inputs = &f == &root;
+        for (const detail::TracedInput& in : ft.inputs()) {
+          if (entry->guard_refs.size() <= in.guard_index) {
+            entry->guard_refs.resize(in.guard_index + 1);
+          }
+          entry->guard_refs[in.guard_index] = in.ref;
+          switch (in.kind) {
+          case GuardInput::Kind::Tensor:
+            entry->guards.add_tensor_input(in.guard_index, in.name, *in.real, in.dynamic_dims,
+                                           in.where);
+            break;
+          case GuardInput::Kind::Int:
+            entry->guards.add_int_input(in.guard_index, in.name, std::get<SymInt>(in.value).hint(),
+                                        in.where);
+            break;
+          case GuardInput::Kind::Float:
+            entry->guards.add_float_input(in.guard_index, in.name, std::get<double>(in.value),
+                                          in.where);
+            break;
+          case GuardInput::Kind::Bool:
+            entry->guards.add_bool_input(in.guard_index, in.name, std::get<bool>(in.value),
+                                         in.where);
+            break;
+          case GuardInput::Kind::Module:
+            entry->guards.add_module_input(in.guard_index, in.name, *in.module, in.where);
+            break;
+          case GuardInput::Kind::None:
+            entry->guards.add_none_input(in.guard_index, in.name, in.where);
+            break;
+          }
+        }
+        for (const detail::ModuleRead& read : ft.module_reads()) {
+          entry->guards.add_module_attribute(module_guard(read, ft.inputs()));
+        }
+        entry->guards.add_shape_env(*tr.env);
+        gather_inputs(*entry, st, gi);
+        Clock::time_point g0 = Clock::now();
+        // Timed for the guard-latency line. The result is not asserted: a NaN attribute of a
+        // module never equals itself, so such an entry runs once and then recompiles, as in
+        // PyTorch.
+        volatile bool passed = entry->guards.check(gi);
+        (void)passed;
+        guard_latency_us = std::chrono::duration<double, std::micro>(Clock::now() - g0).count();
+        tracer::event_with_payload(
+            keys::dynamo_cpp_guards_str, tracer::no_metadata, [&](std::string& out) {
+              out += entry->guards.to_tree_string();
+              char latency[48];
+              std::snprintf(latency, sizeof latency, "\nGuard latency = %.2f us", guard_latency_us);
+              out += latency;
+            });
+      }
+      if (ft.stopped_at_break()) {
+        entry->breaks = true;
+        entry->break_op = ft.break_op();
+        entry->break_index = ft.break_index();
+        entry->break_args = ft.break_args();
+        entry->break_where = ft.break_where();
+        entry->resume = std::make_unique<Frame>();
+        Frame& r = *entry->resume;
+        r.first_op = ft.break_index() + 1;
+        r.where = ft.break_where();
+        r.name = "resume_in_" +
+                 std::string(detail::short_function_name(ft.break_where().function_name())) +
+                 "_at_" + std::to_string(ft.break_where().line());
+      }
+      for (const SymbolInfo& s : tr.env->symbols()) {
+        rec.symbols.push_back("s" + std::to_string(s.id) + " = " + s.source_name());
+      }
+      for (const ShapeGuard& g : tr.env->guards()) {
+        rec.shape_guards.push_back(g.to_string());
+      }
+    } catch (const UserError& e) {
+      if (!rec.failed) {
+        rec.failed = true;
+        records.push_back(rec);
+        ++stats.failed_compiles;
+        const std::source_location& w = e.where();
+        emit_metrics(nullptr, f, id_text, start_us, t0, 0.0, restart_reasons, before_restart_s,
+                     "UserError", e.what(), &w, f.entries.size(), "", 0);
+      }
+      throw;
+    } catch (const std::exception& e) {
+      // Anything else the user's function threw while traced: record the failed compile.
+      rec.failed = true;
+      records.push_back(rec);
+      ++stats.failed_compiles;
+      emit_metrics(nullptr, f, id_text, start_us, t0, 0.0, restart_reasons, before_restart_s,
+                   "Exception", e.what(), nullptr, f.entries.size(), "", 0);
+      throw;
+    }
+    entry->id = id;
+    entry->id_text = id_text;
+    rec.graph = print_graph(entry->graph, false);
+    rec.guards = entry->guards.to_tree_string();
+    rec.guard_count = entry->guards.check_count();
+    rec.graph_op_count = entry->graph.op_count();
+    records.push_back(rec);
+    ++stats.compiles;
+    emit_metrics(entry.get(), f, id_text, start_us, t0, backend_s, restart_reasons,
+                 before_restart_s, nullptr, "", nullptr, f.entries.size(),
+                 rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(),
+                 guard_latency_us);
+    f.entries.push_back(std::move(entry));
+    return f.entries.back().get();
+  }
+
+  // Runs the rest of the call eagerly from frame `f` (the recompile limit was hit there).
+  std::vector<Value> run_eager_from(Frame& f, CallState& st) {
+    ++stats.eager_frames;
+    if (&f == &root) {
+      OpHookGuard no_hook(nullptr);
+      return body(st.args, st.arg_inputs);
+    }
+    // Replay: ops before the frame come from the compiled frames' results, the rest run eager.
+    struct EagerReplay final : OpHook {
+      std::span<const Value> served;
+      std::int64_t first_op;
+      std::int64_t next = 0;
+      Value call(OpKind op, std::span<const Value> args, const std::source_location& loc) override {
+        std::int64_t index = next++;
+        if (index < first_op) {
+          return served[static_cast<std::size_t>(index)];
+        }
+        CallSiteScope site(loc);
+        return run_eager(op, args);
+      }
+    } replay;
+    replay.served = st.env;
+    replay.first_op = f.first_op;
+    OpHookGuard hook(&replay);
+    return body(st.args, st.arg_inputs);
+  }
+
+  std::vector<Value> call(std::span<const Value> args, std::span<const GuardInput> inputs) {
+    ++stats.calls;
+    CallState st;
+    st.args = args;
+    st.arg_inputs = inputs;
+    Frame* f = &root;
+    std::vector<GuardInput> gi;
+    for (;;) {
+      Entry* hit = nullptr;
+      for (const auto& e : f->entries) {
+        bool ok;
+        if (e->identity_inputs && e->guard_refs.size() == inputs.size()) {
+          ok = e->guards.check(inputs);
+        } else {
+          gather_inputs(*e, st, gi);
+          ok = e->guards.check(gi);
+        }
+        if (ok) {
+          hit = e.get();
+          break;
+        }
+      }
+      if (hit != nullptr) {
+        ++stats.cache_hits;
+      } else if (static_cast<int>(f->entries.size()) >= options.recompile_limit) {
+        if (!f->limit_warned) {
+          f->limit_warned = true;
+          std::vector<GuardInput> last;
+          gather_inputs(*f->entries.front(), st, last);
+          std::string reason =
+              f->entries.front()->guards.failure_reason(last).value_or("guards failed");
+          std::fprintf(stderr,
+                       "torchscope: compile(): frame %lld (%s) hit the recompile limit (%d); it "
+                       "runs eagerly from now on. Last reason: %s\n",
+                       static_cast<long long>(f->id), f->name.c_str(), options.recompile_limit,
+                       reason.c_str());
+        }
+        return run_eager_from(*f, st);
+      } else {
+        hit = compile_frame(*f, st);
+      }
+      std::span<const GuardInput> hit_inputs = inputs;
+      if (!hit->identity_inputs) {
+        gather_inputs(*hit, st, gi);
+        hit_inputs = gi;
+      }
+      std::array<std::int64_t, GuardSet::kMaxSymbols> symbols{};
+      hit->guards.symbol_values(hit_inputs, symbols);
+      std::span<const std::int64_t> sv(symbols.data(), hit->guards.symbol_count());
+      std::vector<Value> placeholders;
+      placeholders.reserve(hit->graph.input_count());
+      for (const Node& n : hit->graph.nodes()) {
+        if (n.kind == NodeKind::Placeholder) {
+          placeholders.push_back(input_value(n.input, st));
+        }
+      }
+      std::vector<Value> values = interpret(hit->graph, placeholders, sv);
+      if (!hit->breaks) {
+        std::size_t out = hit->graph.output_index();
+        TORCHSCOPE_ASSERT(out < hit->graph.size(), "a final frame has an output node");
+        return resolve_args(hit->graph, hit->graph.node(out), values, sv);
+      }
+      // Keep every result for the frames after the break, then compute the break value.
+      std::size_t need = static_cast<std::size_t>(hit->break_index) + 1;
+      if (st.env.size() < need) {
+        st.env.resize(need);
+        st.names.resize(need, nullptr);
+      }
+      for (std::size_t i = 0; i < hit->graph.size(); ++i) {
+        const Node& n = hit->graph.node(i);
+        if (n.kind == NodeKind::CallOp && n.op_index >= 0) {
+          st.env[static_cast<std::size_t>(n.op_index)] = values[i];
+          st.names[static_cast<std::size_t>(n.op_index)] = &n.name;
+        }
+      }
+      Node brk;
+      brk.args = hit->break_args;
+      std::vector<Value> bargs = resolve_args(hit->graph, brk, values, sv);
+      {
+        CallSiteScope site(hit->break_where);
+        st.env[static_cast<std::size_t>(hit->break_index)] = run_eager(hit->break_op, bargs);
+      }
+      f = hit->resume.get();
+    }
+  }
+};
+
+Engine::Engine(Body body, CompileOptions options, std::source_location where)
+    : impl_(std::make_unique<Impl>(std::move(body), std::move(options), where)) {}
+
+Engine::~Engine() = default;
+
+std::vector<Value> Engine::call(std::span<const Value> args, std::span<const GuardInput> inputs) {
+  return impl_->call(args, inputs);
+}
+
+const CaptureStats& Engine::stats() const noexcept {
+  return impl_->stats;
+}
+const std::vector<CompileRecord>& Engine::records() const noexcept {
+  return impl_->records;
+}
+
+void Engine::reset() {
+  impl_->root.entries.clear();
+  impl_->root.dims.clear();
+  impl_->root.compiles = 0;
+  impl_->root.limit_warned = false;
+}
+
+Tensor ValueCodec<Tensor>::from_values(std::span<const Value> v) {
+  TORCHSCOPE_ASSERT(v.size() == 1, "a Tensor result is one value");
+  // An undefined tensor result travels as None.
+  const Tensor* t = std::get_if<Tensor>(&v[0]);
+  return t != nullptr ? *t : Tensor();
+}
+
+std::vector<Tensor> ValueCodec<std::vector<Tensor>>::from_values(std::span<const Value> v) {
+  std::vector<Tensor> out;
+  out.reserve(v.size());
+  for (const Value& x : v) {
+    const Tensor* t = std::get_if<Tensor>(&x);
+    out.push_back(t != nullptr ? *t : Tensor());
+  }
+  return out;
+}
+
+GuardInput guard_input_of(const Tensor& t) noexcept {
+  return GuardInput::of(t);
+}
+GuardInput guard_input_of(double d) noexcept {
+  return GuardInput::of_float(d);
+}
+GuardInput guard_input_of(bool b) noexcept {
+  return GuardInput::of_bool(b);
+}
+GuardInput guard_input_of(std::int64_t i) noexcept {
+  return GuardInput::of_int(i);
+}
+
+} // namespace capture
+} // namespace compiler

@@ -1,0 +1,328 @@
+// FrameTracer: records one frame's graph through the op hook.
+#include "capture/frame_tracer.h"
+
+#include "capture/event_keys.h"
+#include "capture/trace_util.h"
+#include "compiler/core/errors.h"
+#include "tracer/trace.h"
+
+#include <atomic>
+
+namespace compiler::capture::detail {
+
+namespace {
+
+std::atomic<std::uint64_t> g_next_trace_id{1};
+std::atomic<std::int64_t> g_next_describer_id{0};
+
+ProxySlot* proxy_of(const Tensor& t, std::uint64_t trace_id) {
+  if (!t.defined()) {
+    return nullptr;
+  }
+  TraceSlot* s = slot_of(*t.impl());
+  if (s == nullptr || s->kind != TraceSlot::Kind::Proxy) {
+    return nullptr;
+  }
+  auto* p = static_cast<ProxySlot*>(s);
+  return p->trace_id == trace_id ? p : nullptr;
+}
+
+TensorMeta meta_of(const Tensor& t) {
+  TensorMeta m;
+  m.is_tensor = true;
+  m.dtype = t.dtype();
+  m.sizes = t.sym_sizes();
+  m.strides = t.strides();
+  return m;
+}
+
+std::string placeholder_name(const std::string& source) {
+  return "l_" + source + "_";
+}
+
+} // namespace
+
+FrameTracer::FrameTracer(Config config, ShapeEnv& env)
+    : config_(config), env_(env), id_(g_next_trace_id.fetch_add(1)),
+      next_extra_guard_(config.first_extra_guard), describer_id_(g_next_describer_id.fetch_add(1)) {
+}
+
+void FrameTracer::set_proxy(const Tensor& t, std::int64_t node) {
+  auto p = std::make_shared<ProxySlot>();
+  p->trace_id = id_;
+  p->node = node;
+  t.impl()->trace_slot = std::move(p);
+}
+
+Tensor FrameTracer::wrap_tensor_input(const Tensor& real, InputRef ref, std::uint32_t guard_index,
+                                      std::string name, const std::vector<bool>& dynamic_dims) {
+  std::vector<SymInt> sizes;
+  sizes.reserve(real.sizes().size());
+  for (std::size_t d = 0; d < real.sizes().size(); ++d) {
+    std::int64_t n = real.sizes()[d];
+    if (d < dynamic_dims.size() && dynamic_dims[d]) {
+      sizes.push_back(
+          env_.create_symbol(n, SymbolSource{guard_index, static_cast<std::int64_t>(d), name}));
+    } else {
+      sizes.emplace_back(n);
+    }
+  }
+  Tensor fake = Tensor::fake(std::move(sizes), real.dtype(), real.strides(), real.storage_offset());
+  fake.set_requires_grad(real.requires_grad());
+  auto p = std::make_shared<ProxySlot>();
+  p->trace_id = id_;
+  p->source = ref;
+  p->guard_index = guard_index;
+  p->name = name;
+  fake.impl()->trace_slot = std::move(p);
+
+  std::int64_t id = next_described_++;
+  tracer::event(keys::describe_storage, [&](tracer::JsonWriter& w) {
+    w.member("id", id).member("describer_id", describer_id_);
+    std::int64_t bytes =
+        real.impl()->storage ? static_cast<std::int64_t>(real.impl()->storage->nbytes()) : 0;
+    w.member("size", bytes);
+  });
+  tracer::event(keys::describe_tensor, [&](tracer::JsonWriter& w) {
+    w.member("id", id).member("ndim", real.dim());
+    w.member("dtype", dtype_torch_name(real.dtype()));
+    w.member("device", "device(type='cpu')");
+    w.key("size").begin_array();
+    for (std::int64_t s : real.sizes()) {
+      w.value(s);
+    }
+    w.end_array();
+    w.member("is_leaf", true);
+    if (real.requires_grad()) {
+      w.member("requires_grad", true);
+    }
+    w.key("stride").begin_array();
+    for (std::int64_t s : real.strides()) {
+      w.value(s);
+    }
+    w.end_array();
+    w.member("storage", id).member("describer_id", describer_id_);
+  });
+  tracer::event(keys::describe_source, [&](tracer::JsonWriter& w) {
+    w.member("describer_id", describer_id_).member("id", id);
+    w.member("source", "L['" + name + "']");
+  });
+
+  TracedInput in;
+  in.guard_index = guard_index;
+  in.ref = ref;
+  in.name = std::move(name);
+  in.kind = GuardInput::Kind::Tensor;
+  in.real = real.impl_ptr();
+  in.dynamic_dims = dynamic_dims;
+  inputs_.push_back(std::move(in));
+  return fake;
+}
+
+void FrameTracer::add_scalar_input(const Value& v, InputRef ref, std::uint32_t guard_index,
+                                   std::string name) {
+  TracedInput in;
+  in.guard_index = guard_index;
+  in.ref = ref;
+  in.name = std::move(name);
+  in.value = v;
+  if (std::holds_alternative<double>(v)) {
+    in.kind = GuardInput::Kind::Float;
+  } else if (std::holds_alternative<bool>(v)) {
+    in.kind = GuardInput::Kind::Bool;
+  } else if (std::holds_alternative<SymInt>(v)) {
+    in.kind = GuardInput::Kind::Int;
+  } else {
+    in.kind = GuardInput::Kind::None;
+  }
+  inputs_.push_back(std::move(in));
+}
+
+void FrameTracer::add_module_input(const nn::Module& m, InputRef ref, std::uint32_t guard_index,
+                                   std::string name) {
+  TracedInput in;
+  in.guard_index = guard_index;
+  in.ref = ref;
+  in.name = std::move(name);
+  in.kind = GuardInput::Kind::Module;
+  in.module = &m;
+  inputs_.push_back(std::move(in));
+}
+
+void FrameTracer::on_attribute_read(const nn::Module& module, std::string_view name,
+                                    const nn::AttributeValue& value) {
+  module_reads_.push_back(ModuleRead{&module, std::string(name), value, env_.user_location()});
+}
+
+std::size_t FrameTracer::materialize(ProxySlot& p, const Tensor& t) {
+  Node n;
+  n.kind = NodeKind::Placeholder;
+  n.meta = meta_of(t);
+  n.input = p.source;
+  n.input_name = "L['" + p.name + "']";
+  std::size_t index = graph_.add_node(std::move(n), placeholder_name(p.name));
+  p.node = static_cast<std::int64_t>(index);
+  env_.note_first_use(p.guard_index, env_.user_location());
+  for (TracedInput& in : inputs_) {
+    if (in.guard_index == p.guard_index && in.where.file_name()[0] == '\0') {
+      in.where = env_.user_location();
+    }
+  }
+  return index;
+}
+
+std::size_t FrameTracer::node_of(const Tensor& t) {
+  ProxySlot* p = proxy_of(t, id_);
+  TORCHSCOPE_ASSERT(p != nullptr, "node_of() on a tensor without a proxy");
+  if (p->node < 0) {
+    return materialize(*p, t);
+  }
+  return static_cast<std::size_t>(p->node);
+}
+
+Arg FrameTracer::to_arg(const Value& v) {
+  Arg a;
+  if (const Tensor* t = std::get_if<Tensor>(&v)) {
+    if (proxy_of(*t, id_) != nullptr) {
+      a.kind = Arg::Kind::Node;
+      a.node = node_of(*t);
+      return a;
+    }
+    if (!t->defined()) {
+      a.kind = Arg::Kind::Constant; // an absent optional tensor
+      a.constant = std::monostate{};
+      return a;
+    }
+    if (t->is_fake()) {
+      user_error("compile(): a fake tensor from another trace reached this one (was a tensor "
+                 "from inside a compiled function kept and reused?)");
+    }
+    a.kind = Arg::Kind::Constant; // a real tensor the function closed over: a graph constant
+    a.constant = v;
+    return a;
+  }
+  if (const auto* list = std::get_if<std::vector<Tensor>>(&v)) {
+    bool any_traced = false;
+    bool any_real = false;
+    for (const Tensor& t : *list) {
+      (proxy_of(t, id_) != nullptr ? any_traced : any_real) = true;
+    }
+    if (any_traced && any_real) {
+      user_error("compile(): a tensor list mixes traced tensors with tensors created outside the "
+                 "compiled function; pass them as arguments instead");
+    }
+    if (any_traced) {
+      a.kind = Arg::Kind::NodeList;
+      for (const Tensor& t : *list) {
+        a.nodes.push_back(node_of(t));
+      }
+      return a;
+    }
+    a.kind = Arg::Kind::Constant;
+    a.constant = v;
+    return a;
+  }
+  if (const SymInt* s = std::get_if<SymInt>(&v); s != nullptr && s->is_symbolic()) {
+    a.kind = Arg::Kind::Symbolic;
+    a.sym = *s;
+    return a;
+  }
+  if (const auto* ss = std::get_if<std::vector<SymInt>>(&v)) {
+    for (const SymInt& s : *ss) {
+      if (s.is_symbolic()) {
+        a.kind = Arg::Kind::SymList;
+        a.syms = *ss;
+        return a;
+      }
+    }
+  }
+  a.kind = Arg::Kind::Constant;
+  a.constant = v;
+  return a;
+}
+
+Value FrameTracer::serve(std::int64_t index) {
+  TORCHSCOPE_ASSERT(static_cast<std::size_t>(index) < config_.served.size(),
+                    "replay reached an op no earlier frame computed");
+  const Value& v = config_.served[static_cast<std::size_t>(index)];
+  const Tensor* real = std::get_if<Tensor>(&v);
+  if (real == nullptr) {
+    return v; // a break value (a host scalar) or a non-tensor result
+  }
+  auto it = served_fakes_.find(index);
+  if (it != served_fakes_.end()) {
+    return it->second;
+  }
+  // Intermediate results enter the resume frame with static sizes (docs/COMPILER.md).
+  std::string name = "tmp" + std::to_string(index);
+  if (static_cast<std::size_t>(index) < config_.served_names.size() &&
+      config_.served_names[static_cast<std::size_t>(index)] != nullptr) {
+    name = *config_.served_names[static_cast<std::size_t>(index)];
+  }
+  Tensor fake = wrap_tensor_input(
+      *real, InputRef{InputRef::Kind::PriorValue, static_cast<std::size_t>(index)},
+      next_extra_guard_++, std::move(name), {});
+  served_fakes_.emplace(index, fake);
+  return fake;
+}
+
+Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::source_location& loc) {
+  std::int64_t index = next_op_++;
+  if (index < config_.first_op) {
+    return serve(index);
+  }
+  env_.set_user_location(loc);
+  if (op_category(op) == OpCategory::DataDependent) {
+    if (config_.stop_at && *config_.stop_at == index) {
+      break_recorded_ = true;
+      break_op_ = op;
+      break_index_ = index;
+      break_where_ = loc;
+      for (const Value& v : args) {
+        break_args_.push_back(to_arg(v));
+      }
+      throw StopSignal{};
+    }
+    throw GraphBreakSignal{op, index, loc};
+  }
+  Node n;
+  n.kind = NodeKind::CallOp;
+  n.op = op;
+  n.where = loc;
+  n.op_index = index;
+  n.args.reserve(args.size());
+  for (const Value& v : args) {
+    n.args.push_back(to_arg(v));
+  }
+  Value out = run_meta(op, args);
+  const Tensor* t = std::get_if<Tensor>(&out);
+  if (t == nullptr || !t->defined()) {
+    return out; // metadata-only results (none today) are constants of the trace
+  }
+  n.meta = meta_of(*t);
+  std::size_t node = graph_.add_node(std::move(n), op_name(op));
+  set_proxy(*t, static_cast<std::int64_t>(node));
+  return out;
+}
+
+void FrameTracer::finish_with_outputs(std::span<const Value> results) {
+  Node out;
+  out.kind = NodeKind::Output;
+  for (const Value& v : results) {
+    out.args.push_back(to_arg(v));
+  }
+  graph_.add_node(std::move(out), "output");
+}
+
+void FrameTracer::finish_at_break() {
+  Node out;
+  out.kind = NodeKind::Output;
+  for (const Arg& a : break_args_) {
+    if (a.kind == Arg::Kind::Node) {
+      out.args.push_back(a);
+    }
+  }
+  graph_.add_node(std::move(out), "output");
+}
+
+} // namespace compiler::capture::detail

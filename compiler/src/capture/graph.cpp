@@ -1,0 +1,98 @@
+// Graph IR: node naming, counts, and the FX-style type annotation.
+#include "compiler/capture/graph.h"
+
+#include <algorithm>
+
+namespace compiler::capture {
+
+std::string_view node_kind_name(NodeKind kind) noexcept {
+  switch (kind) {
+#define TORCHSCOPE_NODE_KIND_NAME(name, text)                                                      \
+  case NodeKind::name:                                                                             \
+    return text;
+    TORCHSCOPE_GRAPH_NODE_KINDS(TORCHSCOPE_NODE_KIND_NAME)
+#undef TORCHSCOPE_NODE_KIND_NAME
+  }
+  return "?";
+}
+
+std::size_t Graph::add_node(Node node, std::string_view base) {
+  std::string name(base);
+  if (std::find(used_names_.begin(), used_names_.end(), name) != used_names_.end()) {
+    // FX appends _1, _2, ... to repeated names.
+    for (int i = 1;; ++i) {
+      std::string candidate = std::string(base) + "_" + std::to_string(i);
+      if (std::find(used_names_.begin(), used_names_.end(), candidate) == used_names_.end()) {
+        name = std::move(candidate);
+        break;
+      }
+    }
+  }
+  used_names_.push_back(name);
+  node.name = std::move(name);
+  nodes_.push_back(std::move(node));
+  return nodes_.size() - 1;
+}
+
+std::size_t Graph::op_count() const noexcept {
+  return static_cast<std::size_t>(std::count_if(
+      nodes_.begin(), nodes_.end(), [](const Node& n) { return n.kind == NodeKind::CallOp; }));
+}
+
+std::size_t Graph::input_count() const noexcept {
+  return static_cast<std::size_t>(std::count_if(
+      nodes_.begin(), nodes_.end(), [](const Node& n) { return n.kind == NodeKind::Placeholder; }));
+}
+
+std::size_t Graph::output_index() const noexcept {
+  for (std::size_t i = nodes_.size(); i-- > 0;) {
+    if (nodes_[i].kind == NodeKind::Output) {
+      return i;
+    }
+  }
+  return nodes_.size();
+}
+
+std::string meta_annotation(const TensorMeta& meta) {
+  if (!meta.is_tensor) {
+    return "";
+  }
+  std::string out(dtype_name(meta.dtype));
+  out += '[';
+  for (std::size_t i = 0; i < meta.sizes.size(); ++i) {
+    if (i > 0) {
+      out += ", ";
+    }
+    out += meta.sizes[i].to_string();
+  }
+  out += "][";
+  // Strides are printed symbolically when the layout is contiguous (so a dynamic [s0, 128]
+  // prints [128, 1] and a dynamic [4, s0] prints [s0, 1]); otherwise as their trace-time hints.
+  std::vector<std::int64_t> hints;
+  for (const SymInt& s : meta.sizes) {
+    hints.push_back(s.hint());
+  }
+  bool contiguous = meta.strides == contiguous_strides(hints);
+  SymInt running(1);
+  std::vector<std::string> parts(meta.strides.size());
+  for (std::size_t i = meta.strides.size(); i-- > 0;) {
+    parts[i] = contiguous ? running.to_string() : std::to_string(meta.strides[i]);
+    if (contiguous && i < meta.sizes.size()) {
+      // Multiply without recording guards: this is printing, not a decision of the program.
+      running = SymInt(running.hint() * meta.sizes[i].hint(),
+                       meta.sizes[i].is_symbolic() || running.is_symbolic()
+                           ? SymNode::binary(SymOp::Mul, meta.sizes[i].as_node(), running.as_node())
+                           : nullptr);
+    }
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      out += ", ";
+    }
+    out += parts[i];
+  }
+  out += "]cpu";
+  return out;
+}
+
+} // namespace compiler::capture

@@ -1,0 +1,40 @@
+// Internal: what capture stores in TensorImpl::trace_slot. A fake tensor made while tracing
+// carries a ProxySlot (its graph node, or the input it will become a placeholder for on first
+// use); a real tensor passed to mark_dynamic carries a DynamicMarksSlot. Both derive from
+// TraceSlot so the slot's kind can be read before casting.
+#pragma once
+
+#include "compiler/capture/graph.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace compiler::capture::detail {
+
+struct TraceSlot {
+  enum class Kind : std::uint8_t { Proxy, DynamicMarks };
+  explicit TraceSlot(Kind k) : kind(k) {}
+  Kind kind;
+};
+
+struct ProxySlot : TraceSlot {
+  ProxySlot() : TraceSlot(Kind::Proxy) {}
+  std::uint64_t trace_id = 0; // the FrameTracer that made it
+  std::int64_t node = -1;     // the graph node; -1: an input not yet used by any op
+  InputRef source;            // for inputs: where the value comes from at run time
+  std::uint32_t guard_index = 0;
+  std::string name; // for inputs: "x"
+};
+
+struct DynamicMarksSlot : TraceSlot {
+  DynamicMarksSlot() : TraceSlot(Kind::DynamicMarks) {}
+  std::vector<std::int64_t> dims;
+};
+
+inline TraceSlot* slot_of(const TensorImpl& impl) {
+  return static_cast<TraceSlot*>(impl.trace_slot.get());
+}
+
+} // namespace compiler::capture::detail

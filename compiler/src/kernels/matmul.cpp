@@ -1,0 +1,168 @@
+// matmul (torch.matmul's rules: dot, matrix-vector, matrix-matrix, and batched with broadcast
+// batch dims) and bmm. Operands are brought to [batch, n, k] and [batch, k, m] contiguous
+// buffers of the compute type; the product is the i-k-j loop (unit-stride inner loop, which the
+// compiler vectorises), with rows split across parallel_for.
+#include "kernels/copy.h"
+#include "kernels/element.h"
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+#include "kernels/shape_util.h"
+
+namespace compiler::kernels {
+
+namespace {
+
+struct MatmulPlan {
+  std::vector<SymInt> batch; // broadcast batch dims
+  SymInt n, k, m;
+  bool squeeze_n = false; // a was 1-D: drop the n dim from the result
+  bool squeeze_m = false; // b was 1-D: drop the m dim
+  std::vector<SymInt> out_sizes;
+  DType result = DType::Float32;
+};
+
+MatmulPlan plan_matmul(const Tensor& a, const Tensor& b, const char* name) {
+  if (a.dim() == 0 || b.dim() == 0) {
+    user_error(std::string(name) + ": both arguments need at least one dimension, got " +
+               a.type_string() + " and " + b.type_string());
+  }
+  MatmulPlan p;
+  std::vector<SymInt> as = a.sym_sizes();
+  std::vector<SymInt> bs = b.sym_sizes();
+  if (as.size() == 1) {
+    as.insert(as.begin(), SymInt(1));
+    p.squeeze_n = true;
+  }
+  if (bs.size() == 1) {
+    bs.emplace_back(1);
+    p.squeeze_m = true;
+  }
+  p.n = as[as.size() - 2];
+  p.k = as[as.size() - 1];
+  p.m = bs[bs.size() - 1];
+  const SymInt kb = bs[bs.size() - 2];
+  if (!sym_equal(p.k, kb)) {
+    user_error(std::string(name) + ": inner dimensions do not match: " + a.type_string() + " @ " +
+               b.type_string() + " (" + p.k.to_string() + " vs " + kb.to_string() + ")");
+  }
+  const std::span<const SymInt> a_batch(as.data(), as.size() - 2);
+  const std::span<const SymInt> b_batch(bs.data(), bs.size() - 2);
+  p.batch = broadcast_shapes(a_batch, b_batch);
+  p.out_sizes = p.batch;
+  if (!p.squeeze_n) {
+    p.out_sizes.push_back(p.n);
+  }
+  if (!p.squeeze_m) {
+    p.out_sizes.push_back(p.m);
+  }
+  p.result = promote_types(a.dtype(), b.dtype());
+  if (p.result == DType::Bool) {
+    user_error(std::string(name) + ": bool tensors are not supported");
+  }
+  return p;
+}
+
+template <class C>
+void matmul_loop(const C* a, const C* b, C* out, std::int64_t batch, std::int64_t n, std::int64_t k,
+                 std::int64_t m) {
+  // One output row per step: the inner loop runs over a row of b and a row of out with unit
+  // stride. (Blocking over rows and depth measured no faster here on 256-512 sizes; fast
+  // kernels are codegen's job.)
+  const std::int64_t rows = batch * n;
+  const std::int64_t grain =
+      std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(k * m, 1));
+  parallel_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const C* arow = a + r * k;
+      const C* bmat = b + (r / n) * k * m;
+      C* orow = out + r * m;
+      for (std::int64_t j = 0; j < m; ++j) {
+        orow[j] = C{0};
+      }
+      for (std::int64_t p = 0; p < k; ++p) {
+        const C av = arow[p];
+        const C* brow = bmat + p * m;
+        for (std::int64_t j = 0; j < m; ++j) {
+          orow[j] += av * brow[j];
+        }
+      }
+    }
+  });
+}
+
+Value run_matmul(const MatmulPlan& p, const Tensor& a, const Tensor& b) {
+  const DType compute = compute_type(p.result);
+  std::vector<std::int64_t> a_full = size_hints(p.batch);
+  std::vector<std::int64_t> b_full = a_full;
+  a_full.push_back(p.n.hint());
+  a_full.push_back(p.k.hint());
+  b_full.push_back(p.k.hint());
+  b_full.push_back(p.m.hint());
+  // 1-D operands become [1, k] and [k, 1] views before broadcasting.
+  const Tensor a2 =
+      p.squeeze_n ? make_view(a, {SymInt(1), a.size(0)}, {0, a.stride(0)}, a.storage_offset()) : a;
+  const Tensor b2 =
+      p.squeeze_m ? make_view(b, {b.size(0), SymInt(1)}, {b.stride(0), 0}, b.storage_offset()) : b;
+  const Tensor ac = broadcast_contiguous_as(a2, a_full, compute);
+  const Tensor bc = broadcast_contiguous_as(b2, b_full, compute);
+  const std::int64_t batch = product(size_hints(p.batch));
+  Tensor out = make_output(p.out_sizes, compute, false);
+  if (compute == DType::Float32) {
+    matmul_loop<float>(
+        static_cast<const float*>(ac.raw_data()), static_cast<const float*>(bc.raw_data()),
+        static_cast<float*>(out.raw_data()), batch, p.n.hint(), p.k.hint(), p.m.hint());
+  } else {
+    matmul_loop<std::int64_t>(static_cast<const std::int64_t*>(ac.raw_data()),
+                              static_cast<const std::int64_t*>(bc.raw_data()),
+                              static_cast<std::int64_t*>(out.raw_data()), batch, p.n.hint(),
+                              p.k.hint(), p.m.hint());
+  }
+  if (out.dtype() == p.result) {
+    return out;
+  }
+  Tensor converted = make_output(p.out_sizes, p.result, false);
+  copy_into(out, converted);
+  return converted;
+}
+
+MatmulPlan plan_bmm(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 3 || b.dim() != 3) {
+    user_error("bmm: expected two 3-D tensors, got " + a.type_string() + " and " + b.type_string());
+  }
+  if (!sym_equal(a.size(0), b.size(0))) {
+    user_error("bmm: batch sizes differ: " + a.type_string() + " and " + b.type_string());
+  }
+  return plan_matmul(a, b, "bmm");
+}
+
+} // namespace
+
+Value eager_matmul(std::span<const Value> args) {
+  const Tensor& a = tensor_arg(args, 0);
+  const Tensor& b = tensor_arg(args, 1);
+  const MatmulPlan p = plan_matmul(a, b, "matmul");
+  require_real(a, "matmul");
+  require_real(b, "matmul");
+  return run_matmul(p, a, b);
+}
+
+Value meta_matmul(std::span<const Value> args) {
+  const MatmulPlan p = plan_matmul(tensor_arg(args, 0), tensor_arg(args, 1), "matmul");
+  return make_output(p.out_sizes, p.result, true);
+}
+
+Value eager_bmm(std::span<const Value> args) {
+  const Tensor& a = tensor_arg(args, 0);
+  const Tensor& b = tensor_arg(args, 1);
+  const MatmulPlan p = plan_bmm(a, b);
+  require_real(a, "bmm");
+  require_real(b, "bmm");
+  return run_matmul(p, a, b);
+}
+
+Value meta_bmm(std::span<const Value> args) {
+  const MatmulPlan p = plan_bmm(tensor_arg(args, 0), tensor_arg(args, 1));
+  return make_output(p.out_sizes, p.result, true);
+}
+
+} // namespace compiler::kernels

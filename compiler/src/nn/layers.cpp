@@ -1,0 +1,141 @@
+// The layers: each forward reads its settings through the attribute API (so capture guards on
+// them) and is written with the public ops (so capture records each op with the caller's
+// location).
+#include "compiler/nn/layers.h"
+
+#include "compiler/core/errors.h"
+#include "compiler/ops/ops.h"
+
+#include <cmath>
+
+namespace compiler::nn {
+
+namespace {
+std::string shape_list(const std::vector<std::int64_t>& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  }
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+} // namespace
+
+Linear::Linear(std::int64_t in_features, std::int64_t out_features, bool bias, std::uint64_t seed)
+    : Module("Linear") {
+  OpHookGuard eager(nullptr); // initial weights are data, never part of a traced graph
+  if (in_features <= 0 || out_features <= 0) {
+    user_error("Linear: features must be positive");
+  }
+  set_attribute("in_features", in_features);
+  set_attribute("out_features", out_features);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(in_features));
+  weight_ = register_parameter("weight", mul(randn({out_features, in_features}, seed), scale));
+  if (bias) {
+    bias_ = register_parameter("bias", zeros({out_features}));
+  }
+}
+
+Tensor Linear::forward(const Tensor& input, std::source_location loc) {
+  const std::int64_t in_features = attr_int("in_features");
+  if (input.dim() == 0 || input.size(-1) != SymInt(in_features)) {
+    throw UserError("Linear: expected input with last dim " + std::to_string(in_features) +
+                        ", got " + input.type_string(),
+                    loc);
+  }
+  Tensor y = matmul(input, transpose(weight_, 0, 1, loc), loc);
+  if (bias_.defined()) {
+    y = add(y, bias_, loc);
+  }
+  return y;
+}
+
+std::string Linear::extra_repr() const {
+  return "in_features=" + std::to_string(std::get<std::int64_t>(attributes()[1].second)) +
+         ", out_features=" + std::to_string(std::get<std::int64_t>(attributes()[2].second)) +
+         ", bias=" + (bias_.defined() ? "True" : "False");
+}
+
+LayerNorm::LayerNorm(std::vector<std::int64_t> normalized_shape, double eps,
+                     bool elementwise_affine)
+    : Module("LayerNorm"), normalized_shape_(std::move(normalized_shape)) {
+  OpHookGuard eager(nullptr); // initial weights are data, never part of a traced graph
+  set_attribute("eps", eps);
+  set_attribute("elementwise_affine", elementwise_affine);
+  if (elementwise_affine) {
+    const std::vector<SymInt> sizes = to_sym_sizes(normalized_shape_);
+    weight_ = register_parameter("weight", ones(sizes));
+    bias_ = register_parameter("bias", zeros(sizes));
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& input, std::source_location loc) {
+  const double eps = attr_double("eps");
+  return layer_norm(input, normalized_shape_, weight_, bias_, eps, loc);
+}
+
+std::string LayerNorm::extra_repr() const {
+  return shape_list(normalized_shape_) + ", eps=" + attribute_to_string(attributes()[1].second) +
+         ", elementwise_affine=" + attribute_to_string(attributes()[2].second);
+}
+
+Embedding::Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim, std::uint64_t seed)
+    : Module("Embedding") {
+  OpHookGuard eager(nullptr); // initial weights are data, never part of a traced graph
+  if (num_embeddings <= 0 || embedding_dim <= 0) {
+    user_error("Embedding: sizes must be positive");
+  }
+  set_attribute("num_embeddings", num_embeddings);
+  set_attribute("embedding_dim", embedding_dim);
+  weight_ = register_parameter("weight", randn({num_embeddings, embedding_dim}, seed));
+}
+
+Tensor Embedding::forward(const Tensor& indices, std::source_location loc) {
+  return embedding(weight_, indices, loc);
+}
+
+std::string Embedding::extra_repr() const {
+  return attribute_to_string(attributes()[1].second) + ", " +
+         attribute_to_string(attributes()[2].second);
+}
+
+ReLU::ReLU() : Module("ReLU") {}
+
+Tensor ReLU::forward(const Tensor& input, std::source_location loc) {
+  return relu(input, loc);
+}
+
+GELU::GELU(std::string approximate) : Module("GELU") {
+  if (approximate != "none" && approximate != "tanh") {
+    user_error("GELU: approximate must be 'none' or 'tanh', got '" + approximate + "'");
+  }
+  set_attribute("approximate", std::move(approximate));
+}
+
+Tensor GELU::forward(const Tensor& input, std::source_location loc) {
+  return gelu(input, attr_string("approximate"), loc);
+}
+
+std::string GELU::extra_repr() const {
+  return "approximate=" + attribute_to_string(attributes()[1].second);
+}
+
+Sequential::Sequential(std::initializer_list<std::shared_ptr<Module>> modules)
+    : Module("Sequential") {
+  for (const auto& m : modules) {
+    push_back(m);
+  }
+}
+
+void Sequential::push_back(std::shared_ptr<Module> module) {
+  register_module(std::to_string(size()), std::move(module));
+}
+
+Tensor Sequential::forward(const Tensor& input, std::source_location loc) {
+  Tensor x = input;
+  for (const auto& [name, child] : named_children()) {
+    x = child->forward(x, loc);
+  }
+  return x;
+}
+
+} // namespace compiler::nn

@@ -1,0 +1,203 @@
+// The op functions: each packs its arguments into Values in the layout its kernels read
+// (documented per family below) and dispatches with the caller's location.
+//
+// Argument layouts:
+//   binary pointwise   {Tensor a, Tensor|double b}        where     {cond, a, b}
+//   unary pointwise    {x}   gelu {x, str approximate}    to_dtype  {x, dtype}
+//   sum/mean/amax/amin {x, int[] dims, bool keepdim}      argmax    {x, SymInt dim|None, keepdim}
+//   matmul/bmm         {a, b}                             softmax/log_softmax {x, SymInt dim}
+//   layer_norm         {x, int[] shape, Tensor|None weight, Tensor|None bias, double eps}
+//   embedding          {weight, indices}                  cross_entropy {logits, target}
+//   view/reshape/expand {x, SymInt[] sizes}               transpose {x, SymInt d0, SymInt d1}
+//   permute            {x, int[] dims}                    slice {x, dim, start, end, step}
+//   unsqueeze          {x, SymInt dim}                    squeeze {x, SymInt dim|None}
+//   contiguous         {x}                                cat/stack {Tensor[] xs, SymInt dim}
+//   arange             {SymInt end, dtype} | {double start, double end, double step, dtype}
+//   full               {SymInt[] sizes, double value, dtype}   zeros/ones {SymInt[] sizes, dtype}
+//   randn              {SymInt[] sizes, SymInt seed, dtype}    item/to_bool {x}
+#include "compiler/ops/ops.h"
+
+#include "compiler/core/errors.h"
+
+namespace compiler {
+
+namespace {
+
+Tensor call_tensor(OpKind op, std::initializer_list<Value> args, const SourceLoc& loc) {
+  const Value result = dispatch(op, std::span<const Value>(args.begin(), args.size()), loc);
+  const Tensor* t = std::get_if<Tensor>(&result);
+  TORCHSCOPE_ASSERT(t != nullptr && t->defined(), "a tensor op returned no tensor");
+  return *t;
+}
+
+Value optional_tensor(const Tensor& t) {
+  return t.defined() ? Value(t) : Value(std::monostate{});
+}
+
+} // namespace
+
+#define TORCHSCOPE_BINARY_OP(name)                                                                 \
+  Tensor name(const Tensor& a, const Tensor& b, SourceLoc loc) {                                   \
+    return call_tensor(OpKind::name, {a, b}, loc);                                                 \
+  }                                                                                                \
+  Tensor name(const Tensor& a, double b, SourceLoc loc) {                                          \
+    return call_tensor(OpKind::name, {a, b}, loc);                                                 \
+  }
+TORCHSCOPE_BINARY_OP(add)
+TORCHSCOPE_BINARY_OP(sub)
+TORCHSCOPE_BINARY_OP(mul)
+TORCHSCOPE_BINARY_OP(div)
+TORCHSCOPE_BINARY_OP(pow)
+TORCHSCOPE_BINARY_OP(eq)
+TORCHSCOPE_BINARY_OP(ne)
+TORCHSCOPE_BINARY_OP(lt)
+TORCHSCOPE_BINARY_OP(le)
+TORCHSCOPE_BINARY_OP(gt)
+TORCHSCOPE_BINARY_OP(ge)
+#undef TORCHSCOPE_BINARY_OP
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, SourceLoc loc) {
+  return call_tensor(OpKind::where, {cond, a, b}, loc);
+}
+
+#define TORCHSCOPE_UNARY_OP(name)                                                                  \
+  Tensor name(const Tensor& x, SourceLoc loc) {                                                    \
+    return call_tensor(OpKind::name, {x}, loc);                                                    \
+  }
+TORCHSCOPE_UNARY_OP(neg)
+TORCHSCOPE_UNARY_OP(exp)
+TORCHSCOPE_UNARY_OP(log)
+TORCHSCOPE_UNARY_OP(sin)
+TORCHSCOPE_UNARY_OP(cos)
+TORCHSCOPE_UNARY_OP(tanh)
+TORCHSCOPE_UNARY_OP(sigmoid)
+TORCHSCOPE_UNARY_OP(relu)
+TORCHSCOPE_UNARY_OP(sqrt)
+TORCHSCOPE_UNARY_OP(abs)
+TORCHSCOPE_UNARY_OP(contiguous)
+#undef TORCHSCOPE_UNARY_OP
+
+Tensor gelu(const Tensor& x, std::string approximate, SourceLoc loc) {
+  return call_tensor(OpKind::gelu, {x, std::move(approximate)}, loc);
+}
+
+Tensor to_dtype(const Tensor& x, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::to_dtype, {x, dtype}, loc);
+}
+
+#define TORCHSCOPE_REDUCTION_OP(name)                                                              \
+  Tensor name(const Tensor& x, std::vector<std::int64_t> dims, bool keepdim, SourceLoc loc) {      \
+    return call_tensor(OpKind::name, {x, std::move(dims), keepdim}, loc);                          \
+  }
+TORCHSCOPE_REDUCTION_OP(sum)
+TORCHSCOPE_REDUCTION_OP(mean)
+TORCHSCOPE_REDUCTION_OP(amax)
+TORCHSCOPE_REDUCTION_OP(amin)
+#undef TORCHSCOPE_REDUCTION_OP
+
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim, SourceLoc loc) {
+  const Value d = dim ? Value(SymInt(*dim)) : Value(std::monostate{});
+  return call_tensor(OpKind::argmax, {x, d, keepdim}, loc);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, SourceLoc loc) {
+  return call_tensor(OpKind::matmul, {a, b}, loc);
+}
+Tensor bmm(const Tensor& a, const Tensor& b, SourceLoc loc) {
+  return call_tensor(OpKind::bmm, {a, b}, loc);
+}
+
+Tensor softmax(const Tensor& x, std::int64_t dim, SourceLoc loc) {
+  return call_tensor(OpKind::softmax, {x, SymInt(dim)}, loc);
+}
+Tensor log_softmax(const Tensor& x, std::int64_t dim, SourceLoc loc) {
+  return call_tensor(OpKind::log_softmax, {x, SymInt(dim)}, loc);
+}
+
+Tensor layer_norm(const Tensor& x, std::vector<std::int64_t> normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps, SourceLoc loc) {
+  return call_tensor(
+      OpKind::layer_norm,
+      {x, std::move(normalized_shape), optional_tensor(weight), optional_tensor(bias), eps}, loc);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, SourceLoc loc) {
+  return call_tensor(OpKind::embedding, {weight, indices}, loc);
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, SourceLoc loc) {
+  return call_tensor(OpKind::cross_entropy, {logits, target}, loc);
+}
+
+Tensor view(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc) {
+  return call_tensor(OpKind::view, {x, std::move(sizes)}, loc);
+}
+Tensor reshape(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc) {
+  return call_tensor(OpKind::reshape, {x, std::move(sizes)}, loc);
+}
+Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1, SourceLoc loc) {
+  return call_tensor(OpKind::transpose, {x, SymInt(dim0), SymInt(dim1)}, loc);
+}
+Tensor permute(const Tensor& x, std::vector<std::int64_t> dims, SourceLoc loc) {
+  return call_tensor(OpKind::permute, {x, std::move(dims)}, loc);
+}
+Tensor slice(const Tensor& x, std::int64_t dim, SymInt start, SymInt end, std::int64_t step,
+             SourceLoc loc) {
+  return call_tensor(OpKind::slice,
+                     {x, SymInt(dim), std::move(start), std::move(end), SymInt(step)}, loc);
+}
+Tensor expand(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc) {
+  return call_tensor(OpKind::expand, {x, std::move(sizes)}, loc);
+}
+Tensor unsqueeze(const Tensor& x, std::int64_t dim, SourceLoc loc) {
+  return call_tensor(OpKind::unsqueeze, {x, SymInt(dim)}, loc);
+}
+Tensor squeeze(const Tensor& x, std::int64_t dim, SourceLoc loc) {
+  return call_tensor(OpKind::squeeze, {x, SymInt(dim)}, loc);
+}
+Tensor squeeze(const Tensor& x, SourceLoc loc) {
+  return call_tensor(OpKind::squeeze, {x, std::monostate{}}, loc);
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim, SourceLoc loc) {
+  return call_tensor(OpKind::cat, {tensors, SymInt(dim)}, loc);
+}
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim, SourceLoc loc) {
+  return call_tensor(OpKind::stack, {tensors, SymInt(dim)}, loc);
+}
+
+Tensor arange(SymInt end, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::arange, {std::move(end), dtype}, loc);
+}
+Tensor arange(double start, double end, double step, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::arange, {start, end, step, dtype}, loc);
+}
+Tensor full(std::vector<SymInt> sizes, double value, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::full, {std::move(sizes), value, dtype}, loc);
+}
+Tensor zeros(std::vector<SymInt> sizes, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::zeros, {std::move(sizes), dtype}, loc);
+}
+Tensor ones(std::vector<SymInt> sizes, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::ones, {std::move(sizes), dtype}, loc);
+}
+Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, SourceLoc loc) {
+  return call_tensor(OpKind::randn,
+                     {std::move(sizes), SymInt(static_cast<std::int64_t>(seed)), dtype}, loc);
+}
+
+double item(const Tensor& x, SourceLoc loc) {
+  const Value args[] = {x};
+  const Value result = dispatch(OpKind::item, args, loc);
+  CallSiteScope site(loc);
+  return value_double(result);
+}
+
+bool to_bool(const Tensor& x, SourceLoc loc) {
+  const Value args[] = {x};
+  const Value result = dispatch(OpKind::to_bool, args, loc);
+  CallSiteScope site(loc);
+  return value_bool(result);
+}
+
+} // namespace compiler

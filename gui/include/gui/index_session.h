@@ -1,0 +1,106 @@
+// The UI thread's handle on an index: every request runs on one worker thread (so the window
+// stays responsive while a 1 GB log is indexed) and every answer comes back as a typed signal.
+// Answers carry what was asked for, so a page ignores answers it no longer wants.
+#pragma once
+
+#include "gui/index_backend.h"
+#include "gui/index_types.h"
+
+#include <QObject>
+#include <QThread>
+#include <atomic>
+#include <memory>
+
+namespace gui {
+
+class IndexWorker;
+
+class IndexSession : public QObject {
+  Q_OBJECT
+public:
+  explicit IndexSession(BackendFactory factory = defaultBackendFactory(),
+                        QObject* parent = nullptr);
+  ~IndexSession() override;
+
+  // Opens a log file, a folder of logs or an index; drops the index that was open.
+  void open(const QString& path);
+  // Asks a running open to stop; `openCancelled` follows.
+  void cancel();
+  bool isOpening() const { return opening_; }
+  bool isOpen() const { return open_; }
+  const IndexOverview& overview() const { return overview_; }
+
+  void requestCompile(qint64 compileId);
+  void requestArtifact(qint64 artifactId, int line = 0);
+  void requestSearch(const QString& query, int offset, int limit);
+  void requestDiff(qint64 leftCompileId, qint64 rightCompileId);
+  void requestRecompiles(int rank, int frameId);
+
+Q_SIGNALS:
+  void openStarted(const QString& path);
+  void progress(qint64 done, qint64 total, const QString& what);
+  void opened(const gui::IndexOverview& overview);
+  void timelineReady(const QList<gui::TimelineSpan>& spans);
+  void healthReady(const QList<gui::HealthRow>& rows);
+  void openFailed(const QString& message);
+  void openCancelled();
+  void compileReady(const gui::CompileDetail& detail);
+  // `line` is the line the request asked to show (0: none).
+  void artifactReady(const gui::ArtifactText& artifact, int line);
+  void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
+  void diffReady(const gui::CompileDiff& diff);
+  void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
+  // A request other than open failed; `what` names it for the status bar.
+  void requestFailed(const QString& what, const QString& message);
+
+private:
+  void onOpened(const gui::IndexOverview& overview);
+
+  QThread thread_;
+  IndexWorker* worker_ = nullptr; // lives on thread_, deleted when it finishes
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  IndexOverview overview_;
+  bool opening_ = false;
+  bool open_ = false;
+};
+
+// Runs on the session's thread; owns the backend. Public only so that moc sees it.
+class IndexWorker : public QObject {
+  Q_OBJECT
+public:
+  IndexWorker(BackendFactory factory, std::shared_ptr<std::atomic<bool>> cancel);
+  ~IndexWorker() override;
+
+  void open(const QString& path);
+  void loadCompile(qint64 compileId);
+  void loadArtifact(qint64 artifactId, int line);
+  void search(const QString& query, int offset, int limit);
+  void diff(qint64 leftCompileId, qint64 rightCompileId);
+  void recompiles(int rank, int frameId);
+
+Q_SIGNALS:
+  void progress(qint64 done, qint64 total, const QString& what);
+  void opened(const gui::IndexOverview& overview);
+  void timelineReady(const QList<gui::TimelineSpan>& spans);
+  void healthReady(const QList<gui::HealthRow>& rows);
+  void openFailed(const QString& message);
+  void openCancelled();
+  void compileReady(const gui::CompileDetail& detail);
+  void artifactReady(const gui::ArtifactText& artifact, int line);
+  void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
+  void diffReady(const gui::CompileDiff& diff);
+  void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
+  void requestFailed(const QString& what, const QString& message);
+
+private:
+  // Runs `fn`, turning a backend's exception into requestFailed(what, ...).
+  template <typename Fn>
+  void guarded(const QString& what, Fn&& fn);
+
+  BackendFactory factory_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  std::unique_ptr<IndexBackend> backend_;
+  IndexOverview overview_;
+};
+
+} // namespace gui

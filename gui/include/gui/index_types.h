@@ -1,0 +1,149 @@
+// Value types the GUI shows: plain copies of what the index's read API returns, so that models
+// and widgets never hold a database handle and results can cross from the worker thread to the
+// UI thread inside queued signals.
+#pragma once
+
+#include <QList>
+#include <QMetaType>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+
+namespace gui {
+
+// How a compile ended, in the order of how urgently a person wants to see it.
+enum class CompileOutcome {
+  Ok,
+  GraphBreak, // a restart or a graph break: the frame was split
+  Failed,
+  EmptyGraph,
+  CacheHit,
+  Unknown,
+};
+
+QString outcomeName(CompileOutcome outcome);
+
+struct CompileSummary {
+  qint64 id = -1; // the index's own id for the compile: what later requests name
+  int rank = -1;  // -1: no rank in the log
+  int frameId = -1;
+  int frameCompileId = -1;
+  int attempt = 0;
+  int compiledAutogradId = -1;
+  CompileOutcome outcome = CompileOutcome::Unknown;
+  double durationSeconds = -1; // < 0: unknown
+  double startUs = -1;         // < 0: unknown; used to order compiles on the timeline
+
+  // "[0/1]", "[0/1_1]", "[!2/0/1]", "[-/-]": the way PyTorch and tlparse print compile ids.
+  QString label() const;
+};
+
+struct FrameSummary {
+  int rank = -1;
+  int frameId = -1;
+  QString location; // "file:line in function", empty when the log did not say
+  QList<CompileSummary> compiles;
+
+  // Distinct compiles of the frame after the first one; restarts (attempts) do not count.
+  int recompileCount() const;
+};
+
+struct RankSummary {
+  int rank = -1;
+  QList<FrameSummary> frames;
+};
+
+struct IndexOverview {
+  QString sourcePath; // what the person opened
+  QString indexPath;  // the SQLite index that is being read
+  QList<RankSummary> ranks;
+  qint64 compileCount = 0;
+  qint64 artifactCount = 0;
+  qint64 badDataCount = 0; // sum of the data-health counters
+};
+
+struct ArtifactRef {
+  qint64 id = -1;
+  QString name;     // e.g. "dynamo_output_graph", "inductor_output_code", "recompile_reasons"
+  QString kind;     // the event key it came from
+  QString encoding; // "string", "json", ...
+  qint64 sizeBytes = -1;
+};
+
+struct ArtifactText {
+  qint64 id = -1;
+  QString name;
+  QString language; // a highlighter language: "python", "json", "cpp", "text"
+  QString text;
+};
+
+struct CompileDetail {
+  CompileSummary summary;
+  QString location;
+  QList<QPair<QString, double>> phaseSeconds; // compile-time breakdown, in order
+  QList<QPair<QString, QString>> metrics;     // the compilation_metrics fields that were set
+  QString failType;
+  QString failReason;
+  QStringList restartReasons;
+  QStringList recompileReasons; // each names the guard that failed
+  QStringList userStack;        // outermost first, "file:line in function"
+  QList<ArtifactRef> artifacts;
+};
+
+struct TimelineSpan {
+  int rank = -1;
+  QString name;
+  double startUs = 0;
+  double durationUs = 0;
+  int depth = 0;         // nesting level within its rank, 0 outermost
+  qint64 compileId = -1; // the compile the span belongs to, -1 when none
+};
+
+struct SearchHit {
+  qint64 compileId = -1;
+  QString compileLabel;
+  qint64 artifactId = -1;
+  QString artifactName;
+  int line = 0; // 1-based line of the match within the artifact
+  QString snippet;
+};
+
+struct HealthRow {
+  QString name;
+  QString severity; // "info", "warning", "error"
+  qint64 count = 0;
+  QString description;
+};
+
+// Both sides of one artifact kind of two compiles, for the side-by-side diff.
+struct ArtifactPair {
+  QString name;
+  QString left;
+  QString right;
+  // Lines only on one side, counted on the worker thread (large outputs make this costly).
+  int removed = 0;
+  int added = 0;
+};
+
+struct CompileDiff {
+  CompileSummary left;
+  CompileSummary right;
+  QList<ArtifactPair> artifacts;
+};
+
+// A frame's compiles in order, each with why it happened.
+struct RecompileRow {
+  CompileSummary compile;
+  QStringList reasons; // empty for the first compile
+};
+
+} // namespace gui
+
+Q_DECLARE_METATYPE(gui::IndexOverview)
+Q_DECLARE_METATYPE(gui::CompileDetail)
+Q_DECLARE_METATYPE(gui::ArtifactText)
+Q_DECLARE_METATYPE(gui::CompileDiff)
+Q_DECLARE_METATYPE(gui::TimelineSpan)
+Q_DECLARE_METATYPE(gui::SearchHit)
+Q_DECLARE_METATYPE(gui::HealthRow)
+Q_DECLARE_METATYPE(gui::RecompileRow)

@@ -1,0 +1,28 @@
+// tlparse-gui: `tlparse-gui [PATH]` opens a log file, a folder of logs or an index.
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("torchscope"));
+  QApplication::setApplicationName(QStringLiteral("tlparse-gui"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1"));
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Browse the frames, compiles, recompiles, graphs, guards and generated code "
+                     "of PyTorch TORCH_TRACE logs."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("path"),
+                               QStringLiteral("A log file, a folder of logs, or an index."));
+  parser.process(app);
+  gui::MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  if (!parser.positionalArguments().isEmpty()) {
+    window.openPath(parser.positionalArguments().first());
+  }
+  return QApplication::exec();
+}

@@ -1,0 +1,353 @@
+// The GUI's models, headless: each runs under QAbstractItemModelTester while it is filled,
+// paged and reset, and its contents are checked against the fake index.
+#include "fake_backend.h"
+#include "gui/code_highlighter.h"
+#include "gui/compile_tree_model.h"
+#include "gui/index_session.h"
+#include "gui/list_models.h"
+#include "gui/recent_files.h"
+#include "gui/search_results_model.h"
+#include "gui/text_diff.h"
+#include "gui/timeline_layout.h"
+#include "qt_support.h"
+#include "support/test_paths.h"
+
+#include <QSettings>
+#include <QTextDocument>
+#include <catch2/catch.hpp>
+
+using namespace gui;
+using gui_test::CheckedModel;
+using gui_test::FakeBackend;
+
+namespace {
+
+IndexOverview bigOverview(int frames) {
+  IndexOverview o;
+  RankSummary r;
+  r.rank = 0;
+  for (int f = 0; f < frames; ++f) {
+    FrameSummary fs;
+    fs.rank = 0;
+    fs.frameId = f;
+    CompileSummary c;
+    c.id = 1000 + f;
+    c.frameId = f;
+    c.frameCompileId = 0;
+    c.outcome = CompileOutcome::Ok;
+    fs.compiles = {c};
+    r.frames.append(fs);
+  }
+  o.ranks = {r};
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("compile ids print the way tlparse prints them", "[gui]") {
+  CompileSummary c;
+  CHECK(c.label() == "[-/-]");
+  c.frameId = 3;
+  c.frameCompileId = 1;
+  CHECK(c.label() == "[3/1]");
+  c.attempt = 2;
+  CHECK(c.label() == "[3/1_2]");
+  c.compiledAutogradId = 0;
+  CHECK(c.label() == "[!0/3/1_2]");
+}
+
+TEST_CASE("compile tree shows ranks, frames and compiles with outcomes and recompile counts",
+          "[gui]") {
+  gui_test::ensureApp();
+  CompileTreeModel model;
+  CheckedModel checked(&model);
+  model.setOverview(FakeBackend::sampleOverview());
+  REQUIRE(model.rowCount() == 2);
+  const QModelIndex rank0 = model.index(0, 0);
+  CHECK(rank0.data().toString() == "rank 0");
+  CHECK(model.rowCount(rank0) == 0); // children come when a view asks for them
+  REQUIRE(model.canFetchMore(rank0));
+  model.fetchMore(rank0);
+  REQUIRE(model.rowCount(rank0) == 2);
+  const QModelIndex frame0 = model.index(0, 0, rank0);
+  CHECK(frame0.data().toString().contains("model.py:12 in forward"));
+  CHECK(model.index(0, CompileTreeModel::DetailColumn, rank0).data().toString() ==
+        "2 recompile(s)");
+  model.fetchMore(frame0);
+  REQUIRE(model.rowCount(frame0) == 3);
+  const QModelIndex hit = model.index(2, 0, frame0);
+  CHECK(hit.data().toString() == "[0/2]");
+  CHECK(model.index(2, CompileTreeModel::OutcomeColumn, frame0).data().toString() == "cache hit");
+  CHECK(hit.data(CompileTreeModel::CompileIdRole).toLongLong() == 102);
+  CHECK(hit.data(Qt::ForegroundRole).value<QColor>() ==
+        CompileTreeModel::outcomeColor(CompileOutcome::CacheHit));
+  const QModelIndex failed = model.indexForCompile(104);
+  REQUIRE(failed.isValid());
+  CHECK(failed.parent().parent().data().toString() == "rank 1");
+  CHECK(failed.siblingAtColumn(CompileTreeModel::OutcomeColumn).data().toString() == "failed");
+  CHECK_FALSE(model.indexForCompile(999).isValid());
+  model.clear();
+  CHECK(model.rowCount() == 0);
+  CHECK(checked.problems().join("\n").toStdString() == "");
+}
+
+TEST_CASE("compile tree hands frames to views in batches", "[gui]") {
+  gui_test::ensureApp();
+  CompileTreeModel model; // no tester here: it fetches everything as it walks
+  model.setOverview(bigOverview(600));
+  const QModelIndex rank = model.index(0, 0);
+  CHECK(model.rowCount(rank) == 0);
+  CHECK(model.hasChildren(rank));
+  REQUIRE(model.canFetchMore(rank));
+  model.fetchMore(rank);
+  CHECK(model.rowCount(rank) == CompileTreeModel::kBatchSize);
+  // Finding a compile beyond what was fetched reveals it.
+  const QModelIndex last = model.indexForCompile(1599);
+  REQUIRE(last.isValid());
+  CHECK(model.rowCount(rank) == 600);
+  CHECK_FALSE(model.canFetchMore(rank));
+  CHECK(last.data().toString() == "[599/0]");
+  // The tester walks (and fetches) the whole batched tree without a complaint.
+  CompileTreeModel checkedModel;
+  CheckedModel checked(&checkedModel);
+  checkedModel.setOverview(bigOverview(600));
+  CHECK(checked.problems().join("\n").toStdString() == "");
+}
+
+TEST_CASE("search results group hits by compile and artifact and page lazily", "[gui]") {
+  gui_test::ensureApp();
+  SearchResultsModel model;
+  CheckedModel checked(&model);
+  QList<std::tuple<QString, int, int>> requests;
+  QObject::connect(&model, &SearchResultsModel::pageRequested,
+                   [&](const QString& q, int offset, int limit) {
+                     requests.append({q, offset, limit});
+                   });
+  model.setQuery("sin");
+  REQUIRE(requests.size() == 1);
+  CHECK(std::get<1>(requests[0]) == 0);
+  CHECK_FALSE(model.canFetchMore({})); // a page is pending
+  FakeBackend backend;
+  model.appendPage("sin", 0, backend.search("sin", 0, SearchResultsModel::kPageSize));
+  // "sin" is on two lines of each of the six graphs.
+  CHECK(model.hitCount() == 12);
+  REQUIRE(model.rowCount() == 6);
+  const QModelIndex compile = model.index(0, 0);
+  CHECK(compile.data(SearchResultsModel::CompileIdRole).toLongLong() == 100);
+  REQUIRE(model.rowCount(compile) == 1);
+  const QModelIndex artifact = model.index(0, 0, compile);
+  CHECK(artifact.data().toString() == "dynamo_output_graph (2)");
+  const QModelIndex line = model.index(1, 0, artifact);
+  CHECK(line.data(SearchResultsModel::LineRole).toInt() == 5);
+  CHECK(line.data(SearchResultsModel::ArtifactIdRole).toLongLong() == 1000);
+  CHECK_FALSE(model.canFetchMore({})); // fewer than a page: nothing more
+  // Stale answers (old query or wrong offset) are ignored.
+  model.appendPage("cos", 0, backend.search("sin", 0, 10));
+  CHECK(model.hitCount() == 12);
+
+  // A full page leaves more to fetch; fetchMore asks for the next offset.
+  model.setQuery("l");
+  QList<SearchHit> page;
+  for (int i = 0; i < SearchResultsModel::kPageSize; ++i) {
+    page.append({100 + i % 3, "[0/0]", 1000 + i % 3, "g", i + 1, "line"});
+  }
+  model.appendPage("l", 0, page);
+  // A full page leaves more to fetch (the tester may have asked already).
+  if (model.canFetchMore({})) {
+    model.fetchMore({});
+  }
+  CHECK_FALSE(model.canFetchMore({}));
+  CHECK(std::get<1>(requests.back()) == SearchResultsModel::kPageSize);
+  model.appendPage("l", SearchResultsModel::kPageSize, page.mid(0, 5));
+  CHECK(model.hitCount() == SearchResultsModel::kPageSize + 5);
+  CHECK(model.rowCount() == 3);
+  CHECK(checked.problems().join("\n").toStdString() == "");
+}
+
+TEST_CASE("flat models show artifacts, recompile reasons and health counters", "[gui]") {
+  gui_test::ensureApp();
+  FakeBackend backend;
+  ArtifactListModel artifacts;
+  RecompileModel recompiles;
+  HealthModel health;
+  CheckedModel a(&artifacts);
+  CheckedModel r(&recompiles);
+  CheckedModel h(&health);
+  artifacts.setArtifacts(backend.compileDetail(101).artifacts);
+  CHECK(artifacts.rowCount() == 2);
+  CHECK(artifacts.index(1).data().toString() == "dynamo_cpp_guards_str");
+  QList<RecompileRow> rows;
+  for (qint64 id : {100, 101, 102}) {
+    const CompileDetail d = backend.compileDetail(id);
+    rows.append({d.summary, d.recompileReasons});
+  }
+  recompiles.setRows(rows);
+  CHECK(recompiles.index(0, RecompileModel::ReasonColumn).data().toString() == "first compile");
+  CHECK(recompiles.index(1, RecompileModel::ReasonColumn)
+            .data()
+            .toString()
+            .contains("size mismatch at index 0"));
+  health.setRows(backend.health());
+  CHECK(health.rowCount() == 3);
+  CHECK(health.index(1, HealthModel::CountColumn).data().toLongLong() == 1);
+  CHECK(a.problems().isEmpty());
+  CHECK(r.problems().isEmpty());
+  CHECK(h.problems().isEmpty());
+}
+
+TEST_CASE("line diff pairs changed lines and keeps common head and tail", "[gui]") {
+  const QStringList left = {"a", "b", "c", "d", "e"};
+  const QStringList right = {"a", "B", "c", "d", "x", "e"};
+  const DiffResult d = diffLines(left, right);
+  CHECK_FALSE(d.approximate);
+  CHECK(d.removed == 1);
+  CHECK(d.added == 2);
+  REQUIRE(d.rows.size() == 6);
+  CHECK(d.rows[1].kind == DiffRow::Changed);
+  CHECK(d.rows[1].leftLine == 1);
+  CHECK(d.rows[1].rightLine == 1);
+  CHECK(d.rows[4].kind == DiffRow::Added);
+  CHECK(d.rows[4].leftLine == -1);
+  CHECK(diffLines(left, left).removed == 0);
+  // Beyond the cell budget the middle is replaced wholesale, not computed.
+  const DiffResult big = diffLines(left, right, 4);
+  CHECK(big.approximate);
+  CHECK(big.rows.size() == 6);
+}
+
+TEST_CASE("timeline nests spans per rank and zooms about the anchor", "[gui]") {
+  TimelineLayout layout;
+  layout.setSpans({{0, "outer", 0, 100, 0, 1},
+                   {0, "inner", 10, 20, 0, 1},
+                   {0, "next", 100, 50, 0, 2},
+                   {1, "other rank", 20, 10, 0, 3}});
+  CHECK(layout.startUs() == 0);
+  CHECK(layout.endUs() == 150);
+  // rank 0: header + 2 depth lanes; rank 1: header + 1 lane.
+  CHECK(layout.laneCount() == 5);
+  CHECK(layout.isHeaderLane(0));
+  CHECK(layout.laneOf(0) == 1);
+  CHECK(layout.laneOf(1) == 2);
+  CHECK(layout.laneOf(2) == 1); // starts where "outer" ends: not nested
+  CHECK(layout.laneOf(3) == 4);
+  CHECK(layout.rankOfLane(4) == 1);
+  CHECK(layout.spanAt(15, 2) == 1);
+  CHECK(layout.spanAt(15, 1) == 0);
+  CHECK(layout.spanAt(95, 2) == -1);
+  CHECK(layout.firstSpanOfCompile(2) == 2);
+
+  TimelineViewport v;
+  v.setExtent(0, 1000);
+  v.zoom(4, 500);
+  CHECK(v.visibleStartUs() == Approx(375));
+  CHECK(v.visibleEndUs() == Approx(625));
+  v.pan(-1000);
+  CHECK(v.visibleStartUs() == Approx(0)); // clamped to the data
+  v.zoom(1e9, 0);
+  CHECK(v.visibleEndUs() - v.visibleStartUs() == Approx(TimelineViewport::kMinSpanUs));
+  v.zoom(1e-9, 0);
+  CHECK(v.visibleEndUs() - v.visibleStartUs() == Approx(1000));
+  CHECK(v.timeForX(v.xForTime(250, 800), 800) == Approx(250));
+}
+
+TEST_CASE("recent files keep the latest first without duplicates", "[gui]") {
+  gui_test::ensureApp();
+  QSettings settings;
+  RecentFiles recent(settings);
+  recent.clear();
+  for (int i = 0; i < 15; ++i) {
+    recent.add(QStringLiteral("/tmp/log%1.log").arg(i));
+  }
+  recent.add("/tmp/log3.log");
+  const QStringList paths = recent.paths();
+  CHECK(paths.size() == RecentFiles::kMaxEntries);
+  CHECK(paths.first() == "/tmp/log3.log");
+  CHECK(paths.count("/tmp/log3.log") == 1);
+  recent.clear();
+  CHECK(recent.paths().isEmpty());
+}
+
+TEST_CASE("code highlighter colours tokens across lines when the tokenizer is built in", "[gui]") {
+  gui_test::ensureApp();
+  QTextDocument doc;
+  doc.setPlainText("def forward(self, x):\n    s = \"\"\"a\nb\"\"\"\n    return x  # done");
+  CodeHighlighter h(&doc);
+  h.setLanguage("python");
+  if (!CodeHighlighter::available()) {
+    CHECK(h.tokenCount() == 0);
+    TORCHSCOPE_SKIP("built without the tlparse highlighter");
+  }
+  CHECK(h.tokenCount() > 4);
+  // The first block starts with the keyword `def`, coloured by the highlighter.
+  const QList<QTextLayout::FormatRange> formats = doc.firstBlock().layout()->formats();
+  REQUIRE_FALSE(formats.isEmpty());
+  CHECK(formats.first().start == 0);
+  CHECK(formats.first().length == 3);
+  CHECK(languageForArtifact("x.json", "{\"a\": 1}") == "json");
+  CHECK(languageForArtifact("dynamo_output_graph", "class G:") == "python");
+}
+
+TEST_CASE("session answers requests from its worker thread and reports failures", "[gui]") {
+  gui_test::ensureApp();
+  IndexSession session(gui_test::fakeFactory());
+  QList<HealthRow> health;
+  QList<TimelineSpan> spans;
+  bool opened = false;
+  QObject::connect(&session, &IndexSession::opened, [&] { opened = true; });
+  QObject::connect(&session, &IndexSession::healthReady,
+                   [&](const QList<HealthRow>& h) { health = h; });
+  QObject::connect(&session, &IndexSession::timelineReady,
+                   [&](const QList<TimelineSpan>& s) { spans = s; });
+  session.open("fake.log");
+  REQUIRE(gui_test::waitFor([&] { return opened && !spans.isEmpty() && !health.isEmpty(); }));
+  CHECK(session.overview().compileCount == 6);
+  CHECK(session.isOpen());
+
+  CompileDiff diff;
+  QObject::connect(&session, &IndexSession::diffReady, [&](const CompileDiff& d) { diff = d; });
+  session.requestDiff(100, 101);
+  REQUIRE(gui_test::waitFor([&] { return !diff.artifacts.isEmpty(); }));
+  CHECK(diff.artifacts.size() == 2);
+  CHECK(diff.artifacts[0].left != diff.artifacts[0].right);
+  CHECK(diff.artifacts[0].removed == 1); // the worker counted the changed lines
+  CHECK(diff.artifacts[0].added == 1);
+
+  QList<RecompileRow> rows;
+  QObject::connect(&session, &IndexSession::recompilesReady,
+                   [&](int, int, const QList<RecompileRow>& r) { rows = r; });
+  session.requestRecompiles(0, 0);
+  REQUIRE(gui_test::waitFor([&] { return !rows.isEmpty(); }));
+  CHECK(rows.size() == 3);
+  CHECK(rows[2].reasons.first().startsWith("0/1:"));
+
+  QString failure;
+  QObject::connect(&session, &IndexSession::requestFailed,
+                   [&](const QString&, const QString& m) { failure = m; });
+  session.requestArtifact(424242);
+  REQUIRE(gui_test::waitFor([&] { return !failure.isEmpty(); }));
+  CHECK(failure.contains("no such artifact"));
+
+  QString openError;
+  QObject::connect(&session, &IndexSession::openFailed, [&](const QString& m) { openError = m; });
+  session.open("hostile");
+  REQUIRE(gui_test::waitFor([&] { return !openError.isEmpty(); }));
+  CHECK(openError.contains("damaged"));
+  CHECK_FALSE(session.isOpen());
+}
+
+TEST_CASE("cancelling a long open stops it and leaves no index open", "[gui]") {
+  gui_test::ensureApp();
+  IndexSession session(gui_test::fakeFactory());
+  bool cancelled = false;
+  qint64 lastProgress = -1;
+  QObject::connect(&session, &IndexSession::openCancelled, [&] { cancelled = true; });
+  QObject::connect(&session, &IndexSession::progress,
+                   [&](qint64 done, qint64, const QString&) { lastProgress = done; });
+  session.open("slow");
+  REQUIRE(gui_test::waitFor([&] { return lastProgress >= 2; }));
+  CHECK(session.isOpening());
+  session.cancel();
+  REQUIRE(gui_test::waitFor([&] { return cancelled; }, 5000));
+  CHECK_FALSE(session.isOpening());
+  CHECK_FALSE(session.isOpen());
+}

@@ -1,0 +1,51 @@
+// See ingest_test_util.h.
+#include "ingest_test_util.h"
+
+#include "ingest/md5.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+namespace tlparse_test {
+
+std::string glog_line(const std::string& envelope) {
+  return "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] " + envelope;
+}
+
+std::string event_with_payload(const std::string& envelope_without_brace_end,
+                               const std::string& payload, const std::string& md5) {
+  const std::string digest = md5.empty() ? tlparse::ingest::md5_hex(payload) : md5;
+  std::string out =
+      glog_line(envelope_without_brace_end + ", \"has_payload\": \"" + digest + "\"}");
+  size_t start = 0;
+  while (true) {
+    const size_t nl = payload.find('\n', start);
+    out += "\n\t" + payload.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (nl == std::string::npos) {
+      break;
+    }
+    start = nl + 1;
+  }
+  return out;
+}
+
+void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,
+                const tlparse::ingest::IngestOptions& options) {
+  Ingested out;
+  const auto index = dir / "index.sqlite";
+  out.result = tlparse::ingest::ingest_files({log}, index, options);
+  INFO(out.result.error);
+  REQUIRE(out.result.ok);
+  std::string error;
+  out.reader = tlparse::index::IndexReader::open(index, &error);
+  INFO(error);
+  REQUIRE(out.reader != nullptr);
+  return out;
+}
+
+} // namespace tlparse_test

@@ -1,0 +1,33 @@
+// Helpers for the tlparse ingest tests: build log lines the way PyTorch writes them, ingest a
+// file into a temporary index and open it through the read API.
+#pragma once
+
+#include "tlparse/index/index_reader.h"
+#include "tlparse/ingest/ingest.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace tlparse_test {
+
+// "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] " + envelope
+std::string glog_line(const std::string& envelope);
+// An envelope line with a payload: sets has_payload to the payload's MD5 (or `md5` if given).
+std::string event_with_payload(const std::string& envelope_without_brace_end,
+                               const std::string& payload, const std::string& md5 = "");
+void write_file(const std::filesystem::path& p, const std::string& bytes);
+
+struct Ingested {
+  tlparse::ingest::IngestResult result;
+  std::unique_ptr<tlparse::index::IndexReader> reader;
+  const tlparse::ingest::FileResult& file() const { return result.files.at(0); }
+  uint64_t health(tlparse::index::HealthId id) const {
+    return file().health.at(static_cast<size_t>(id));
+  }
+};
+// Ingests `log` into `dir/index.sqlite` and opens the index (REQUIREs success).
+Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,
+                const tlparse::ingest::IngestOptions& options = {});
+
+} // namespace tlparse_test

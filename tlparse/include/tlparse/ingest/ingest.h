@@ -1,0 +1,46 @@
+// The ingest: log files -> model -> index.sqlite. One call ingests a list of files into a new
+// index (one transaction per file); the index then answers every question through IndexReader.
+// Bad data never fails an ingest (it is counted); only I/O and SQLite errors do.
+#pragma once
+
+#include "tlparse/index/stats.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tlparse::ingest {
+
+struct IngestOptions {
+  bool plain_text = false; // -p: inductor_output_code as a .txt payload instead of HTML
+  bool verbose = false;    // -v: report every unknown key occurrence through `on_message`
+  // Reader limits: a longer line is counted (line_too_long) and skipped without buffering it.
+  size_t max_line_bytes = 16u << 20;
+  // Called with the number of bytes read so far of the current file (progress bars).
+  std::function<void(uint64_t done, uint64_t total)> on_progress;
+  // Messages tlparse 0.4.3 prints on stderr ("Detected rank: Some(0)", "Failed to parse ...").
+  std::function<void(const std::string&)> on_message;
+};
+
+struct FileResult {
+  std::filesystem::path path;
+  int64_t file_id = 0;
+  index::Stats stats;
+  std::vector<std::string> unknown_keys; // sorted
+  std::vector<uint64_t> health;          // indexed by index::HealthId
+  uint64_t bytes = 0;
+};
+
+struct IngestResult {
+  bool ok = false;
+  std::string error; // I/O or SQLite failure
+  std::vector<FileResult> files;
+};
+
+// Creates (replacing) the index at `index_path` and ingests `logs` into it, in the given order.
+IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
+                          const std::filesystem::path& index_path, const IngestOptions& options);
+
+} // namespace tlparse::ingest

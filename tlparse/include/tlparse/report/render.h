@@ -1,0 +1,59 @@
+// The tlparse report: renders the compatible output folder (tlparse 0.4.3's layout and file
+// names, see docs/TLPARSE-COMPAT.md sections 2-3) from an index. The ingest decided every output
+// (path, name, number, suffix, kind) and stored them in order; the renderer produces their bytes
+// plus the global pages (index.html, failures_and_restarts.html, compile_directory.json,
+// chromium_events.json, raw.log, raw.jsonl). Same index -> byte-identical folder.
+//
+// Everything from the log is HTML-escaped and UTF-8-repaired; every path is checked again before
+// writing so nothing lands outside `out_dir`, even if the index was crafted by hand.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlparse::index {
+class IndexReader;
+}
+
+namespace tlparse::report {
+
+struct RenderOptions {
+  // -p: inductor_output_code was stored as .txt payload outputs (the ingest decided the kinds;
+  // this only changes wording on the index page).
+  bool plain_text = false;
+  // --custom-header-html: inserted verbatim at the top of index.html. It comes from the person
+  // running the tool, not from the log, so it is trusted like tlparse does.
+  std::string custom_header_html;
+  // Stop at the first output that cannot be written (default: count it and go on).
+  bool strict = false;
+  // Which ingested file to render (single-rank mode renders one file); 0 = the first one.
+  std::int64_t file_id = 0;
+  // Path of the original log, for raw.log; empty = the path stored in the index.
+  std::filesystem::path raw_log_source;
+  // The index file `reader` reads. When given, the renderer opens two more read-only
+  // connections and writes chromium_events.json and raw.jsonl on their own threads while the
+  // per-event outputs render (same bytes, less wall time).
+  std::filesystem::path index_path;
+};
+
+struct RenderResult {
+  bool ok = false;
+  std::string error; // the first I/O failure when !ok
+  std::uint64_t files_written = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t unsafe_paths_refused = 0; // paths that would have left out_dir
+  std::uint64_t cache_hits = 0;           // outputs served from the (kind, payload) cache
+  std::vector<std::string> warnings;      // e.g. raw.log source missing
+  // Wall time of each phase ("outputs", "chromium_events.json", ...), for benchmarks and -v.
+  std::vector<std::pair<std::string, double>> phase_seconds;
+};
+
+// Renders the report of one file of `reader` into `out_dir` (created if missing; existing files
+// of the same names are replaced). Never throws for bad log data; returns !ok on I/O errors.
+RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
+                           const std::filesystem::path& out_dir);
+
+} // namespace tlparse::report

@@ -1,0 +1,77 @@
+// JSON re-serialisation in the exact byte layout of Rust's serde_json, because tlparse 0.4.3
+// users diff and script against its JSON outputs (compile_directory.json, chromium_events.json,
+// JSON artifacts, raw.jsonl). A document is parsed into a small tree whose objects are sorted by
+// key (serde_json's default map is a BTreeMap: later duplicates replace earlier ones), then
+// written either pretty (two-space indent, "key": value) or compact. Numbers follow serde_json:
+// integer literals stay integers while they fit u64/i64, everything else is an f64 printed with
+// the shortest round-trip digits in ryu's layout (1.0, 1e-7, 1.5e20).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tlparse::report {
+
+class JsonValue {
+public:
+  enum class Kind : std::uint8_t { Null, Bool, Int, UInt, Float, String, Array, Object };
+  using Member = std::pair<std::string, JsonValue>;
+
+  JsonValue() = default;
+  static JsonValue null() { return {}; }
+  static JsonValue boolean(bool b);
+  static JsonValue integer(std::int64_t i);
+  static JsonValue unsigned_integer(std::uint64_t u);
+  static JsonValue number(double f);
+  static JsonValue string(std::string s);
+  static JsonValue array();
+  static JsonValue object();
+
+  Kind kind() const { return kind_; }
+  bool is_object() const { return kind_ == Kind::Object; }
+  bool as_bool() const { return bool_; }
+  std::int64_t as_int() const { return int_; }
+  std::uint64_t as_uint() const { return uint_; }
+  double as_float() const { return float_; }
+  const std::string& as_string() const { return string_; }
+  const std::vector<JsonValue>& items() const { return items_; }
+  std::vector<JsonValue>& items() { return items_; }
+  // Object members, sorted by key (bytewise), unique.
+  const std::vector<Member>& members() const { return members_; }
+  // Inserts or replaces `key`, keeping the members sorted.
+  void set(std::string key, JsonValue value);
+  const JsonValue* find(std::string_view key) const;
+
+private:
+  friend class JsonParser;
+  Kind kind_ = Kind::Null;
+  bool bool_ = false;
+  std::int64_t int_ = 0;
+  std::uint64_t uint_ = 0;
+  double float_ = 0;
+  std::string string_;
+  std::vector<JsonValue> items_;
+  std::vector<Member> members_;
+};
+
+// Parses `text` with serde_json's strictness (no trailing commas, no control characters in
+// strings, no lone surrogates, depth limit 128, only whitespace after the value). Returns
+// nullopt on any error: callers keep the raw text then, as tlparse does.
+std::optional<JsonValue> parse_json(std::string_view text);
+
+// serde_json::to_string_pretty / to_string layouts, appended to `out`.
+void write_pretty(std::string& out, const JsonValue& value);
+void write_compact(std::string& out, const JsonValue& value);
+// A string literal with serde_json's escaping (", \, \b \f \n \r \t, other controls as \u00xx).
+void write_json_string(std::string& out, std::string_view s);
+// An f64 as serde_json prints it (ryu layout). Non-finite values print as null, like serde_json.
+void write_f64(std::string& out, double value);
+
+// Convenience: pretty-print `text` if it is valid JSON, nullopt otherwise.
+std::optional<std::string> pretty_print_json(std::string_view text);
+
+} // namespace tlparse::report

@@ -1,0 +1,224 @@
+// The ONE registry table of event kinds, generated from the catalogue (event_kinds.gen.h): every
+// kind gets its output behaviour from the catalogue's `output` column; the switch below is where
+// a kind registers a model recorder. Lookups by key go through one hash map built once.
+#include "handlers/handler.h"
+#include "ingest/envelope.h"
+#include "schemas/event_kinds.gen.h"
+
+#include <climits>
+#include <unordered_map>
+#include <utility>
+
+namespace tlparse::handlers {
+namespace {
+
+enum class KindId {
+#define TORCHSCOPE_KIND_ENUM(id, key, payload, context, known, out, emitted, desc) id,
+  TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_KIND_ENUM)
+#undef TORCHSCOPE_KIND_ENUM
+};
+
+// Kinds whose events feed the model beyond the output file.
+const Handler* recorder_for(KindId k) {
+  switch (k) {
+  case KindId::dynamo_start:
+    return &record::dynamo_start;
+  case KindId::symbolic_shape_specialization:
+    return &record::symbolic_shape_specialization;
+  case KindId::guard_added_fast:
+    return &record::guard_added_fast;
+  case KindId::create_symbol:
+  case KindId::create_unbacked_symbol:
+    return &record::symbol;
+  case KindId::describe_storage:
+    return &record::describe_storage;
+  case KindId::describe_tensor:
+    return &record::describe_tensor;
+  case KindId::describe_source:
+    return &record::describe_source;
+  default:
+    return nullptr;
+  }
+}
+
+// tlparse 0.4.3 runs exported_program's parser only in --export mode; in default mode its
+// payload goes to payloads/ (checked against the reference output of export.log).
+const Handler* output_for(KindId k, const Handler* from_catalogue) {
+  return k == KindId::exported_program ? &output::export_only : from_catalogue;
+}
+
+struct Tables {
+  std::vector<KindEntry> entries;
+  std::unordered_map<std::string_view, int> by_key;
+  int str = -1, stack = -1, chromium = -1;
+};
+
+const Tables& tables() {
+  static const Tables t = [] {
+    Tables out;
+#define TORCHSCOPE_KIND_ROW(id, key, payload, context, known, out_kind, emitted, desc)             \
+  out.entries.push_back(                                                                           \
+      KindEntry{key, known, output_for(KindId::id, &output::out_kind), recorder_for(KindId::id)});
+    TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_KIND_ROW)
+#undef TORCHSCOPE_KIND_ROW
+    for (size_t i = 0; i < out.entries.size(); ++i) {
+      out.by_key.emplace(out.entries[i].key, static_cast<int>(i));
+    }
+    out.str = out.by_key.at("str");
+    out.stack = out.by_key.at("stack");
+    out.chromium = out.by_key.at("chromium_event");
+    return out;
+  }();
+  return t;
+}
+
+bool check_type(simdjson::ondemand::value v, simdjson::ondemand::json_type t,
+                std::string_view type) {
+  using simdjson::ondemand::json_type;
+  if (type == "any") {
+    return true;
+  }
+  if (type == "str") {
+    std::string_view s;
+    return t == json_type::string && !v.get_string().get(s);
+  }
+  if (type == "bool") {
+    bool b;
+    return t == json_type::boolean && !v.get_bool().get(b);
+  }
+  if (type == "arr") {
+    return t == json_type::array;
+  }
+  if (type == "obj") {
+    return t == json_type::object;
+  }
+  if (t != json_type::number) {
+    return false;
+  }
+  if (type == "f64") {
+    double d;
+    return !v.get_double().get(d);
+  }
+  if (type == "u32" || type == "u64") {
+    uint64_t u;
+    return !v.get_uint64().get(u) && (type == "u64" || u <= UINT32_MAX);
+  }
+  int64_t i;
+  return !v.get_int64().get(i) && (type == "i64" || (i >= INT32_MIN && i <= INT32_MAX));
+}
+
+} // namespace
+
+const std::vector<KindEntry>& registry() {
+  return tables().entries;
+}
+
+int find_kind(std::string_view key) {
+  const auto& m = tables().by_key;
+  auto it = m.find(key);
+  return it == m.end() ? -1 : it->second;
+}
+
+int str_kind() {
+  return tables().str;
+}
+int stack_kind() {
+  return tables().stack;
+}
+int chromium_kind() {
+  return tables().chromium;
+}
+
+bool validate_object(simdjson::ondemand::parser& parser, std::string_view json,
+                     std::initializer_list<FieldSpec> specs) {
+  using simdjson::ondemand::json_type;
+  simdjson::ondemand::document doc;
+  if (parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
+    return false;
+  }
+  simdjson::ondemand::object obj;
+  if (doc.get_object().get(obj)) {
+    return false;
+  }
+  uint64_t seen_required = 0;
+  uint64_t required_mask = 0;
+  size_t idx = 0;
+  for (const FieldSpec& s : specs) {
+    if (s.required) {
+      required_mask |= uint64_t{1} << idx;
+    }
+    ++idx;
+  }
+  for (auto field_result : obj) {
+    simdjson::ondemand::field field;
+    if (std::move(field_result).get(field)) {
+      return false;
+    }
+    std::string_view key;
+    if (field.unescaped_key().get(key)) {
+      return false;
+    }
+    simdjson::ondemand::value v = field.value();
+    json_type t;
+    if (v.type().get(t)) {
+      return false;
+    }
+    idx = 0;
+    bool matched = false;
+    for (const FieldSpec& s : specs) {
+      if (s.name == key) {
+        matched = true;
+        if (t == json_type::null && !s.required) {
+          std::string_view skip;
+          if (ingest::raw_value_json(v, skip)) {
+            return false;
+          }
+        } else if (!check_type(v, t, s.type)) {
+          return false;
+        }
+        seen_required |= uint64_t{1} << idx;
+        break;
+      }
+      ++idx;
+    }
+    if (!matched) {
+      std::string_view skip;
+      if (ingest::raw_value_json(v, skip)) {
+        return false;
+      }
+    }
+  }
+  return (seen_required & required_mask) == required_mask;
+}
+
+std::optional<std::string> string_field(simdjson::ondemand::parser& parser, std::string_view json,
+                                        std::string_view name) {
+  simdjson::ondemand::document doc;
+  if (parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
+    return std::nullopt;
+  }
+  simdjson::ondemand::object obj;
+  if (doc.get_object().get(obj)) {
+    return std::nullopt;
+  }
+  for (auto field : obj) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) {
+      return std::nullopt;
+    }
+    if (key == name) {
+      std::string_view s;
+      if (field.value().get_string().get(s)) {
+        return std::nullopt;
+      }
+      return std::string(s);
+    }
+    std::string_view skip;
+    if (ingest::raw_value_json(field.value(), skip)) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace tlparse::handlers

@@ -1,0 +1,591 @@
+// The per-line algorithm of tlparse 0.4.3 (§1.8 of TLPARSE-COMPAT.md), streamed: reader ->
+// glog prefix -> envelope -> registry handlers -> model -> index writer. Counters match 0.4.3;
+// where 0.4.3 throws data away (a wrong-typed envelope and its payload, invalid UTF-8) we count
+// the same but keep what we can and say so in the health table.
+#include "tlparse/ingest/ingest.h"
+
+#include "handlers/handler.h"
+#include "index/index_writer.h"
+#include "ingest/envelope.h"
+#include "ingest/glog_prefix.h"
+#include "ingest/line_reader.h"
+#include "ingest/md5.h"
+#include "model/file_model.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace tlparse::ingest {
+namespace {
+
+using index::HealthId;
+
+// With the line buffer, the envelope copy and zlib's output buffer this keeps peak RSS under
+// 150 MB whatever the log; longer payloads are truncated (payload_too_large) and fail their MD5.
+constexpr size_t kMaxPayloadBytes = 32u << 20;
+constexpr uint64_t kMaxMessagesPerFile = 1000;
+
+// A fast 64-bit content hash (not cryptographic) used to recognise a payload already verified.
+uint64_t fast_hash(std::string_view s) {
+  // Four independent lanes so the multiplies pipeline; then a final mix of the lanes and tail.
+  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
+  uint64_t lanes[4] = {0x243f6a8885a308d3ull ^ s.size(), 0x13198a2e03707344ull,
+                       0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
+  const char* p = s.data();
+  size_t n = s.size();
+  while (n >= 32) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + 8 * k, 8);
+      lanes[k] = (lanes[k] ^ w) * kMul;
+      lanes[k] ^= lanes[k] >> 32;
+    }
+    p += 32;
+    n -= 32;
+  }
+  uint64_t h = lanes[0] ^ (lanes[1] * 3) ^ (lanes[2] * 5) ^ (lanes[3] * 7);
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 32;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  h = (h ^ w) * kMul;
+  h ^= h >> 29;
+  return h;
+}
+
+std::optional<uint32_t> rank_from_file_name(const std::string& name) {
+  static constexpr std::string_view kPrefix = "dedicated_log_torch_trace_rank_";
+  if (!std::string_view(name).starts_with(kPrefix) || !std::string_view(name).ends_with(".log")) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  size_t i = kPrefix.size();
+  const size_t start = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && v <= UINT32_MAX) {
+    v = v * 10 + static_cast<uint64_t>(name[i] - '0');
+    ++i;
+  }
+  if (i == start || v > UINT32_MAX || (name[i] != '_' && name[i] != '.')) {
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(v);
+}
+
+struct VerifiedPayload {
+  std::string declared;
+  int64_t payload_id = 0;
+  bool matches = false;
+};
+
+class FileIngest {
+public:
+  FileIngest(index::IndexWriter& writer, const IngestOptions& options)
+      : writer_(writer), options_(options) {}
+
+  bool run(const std::filesystem::path& path, FileResult& result, std::string& error);
+
+private:
+  void message(const std::string& m) {
+    if (options_.on_message && messages_ < kMaxMessagesPerFile) {
+      ++messages_;
+      options_.on_message(m);
+    }
+  }
+  void process_line(const Line& line);
+  bool validate_fields(const Envelope& env, const std::vector<int>& kinds, int64_t line);
+  void read_payload();
+  std::optional<int64_t> store_payload(std::string_view declared, int64_t line);
+  void store_event(const Line& line, const GlogPrefix& prefix, std::string_view envelope,
+                   const Envelope& env, std::string_view status, std::string_view kind, bool known,
+                   std::optional<int64_t> key_id, std::optional<int64_t> payload_id,
+                   std::optional<std::string_view> payload_filename, bool raw_jsonl,
+                   int64_t event_id);
+
+  index::IndexWriter& writer_;
+  const IngestOptions& options_;
+  std::unique_ptr<model::FileModel> model_;
+  LineReader* reader_ = nullptr;
+  EnvelopeParser envelope_parser_;
+  std::string envelope_buf_;
+  std::string payload_;
+  uint64_t payload_lines_ = 0;
+  std::vector<uint64_t> stray_payload_lines_;
+  std::optional<uint32_t> expected_rank_;
+  uint64_t messages_ = 0;
+  std::unordered_map<uint64_t, VerifiedPayload> verified_;
+  std::vector<int> kinds_;
+};
+
+bool FileIngest::validate_fields(const Envelope& env, const std::vector<int>& kinds, int64_t line) {
+  const auto& reg = handlers::registry();
+  bool ok = true;
+  for (size_t i = 0; i < env.fields.size(); ++i) {
+    const auto& f = env.fields[i];
+    const int k = kinds[i];
+    if (k < 0 || !reg[static_cast<size_t>(k)].known_to_tlparse) {
+      continue; // unknown to tlparse: never a type error
+    }
+    const auto& entry = reg[static_cast<size_t>(k)];
+    if (k == handlers::str_kind()) {
+      continue; // checked when interning
+    }
+    if (k == handlers::stack_kind()) {
+      std::vector<index::Frame> frames;
+      if (f.type != simdjson::ondemand::json_type::null &&
+          !model_->parse_stack(f.raw_value, frames, line)) {
+        ok = false;
+      }
+      continue;
+    }
+    if (f.type == simdjson::ondemand::json_type::null) {
+      continue; // Option<...> = None
+    }
+    for (const handlers::Handler* h : {entry.output, entry.recorder}) {
+      if (h != nullptr && h->validate != nullptr && !h->validate(model_->parser(), f.raw_value)) {
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+void FileIngest::read_payload() {
+  payload_.clear();
+  payload_lines_ = 0;
+  Line line;
+  while (reader_->next(line)) {
+    if (line.too_long) {
+      reader_->push_back();
+      break;
+    }
+    if (!line.valid_utf8) {
+      model_->count(HealthId::invalid_utf8, static_cast<int64_t>(line.number), line.text);
+      continue;
+    }
+    if (line.text.empty()) {
+      model_->count(HealthId::blank_lines, static_cast<int64_t>(line.number));
+      continue;
+    }
+    if (line.text.front() != '\t') {
+      reader_->push_back();
+      break;
+    }
+    if (line.no_newline) {
+      model_->count(HealthId::truncated_last_line, static_cast<int64_t>(line.number), line.text);
+    }
+    if (payload_.size() + line.text.size() > kMaxPayloadBytes) {
+      model_->count(HealthId::payload_too_large, static_cast<int64_t>(line.number));
+      ++payload_lines_;
+      continue;
+    }
+    if (payload_lines_ > 0) {
+      payload_ += '\n';
+    }
+    payload_.append(line.text.data() + 1, line.text.size() - 1);
+    ++payload_lines_;
+  }
+  payload_.reserve(payload_.size() + simdjson::SIMDJSON_PADDING);
+}
+
+std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int64_t line) {
+  const uint64_t h = fast_hash(payload_);
+  auto it = verified_.find(h);
+  if (it != verified_.end() && it->second.declared == declared) {
+    if (!it->second.matches) {
+      ++model_->stats().fail_payload_md5;
+      model_->count(HealthId::fail_payload_md5, line, declared);
+    }
+    return it->second.payload_id;
+  }
+  Md5 md5;
+  md5.update(payload_);
+  const auto digest = md5.finish();
+  const bool matches = md5_matches(digest, declared);
+  if (!matches) {
+    ++model_->stats().fail_payload_md5;
+    model_->count(HealthId::fail_payload_md5, line, declared);
+  }
+  const std::string actual = matches ? std::string(declared) : md5_hex(payload_);
+  const int64_t id = writer_.add_payload(actual, payload_);
+  constexpr size_t kMaxVerifiedCache = 100000; // bounded: memory must not grow with the log
+  if (verified_.size() >= kMaxVerifiedCache) {
+    verified_.clear();
+  }
+  verified_[h] = VerifiedPayload{std::string(declared), id, matches};
+  return id;
+}
+
+void FileIngest::store_event(const Line& line, const GlogPrefix& prefix, std::string_view envelope,
+                             const Envelope& env, std::string_view status, std::string_view kind,
+                             bool known, std::optional<int64_t> key_id,
+                             std::optional<int64_t> payload_id,
+                             std::optional<std::string_view> payload_filename, bool raw_jsonl,
+                             int64_t event_id) {
+  index::EventRow row;
+  row.id = event_id;
+  row.file_id = model_->file_id();
+  row.line = static_cast<int64_t>(line.number);
+  row.status = status;
+  row.kind = kind;
+  row.known = known;
+  row.cid_valid = env.cid_valid;
+  row.cid = env.cid;
+  row.key_id = key_id;
+  row.rank = env.rank;
+  row.level = prefix.level;
+  row.month = prefix.month;
+  row.day = prefix.day;
+  row.time_us =
+      ((static_cast<int64_t>(prefix.hour) * 60 + prefix.minute) * 60 + prefix.second) * 1000000 +
+      prefix.microsecond;
+  row.thread = prefix.thread;
+  row.pathname = prefix.pathname;
+  row.source_line = prefix.source_line;
+  row.envelope = envelope;
+  row.payload_md5 = env.has_payload;
+  row.payload_id = payload_id;
+  row.payload_filename = payload_filename;
+  row.in_raw_jsonl = raw_jsonl;
+  if (raw_jsonl && env.key_conflict) {
+    ++model_->stats().fail_key_conflict;
+    row.in_raw_jsonl = false;
+  }
+  writer_.add_event(row);
+}
+
+void FileIngest::process_line(const Line& line) {
+  const auto lineno = static_cast<int64_t>(line.number);
+  auto& stats = model_->stats();
+  if (line.too_long) {
+    ++stats.fail_glog;
+    model_->count(HealthId::line_too_long, lineno, line.text);
+    return;
+  }
+  if (!line.valid_utf8) {
+    model_->count(HealthId::invalid_utf8, lineno, line.text);
+    return;
+  }
+  if (line.text.empty()) {
+    model_->count(HealthId::blank_lines, lineno);
+    return;
+  }
+  if (line.no_newline) {
+    model_->count(HealthId::truncated_last_line, lineno, line.text);
+  }
+  const auto prefix = parse_glog_prefix(line.text);
+  if (!prefix) {
+    ++stats.fail_glog;
+    model_->count(HealthId::fail_glog, lineno, line.text);
+    if (line.text.front() == '\t') {
+      model_->count(HealthId::stray_payload_lines, lineno, line.text);
+    }
+    message("Failed to parse glog prefix on line " + std::to_string(lineno));
+    return;
+  }
+  const std::string_view text = line.text.substr(prefix->payload_offset);
+  envelope_buf_.assign(text);
+  envelope_buf_.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  const std::string_view envelope(envelope_buf_.data(), envelope_buf_.size());
+  Envelope env;
+  envelope_parser_.parse(envelope, env);
+  const int64_t event_id = writer_.next_event_id();
+
+  // Unknown keys are counted for every line whose envelope deserialises (serde collects them
+  // before anything else happens), including other-rank lines.
+  kinds_.clear();
+  for (const auto& f : env.fields) {
+    kinds_.push_back(handlers::find_kind(f.key));
+  }
+  const bool fields_ok = env.is_object && !env.type_error && validate_fields(env, kinds_, lineno);
+  const auto& reg = handlers::registry();
+
+  // The event kind: the first catalogue kind other than `stack`, else `stack`, else the first
+  // unknown key.
+  std::string_view kind;
+  bool known = true;
+  int main_kind = -1;
+  if (env.is_object) {
+    for (size_t i = 0; i < env.fields.size(); ++i) {
+      const int k = kinds_[i];
+      if (k >= 0 && k != handlers::stack_kind()) {
+        main_kind = k;
+        kind = env.fields[i].key;
+        known = reg[static_cast<size_t>(k)].known_to_tlparse;
+        break;
+      }
+    }
+    if (main_kind < 0) {
+      for (size_t i = 0; i < env.fields.size(); ++i) {
+        if (kinds_[i] == handlers::stack_kind()) {
+          kind = "stack";
+          main_kind = handlers::stack_kind();
+          break;
+        }
+      }
+    }
+    if (main_kind < 0 && !env.fields.empty()) {
+      kind = env.fields.front().key;
+      known = false;
+    }
+  }
+
+  if (!fields_ok) {
+    ++stats.fail_json;
+    constexpr size_t kMaxQuoted = 300; // messages quote the line, not a 16 MB envelope
+    message("Failed to parse metadata JSON: " + std::string(text.substr(0, kMaxQuoted)) +
+            (text.size() > kMaxQuoted ? "..." : "") + "\n" + env.error);
+    if (!env.is_object) {
+      ++stats.fail_json; // the raw.jsonl re-parse fails too
+      model_->count(HealthId::fail_json, lineno, text);
+      return; // its payload lines stay in the stream and count as fail_glog
+    }
+    model_->count(HealthId::fail_json, lineno, text);
+    // Kept: the event is stored (tlparse drops it), its payload lines are still counted as
+    // fail_glog for compatibility but attached to it.
+    std::optional<int64_t> payload_id;
+    if (env.has_payload) {
+      read_payload();
+      stats.fail_glog += payload_lines_;
+      payload_id = store_payload(*env.has_payload, lineno);
+    }
+    model_->count(HealthId::type_drift_kept, lineno, text);
+    store_event(line, *prefix, envelope, env, "bad_envelope", kind.empty() ? "(none)" : kind, known,
+                std::nullopt, payload_id, std::nullopt, true, event_id);
+    return;
+  }
+
+  for (size_t i = 0; i < env.fields.size(); ++i) {
+    const int k = kinds_[i];
+    if (k < 0 || !reg[static_cast<size_t>(k)].known_to_tlparse) {
+      ++stats.unknown;
+      model_->note_unknown_key(env.fields[i].key, lineno);
+      if (options_.verbose) {
+        message("Unknown field " + std::string(env.fields[i].key));
+      }
+    }
+  }
+
+  // str: intern and stop (never `ok`, never a raw.jsonl row).
+  for (size_t i = 0; i < env.fields.size(); ++i) {
+    if (kinds_[i] != handlers::str_kind()) {
+      continue;
+    }
+    auto& parser = model_->parser();
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array arr;
+    std::string_view s;
+    uint64_t idx = 0;
+    bool ok = false;
+    const auto& raw = env.fields[i].raw_value;
+    if (!parser.iterate(raw.data(), raw.size(), raw.size() + simdjson::SIMDJSON_PADDING).get(doc) &&
+        !doc.get_array().get(arr)) {
+      std::string value;
+      size_t pos = 0;
+      bool good = true;
+      for (auto item : arr) {
+        if (pos == 0) {
+          good = good && !item.get_string().get(s);
+          if (good) {
+            value.assign(s);
+          }
+        } else if (pos == 1) {
+          good = good && !item.get_uint64().get(idx) && idx <= UINT32_MAX;
+        } else {
+          good = false;
+        }
+        ++pos;
+        if (!good) {
+          break;
+        }
+      }
+      if (good && pos == 2) {
+        ok = true;
+        model_->intern(static_cast<int64_t>(idx), std::move(value));
+      }
+    }
+    if (!ok) {
+      ++stats.fail_json;
+      model_->count(HealthId::fail_json, lineno, text);
+    }
+    store_event(line, *prefix, envelope, env, "interned", "str", true, std::nullopt, std::nullopt,
+                std::nullopt, false, event_id);
+    return;
+  }
+
+  std::optional<int64_t> payload_id;
+  if (env.has_payload) {
+    read_payload();
+    payload_id = store_payload(*env.has_payload, lineno);
+  }
+
+  if (env.rank) {
+    if (!expected_rank_) {
+      expected_rank_ = env.rank;
+      message("Detected rank: Some(" + std::to_string(*env.rank) + ")");
+    }
+  }
+  if (expected_rank_ && env.rank != expected_rank_) {
+    ++stats.other_rank;
+    store_event(line, *prefix, envelope, env, "other_rank", kind.empty() ? "(none)" : kind, known,
+                std::nullopt, payload_id, std::nullopt, true, event_id);
+    return;
+  }
+  ++stats.ok;
+  const std::optional<model::CompileId> cid =
+      env.cid_valid ? std::optional<model::CompileId>(env.cid) : std::nullopt;
+  const int64_t key_id = model_->key_for(cid, lineno);
+
+  handlers::EventContext ctx(*model_);
+  ctx.event_id = event_id;
+  ctx.line = lineno;
+  ctx.cid = cid;
+  ctx.key_id = key_id;
+  ctx.has_payload = env.has_payload.has_value();
+  ctx.payload = std::string_view(payload_.data(), env.has_payload ? payload_.size() : 0);
+  ctx.declared_md5 = env.has_payload.value_or("");
+  // Handlers run in registry (catalogue) order, like tlparse runs its parsers in table order.
+  bool is_chromium = false;
+  std::vector<std::pair<int, size_t>> order;
+  for (size_t i = 0; i < env.fields.size(); ++i) {
+    if (kinds_[i] >= 0) {
+      order.emplace_back(kinds_[i], i);
+    }
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [k, i] : order) {
+    const auto& entry = reg[static_cast<size_t>(k)];
+    if (!entry.known_to_tlparse && entry.recorder == nullptr) {
+      continue;
+    }
+    if (env.fields[i].type == simdjson::ondemand::json_type::null) {
+      continue;
+    }
+    if (k == handlers::chromium_kind()) {
+      is_chromium = true;
+    }
+    ctx.key = env.fields[i].key;
+    ctx.metadata = env.fields[i].raw_value;
+    if (k == handlers::stack_kind()) {
+      std::vector<index::Frame> frames;
+      if (model_->parse_stack(ctx.metadata, frames, lineno)) {
+        writer_.add_stack(model_->file_id(), event_id, "unknown", frames);
+      }
+      continue;
+    }
+    for (const handlers::Handler* h :
+         {entry.known_to_tlparse ? entry.output : nullptr, entry.recorder}) {
+      if (h != nullptr && h->handle != nullptr) {
+        h->handle(ctx);
+      }
+    }
+  }
+  std::optional<std::string> payload_filename = ctx.payload_filename;
+  if (!payload_filename && env.has_payload && !payload_.empty() && !is_chromium) {
+    ctx.key = kind;
+    payload_filename = model_->add_payload_copy(ctx);
+  }
+  std::optional<std::string_view> pf;
+  if (payload_filename) {
+    pf = *payload_filename;
+  }
+  store_event(line, *prefix, envelope, env, "ok", kind.empty() ? "(none)" : kind, known, key_id,
+              payload_id, pf, !is_chromium, event_id);
+}
+
+bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std::string& error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = path.string() + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = path.string() + " is not a file";
+    return false;
+  }
+  struct tm tm_utc {};
+  const time_t mtime = st.st_mtime;
+  gmtime_r(&mtime, &tm_utc);
+  const int year = tm_utc.tm_year + 1900;
+  const std::string name = path.filename().string();
+  int64_t file_id = 0;
+  if (!writer_.begin_file(path.string(), name, static_cast<uint64_t>(st.st_size),
+                          rank_from_file_name(name), year, &file_id)) {
+    ::close(fd);
+    error = writer_.error();
+    return false;
+  }
+  model_ = std::make_unique<model::FileModel>(writer_, file_id, options_);
+  LineReader reader(fd, options_.max_line_bytes);
+  reader_ = &reader;
+  Line line;
+  uint64_t next_progress = 16u << 20;
+  uint64_t lines = 0;
+  while (reader.next(line)) {
+    process_line(line);
+    lines = line.number;
+    if (options_.on_progress && reader.bytes_consumed() >= next_progress) {
+      options_.on_progress(reader.bytes_consumed(), static_cast<uint64_t>(st.st_size));
+      next_progress = reader.bytes_consumed() + (16u << 20);
+    }
+  }
+  // Lines consumed as payload also advance the count.
+  lines = std::max<uint64_t>(lines, line.number);
+  ::close(fd);
+  if (!reader.error().empty()) {
+    error = path.string() + ": " + reader.error();
+    return false;
+  }
+  model_->finish(expected_rank_, lines);
+  result.path = path;
+  result.file_id = file_id;
+  result.stats = model_->stats();
+  result.health.assign(model_->health().begin(), model_->health().end());
+  result.bytes = static_cast<uint64_t>(st.st_size);
+  result.unknown_keys = model_->unknown_key_names();
+  if (!writer_.error().empty()) {
+    error = writer_.error();
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
+                          const std::filesystem::path& index_path, const IngestOptions& options) {
+  IngestResult result;
+  index::IndexWriter writer;
+  if (!writer.open(index_path.string(), &result.error)) {
+    return result;
+  }
+  for (const auto& log : logs) {
+    FileIngest ingest(writer, options);
+    FileResult fr;
+    if (!ingest.run(log, fr, result.error)) {
+      return result;
+    }
+    result.files.push_back(std::move(fr));
+  }
+  if (!writer.finish(&result.error)) {
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+} // namespace tlparse::ingest

@@ -1,0 +1,103 @@
+// The ingest state of one log file: tlparse 0.4.3's compile directory (first-seen keys, the
+// global output_count, output naming with raw vs collapsed ids), the file's own string table,
+// statistics and health counters. Handlers add outputs and rows through it; it forwards rows to
+// the index writer as they come, so memory does not grow with the file.
+#pragma once
+
+#include "handlers/handler.h"
+#include "index/index_writer.h"
+#include "tlparse/index/stats.h"
+#include "tlparse/ingest/ingest.h"
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace tlparse::model {
+
+class FileModel {
+public:
+  FileModel(index::IndexWriter& writer, int64_t file_id, const ingest::IngestOptions& options);
+
+  index::IndexWriter& writer() { return writer_; }
+  int64_t file_id() const { return file_id_; }
+  const ingest::IngestOptions& options() const { return options_; }
+  simdjson::ondemand::parser& parser() { return parser_; }
+  index::Stats& stats() { return stats_; }
+  std::array<uint64_t, index::kHealthCounterCount>& health() { return health_; }
+
+  // Counts a health event; `excerpt` goes to bad_lines for error/warning counters.
+  void count(index::HealthId id, int64_t line, std::string_view excerpt = {});
+
+  // The compile-directory key for an event (created on first sight).
+  int64_t key_for(const std::optional<CompileId>& raw, int64_t line);
+  // "<dir of the raw id>" or "unknown_<line>".
+  static std::string dir_for(const std::optional<CompileId>& raw, int64_t line);
+
+  struct Emitted {
+    int64_t output_id = 0;
+    std::string path;
+  };
+  // `<compile dir>/<stem>_<N>.<ext>` (tlparse's add_unique_suffix), counted. `stem` comes from
+  // log data and is sanitised. `payload_file`: the file holds the payload (PayloadFile).
+  // The kernel-stack-traces quirk: `companion` adds `<stem>_<N>_readable.html` (one more count,
+  // and the entry's number becomes N+1); `empty_url` is what 0.4.3 does when the payload is not
+  // a JSON object: readable_url "" and no companion.
+  enum class Readable { none, companion, empty_url };
+  Emitted add_compile_file(handlers::EventContext& ctx, std::string_view stem, std::string_view ext,
+                           index::OutputKind kind, bool payload_file,
+                           Readable readable = Readable::none);
+  // A GlobalFile (dump_file): no compile dir, no suffix, counted.
+  Emitted add_global_file(handlers::EventContext& ctx, std::string_view relative_path,
+                          index::OutputKind kind);
+  // A Link: a directory entry with an external url, counted.
+  void add_link(handlers::EventContext& ctx, std::string_view name, std::string_view url);
+  // payloads/<md5>.txt for an event whose handlers wrote no payload file.
+  std::string add_payload_copy(handlers::EventContext& ctx);
+
+  // String table (one per file).
+  void intern(int64_t idx, std::string value);
+  // Parses a stack (array of frames); false on a type error. Resolves file names.
+  bool parse_stack(std::string_view json, std::vector<index::Frame>& out, int64_t line);
+
+  // Unknown keys.
+  void note_unknown_key(std::string_view key, int64_t line);
+  std::vector<std::string> unknown_key_names() const; // sorted
+  void finish(std::optional<uint32_t> rank, uint64_t lines);
+
+  uint64_t output_count() const { return output_count_; }
+
+private:
+  int64_t emit(handlers::EventContext& ctx, index::OutputRow row);
+
+  index::IndexWriter& writer_;
+  int64_t file_id_;
+  const ingest::IngestOptions& options_;
+  simdjson::ondemand::parser parser_;
+  index::Stats stats_;
+  std::array<uint64_t, index::kHealthCounterCount> health_{};
+  uint64_t bad_lines_written_ = 0;
+
+  std::map<CompileId, int64_t, bool (*)(const CompileId&, const CompileId&)> keys_;
+  std::optional<int64_t> unknown_key_;
+  int64_t next_key_ord_ = 0;
+  uint64_t output_count_ = 0;
+  int64_t seq_ = 0;
+  std::unordered_set<std::string> payload_copies_;
+
+  std::unordered_map<int64_t, std::string> strings_;
+  struct UnknownKey {
+    uint64_t count = 0;
+    int64_t first_line = 0;
+  };
+  std::map<std::string, UnknownKey, std::less<>> unknown_keys_;
+};
+
+bool compile_id_less(const CompileId& a, const CompileId& b);
+
+} // namespace tlparse::model

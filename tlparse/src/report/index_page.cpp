@@ -1,0 +1,278 @@
+// index.html (stack trie, failures and restarts, the compile-id explainer, chromium events, build
+// products per compile, unknown stacks, data health) and failures_and_restarts.html.
+#include "report/html_page.h"
+#include "report/render_context.h"
+#include "report/stack_trie.h"
+#include "tlparse/model/compile_id.h"
+
+#include <unordered_map>
+
+namespace tlparse::report::detail {
+namespace {
+
+std::vector<TrieFrame> trie_frames(const index::Stack& stack) {
+  std::vector<TrieFrame> frames;
+  frames.reserve(stack.size());
+  for (const index::Frame& f : stack) {
+    TrieFrame t;
+    t.filename =
+        f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
+    t.line = f.line;
+    t.name = f.name;
+    t.loc = f.loc;
+    frames.push_back(std::move(t));
+  }
+  return frames;
+}
+
+// The status colour of a compile (§3.2), from its compilation_metrics.
+std::unordered_map<std::string, std::string> compile_statuses(const RenderContext& ctx) {
+  struct Agg {
+    bool error = false, empty = false, restart = false;
+  };
+  std::unordered_map<std::string, Agg> agg;
+  for (const index::CompilationMetrics& m : ctx.metrics) {
+    if (m.event_key != "compilation_metrics") {
+      continue;
+    }
+    Agg& a = agg[forced_key(m.cid)];
+    a.error = a.error || m.fail_type.has_value();
+    a.empty = a.empty || !m.graph_op_count || *m.graph_op_count == 0;
+    a.restart = a.restart || !m.restart_reasons || !m.restart_reasons->empty();
+  }
+  std::unordered_map<std::string, std::string> out;
+  for (const auto& [key, a] : agg) {
+    out[key] = a.error     ? "status-error"
+               : a.empty   ? "status-empty"
+               : a.restart ? "status-break"
+                           : "status-ok";
+  }
+  return out;
+}
+
+void output_link(std::string& out, const index::Output& o) {
+  if (o.kind == index::OutputKind::link) {
+    if (is_safe_external_url(o.path)) {
+      out.append("<a href=\"");
+      esc(out, o.path);
+      out.append("\">");
+      esc(out, o.name);
+      out.append("</a>");
+    } else {
+      esc(out, o.name);
+      out.append(" <span class=\"badge\">(link not shown: ");
+      esc(out, o.path);
+      out.append(")</span>");
+    }
+    return;
+  }
+  out.append("<a href=\"");
+  esc(out, o.path);
+  out.append("\">");
+  esc(out, o.path);
+  out.append("</a>");
+}
+
+} // namespace
+
+void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
+  std::string page;
+  PageOptions po;
+  po.title = "tlparse report";
+  po.trie_script = true;
+  begin_page(page, po);
+  // Trusted: it comes from the command line of the person running the tool, not from the log.
+  page.append(ctx.options.custom_header_html);
+  page.append("<h1>Compilation report</h1>\n<p class=\"note\">Log: ");
+  esc(page, ctx.file.name);
+  page.append(" &middot; <a href=\"raw.log\">raw.log</a> &middot; <a href=\"raw.jsonl\">raw.jsonl"
+              "</a> &middot; <a href=\"compile_directory.json\">compile_directory.json</a></p>\n");
+
+  // Stack trie.
+  page.append("<h2>Stack trie</h2>\n<p>Each compiled region, placed at the Python stack that led "
+              "Dynamo to it. Frames shared by several compiles are merged, so the tree shows "
+              "where in your program compilation happened; click a compile id to jump to what "
+              "it produced. Colours give the outcome of each compile:</p>\n<p class=\"legend\">"
+              "<span class=\"status-ok\">Success</span> <span class=\"status-break\">Success "
+              "with restart (for example a graph break)</span> <span class=\"status-empty\">"
+              "Empty graph</span> <span class=\"status-error\">Error</span> <span "
+              "class=\"status-missing\">No metrics logged</span></p>\n");
+  const auto statuses = compile_statuses(ctx);
+  StackTrie trie;
+  for (const index::DynamoStart& d : ctx.dynamo_starts) {
+    std::vector<TrieFrame> frames = trie_frames(d.stack);
+    strip_convert_frame_suffix(frames);
+    const auto st = statuses.find(forced_key(d.cid));
+    trie.insert(frames, TrieTerminal{d.cid ? std::optional<std::string>(compile_display(d.cid))
+                                           : std::nullopt,
+                                     st == statuses.end() ? "status-missing" : st->second});
+  }
+  if (trie.empty()) {
+    page.append("<p class=\"note\">No dynamo_start stacks were logged.</p>\n");
+  } else {
+    trie.render(page);
+  }
+
+  // Failures and restarts.
+  const std::vector<index::RestartOrFailure> rows = ctx.reader.restarts_and_failures(ctx.file.id);
+  if (!rows.empty()) {
+    page.append("<h2>Failures and restarts</h2>\n<p>This run had <strong><a "
+                "href=\"failures_and_restarts.html\">");
+    page.append(std::to_string(rows.size()));
+    page.append(" restart(s) and/or compilation failure(s)</a></strong>.</p>\n");
+  }
+
+  // Compile ids explained.
+  page.append(
+      "<h2>IR dumps</h2>\n<p>Outputs are grouped by compile id. <code>[x/y]</code> is the y-th "
+      "compilation of frame x: frame ids count the distinct Python frames Dynamo compiled, "
+      "compile ids count recompilations of one frame (usually after a guard failed). "
+      "<code>[x/y_z]</code> is attempt z of that compilation: Dynamo restarted the analysis, "
+      "for example after a graph break. <code>[!a/x/y]</code> belongs to compiled autograd "
+      "graph a. <code>[-/-]</code> collects events logged outside any compile.</p>\n"
+      "<p>A compile usually goes through Dynamo (<code>dynamo_output_graph</code>: the captured "
+      "FX graph, and its guards), AOTAutograd (joint, forward and backward graphs), then "
+      "Inductor (post-grad graph and the generated <code>inductor_output_code</code>), and ends "
+      "with <code>compilation_metrics</code>.</p>\n");
+
+  if (ctx.options.plain_text) {
+    page.append("<p class=\"note\">This report was made with <code>-p</code>: generated code is "
+                "written as plain <code>.txt</code> files instead of highlighted pages.</p>\n");
+  }
+  if (chromium_events > 0) {
+    page.append("<h2>Chromium events</h2>\n<p>");
+    page.append(std::to_string(chromium_events));
+    page.append(" trace events of the compiler's phases are in <a href=\"chromium_events.json\">"
+                "chromium_events.json</a>; open it in Perfetto (ui.perfetto.dev) or "
+                "chrome://tracing.</p>\n");
+  }
+
+  // Build products.
+  page.append("<h2>Build products</h2>\n<ul class=\"compiles\">\n");
+  for (const index::CompileKey& key : ctx.keys) {
+    page.append("<li><a id=\"");
+    esc(page, key.display);
+    page.append("\">");
+    esc(page, key.display);
+    page.append("</a>\n<ul class=\"outputs\">\n");
+    const auto it = ctx.outputs_by_key.find(key.id);
+    if (it != ctx.outputs_by_key.end()) {
+      for (const std::size_t i : it->second) {
+        const index::Output& o = ctx.outputs[i];
+        if (!o.in_directory) {
+          continue;
+        }
+        page.append("<li>");
+        output_link(page, o);
+        if (o.readable_url) {
+          page.append(" (<a href=\"");
+          esc(page, *o.readable_url);
+          page.append("\">readable_html</a>)");
+        }
+        if (!o.suffix.empty()) {
+          page.push_back(' ');
+          esc(page, o.suffix);
+        }
+        page.append(" <span class=\"badge\">(");
+        page.append(std::to_string(o.number));
+        page.append(")</span></li>\n");
+      }
+    }
+    page.append("</ul></li>\n");
+  }
+  page.append("</ul>\n");
+
+  // Unknown stacks.
+  const std::vector<index::UnknownStack> unknown = ctx.reader.unknown_stacks(ctx.file.id);
+  if (!unknown.empty()) {
+    page.append("<h2>Unknown stacks</h2>\n<p>Stacks logged outside any compile context (for "
+                "example when compiled code ran, or an error happened before Dynamo assigned a "
+                "compile id). They show where in your program these events came from.</p>\n");
+    StackTrie unknown_trie;
+    for (const index::UnknownStack& s : unknown) {
+      unknown_trie.insert(trie_frames(s.stack), TrieTerminal{});
+    }
+    unknown_trie.render(page);
+  }
+
+  // Data health: what was dropped or suspicious while reading the log.
+  page.append("<h2>Data health</h2>\n<p><code>");
+  esc(page, ctx.reader.stats(ctx.file.id).to_tlparse_string());
+  page.append("</code></p>\n");
+  const std::vector<index::HealthCounter> health = ctx.reader.health(ctx.file.id);
+  bool any_health = false;
+  for (const index::HealthCounter& h : health) {
+    if (h.count == 0 || h.name == "ok") {
+      continue;
+    }
+    if (!any_health) {
+      page.append("<table>\n<tr><th>Counter</th><th>Count</th><th>Meaning</th></tr>\n");
+      any_health = true;
+    }
+    page.append("<tr><td class=\"health-");
+    page.append(index::to_string(h.severity));
+    page.append("\">");
+    esc(page, h.name);
+    page.append("</td><td>");
+    page.append(std::to_string(h.count));
+    page.append("</td><td>");
+    esc(page, h.description);
+    page.append("</td></tr>\n");
+  }
+  page.append(any_health ? "</table>\n" : "<p class=\"note\">Nothing to report.</p>\n");
+  const std::vector<std::string> unknown_keys = ctx.reader.unknown_keys(ctx.file.id);
+  if (!unknown_keys.empty()) {
+    page.append("<p>Event keys this report does not render specially (kept in raw.jsonl): ");
+    for (std::size_t i = 0; i < unknown_keys.size(); ++i) {
+      page.append(i == 0 ? "<code>" : ", <code>");
+      esc(page, unknown_keys[i]);
+      page.append("</code>");
+    }
+    page.append("</p>\n");
+  }
+  end_page(page, po);
+  ctx.note_write(ctx.folder.write_file("index.html", page), "index.html");
+}
+
+void render_failures_page(RenderContext& ctx) {
+  std::string page;
+  PageOptions po;
+  po.title = "Failures and restarts";
+  begin_page(page, po);
+  page.append("<p class=\"note\"><a href=\"index.html\">&larr; report index</a></p>\n"
+              "<h1>Failures and restarts</h1>\n<table>\n<tr><th>Compile id</th><th>Failure type"
+              "</th><th>Failure description</th><th>Failure source</th></tr>\n");
+  for (const index::RestartOrFailure& row : ctx.reader.restarts_and_failures(ctx.file.id)) {
+    page.append("<tr><td>");
+    const auto target = row.metrics_output_id ? ctx.output_by_id.find(*row.metrics_output_id)
+                                              : ctx.output_by_id.end();
+    if (target != ctx.output_by_id.end()) {
+      page.append("<a href=\"");
+      esc(page, ctx.outputs[target->second].path);
+      page.append("\">");
+      esc(page, row.display);
+      page.append("</a>");
+    } else {
+      esc(page, row.display);
+    }
+    if (row.is_restart) {
+      page.append("</td><td>Restart</td><td><pre>");
+      esc(page, row.type_or_reason);
+      page.append("</pre></td><td class=\"note\">not recorded for restarts</td></tr>\n");
+    } else {
+      page.append("</td><td><pre>");
+      esc(page, row.type_or_reason);
+      page.append("</pre></td><td><pre>");
+      esc(page, row.failure_reason);
+      page.append("</pre></td><td><pre>");
+      esc(page, row.failure_source);
+      page.append("</pre></td></tr>\n");
+    }
+  }
+  page.append("</table>\n");
+  end_page(page, po);
+  ctx.note_write(ctx.folder.write_file("failures_and_restarts.html", page),
+                 "failures_and_restarts.html");
+}
+
+} // namespace tlparse::report::detail

@@ -1,0 +1,226 @@
+// The machine-readable outputs, byte-compatible with tlparse 0.4.3: compile_directory.json,
+// chromium_events.json (streamed) and raw.jsonl (streamed).
+#include "report/render_context.h"
+#include "tlparse/report/serde_json.h"
+
+#include <map>
+
+namespace tlparse::report::detail {
+
+void render_compile_directory(RenderContext& ctx) {
+  // serde's BTreeMap: keys sorted; ids with the same display share one entry.
+  std::map<std::string, std::vector<std::size_t>> by_display;
+  for (const index::CompileKey& key : ctx.keys) {
+    std::vector<std::size_t>& list = by_display[key.display];
+    const auto it = ctx.outputs_by_key.find(key.id);
+    if (it == ctx.outputs_by_key.end()) {
+      continue;
+    }
+    for (const std::size_t i : it->second) {
+      if (ctx.outputs[i].in_directory) {
+        list.push_back(i);
+      }
+    }
+  }
+  JsonValue root = JsonValue::object();
+  for (const auto& [display, list] : by_display) {
+    JsonValue artifacts = JsonValue::array();
+    artifacts.items().reserve(list.size());
+    for (const std::size_t i : list) {
+      const index::Output& o = ctx.outputs[i];
+      JsonValue a = JsonValue::object();
+      a.set("url", JsonValue::string(o.path));
+      a.set("name", JsonValue::string(o.name));
+      a.set("number", o.number < 0
+                          ? JsonValue::integer(o.number)
+                          : JsonValue::unsigned_integer(static_cast<std::uint64_t>(o.number)));
+      a.set("suffix", JsonValue::string(o.suffix));
+      a.set("readable_url",
+            o.readable_url ? JsonValue::string(*o.readable_url) : JsonValue::null());
+      artifacts.items().push_back(std::move(a));
+    }
+    JsonValue entry = JsonValue::object();
+    entry.set("artifacts", std::move(artifacts));
+    root.set(display, std::move(entry));
+  }
+  std::string text;
+  write_pretty(text, root);
+  ctx.note_write(ctx.folder.write_file("compile_directory.json", text), "compile_directory.json");
+}
+
+StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
+                                      OutputFolder& folder) {
+  StreamedResult result;
+  StreamedFile file;
+  if (!folder.open_stream("chromium_events.json", file)) {
+    result.ok = false;
+    return result;
+  }
+  RenderCache cache(64u << 20);
+  std::uint64_t count = 0;
+  std::string scratch;
+  reader.for_each_chromium_event(file_id, [&](const index::ChromiumEvent& e) {
+    const std::string content_key = RenderCache::key_of(e.payload_json);
+    const std::string* pretty = cache.find(-1, content_key);
+    if (pretty == nullptr) {
+      auto parsed = parse_json(e.payload_json);
+      if (!parsed) {
+        return true; // unparseable payloads are skipped, as in tlparse
+      }
+      scratch.clear();
+      // Elements of the top-level array sit at indent 2.
+      write_pretty(scratch, *parsed);
+      std::string indented;
+      indented.reserve(scratch.size() + scratch.size() / 8);
+      for (char c : scratch) {
+        indented.push_back(c);
+        if (c == '\n') {
+          indented.append("  ");
+        }
+      }
+      cache.insert(-1, content_key, indented);
+      scratch = std::move(indented);
+      pretty = &scratch;
+    }
+    file.buffer().append(count == 0 ? "[\n  " : ",\n  ");
+    file.buffer().append(*pretty);
+    file.flush_if_large();
+    ++count;
+    return true;
+  });
+  file.buffer().append(count == 0 ? "[]" : "\n]");
+  result.ok = folder.finish_stream(file);
+  result.items = count;
+  result.cache_hits = cache.hits();
+  return result;
+}
+
+namespace {
+
+// An envelope's top-level members as (key, compact value) in key order, cached by envelope text:
+// scaled logs repeat envelopes, and only the members tlparse adds differ from row to row.
+using CompactMembers = std::vector<std::pair<std::string, std::string>>;
+
+std::optional<CompactMembers> compact_members(std::string_view envelope) {
+  auto parsed = parse_json(envelope);
+  if (!parsed || !parsed->is_object()) {
+    return std::nullopt;
+  }
+  CompactMembers members;
+  members.reserve(parsed->members().size());
+  for (const auto& [key, value] : parsed->members()) {
+    std::string text;
+    write_compact(text, value);
+    members.emplace_back(key, std::move(text));
+  }
+  return members;
+}
+
+} // namespace
+
+StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::FileInfo& info,
+                                OutputFolder& folder) {
+  StreamedResult result;
+  StreamedFile file;
+  if (!folder.open_stream("raw.jsonl", file)) {
+    result.ok = false;
+    return result;
+  }
+  std::string& out = file.buffer();
+  // Line 1: the string table, gaps as null; an empty table is [null] like tlparse's.
+  out.append("{\"string_table\":[");
+  const auto table = reader.string_table(info.id);
+  if (table.empty()) {
+    out.append("null");
+  }
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (i > 0) {
+      out.push_back(',');
+    }
+    if (table[i]) {
+      write_json_string(out, *table[i]);
+    } else {
+      out.append("null");
+    }
+  }
+  out.append("]}\n");
+
+  std::unordered_map<std::string, CompactMembers> cache;
+  std::size_t cache_bytes = 0;
+  constexpr std::size_t kMaxCacheBytes = 64u << 20;
+  CompactMembers added;
+  reader.for_each_event(info.id, [&](const index::Event& e) {
+    if (!e.in_raw_jsonl) {
+      return true;
+    }
+    const CompactMembers* members = nullptr;
+    std::optional<CompactMembers> fresh;
+    if (auto it = cache.find(e.envelope_json); it != cache.end()) {
+      members = &it->second;
+    } else {
+      fresh = compact_members(e.envelope_json);
+      if (!fresh) {
+        return true; // not a JSON object: tlparse drops the row
+      }
+      if (cache_bytes < kMaxCacheBytes) {
+        cache_bytes += e.envelope_json.size() * 2;
+        members = &cache.emplace(e.envelope_json, std::move(*fresh)).first->second;
+      } else {
+        members = &*fresh;
+      }
+    }
+    // The members tlparse adds, in key order; they replace same-named envelope keys (such rows
+    // are normally excluded by the ingest as key conflicts).
+    added.clear();
+    std::string v = std::to_string(e.source_line);
+    added.emplace_back("lineno", v);
+    v.clear();
+    write_json_string(v, e.pathname);
+    added.emplace_back("pathname", v);
+    if (e.payload_filename) {
+      v.clear();
+      write_json_string(v, *e.payload_filename);
+      added.emplace_back("payload_filename", v);
+    }
+    v.clear();
+    v.append(std::to_string(e.thread));
+    added.emplace_back("thread", v);
+    v.clear();
+    write_json_string(v, index::raw_jsonl_timestamp(e, info.timestamp_year));
+    added.emplace_back("timestamp", v);
+
+    out.push_back('{');
+    bool first = true;
+    const auto emit = [&](const std::string& key, const std::string& value) {
+      if (!first) {
+        out.push_back(',');
+      }
+      first = false;
+      write_json_string(out, key);
+      out.push_back(':');
+      out.append(value);
+    };
+    std::size_t a = 0;
+    for (const auto& [key, value] : *members) {
+      while (a < added.size() && added[a].first < key) {
+        emit(added[a].first, added[a].second);
+        ++a;
+      }
+      if (a < added.size() && added[a].first == key) {
+        continue; // replaced by the added member, emitted in its turn
+      }
+      emit(key, value);
+    }
+    for (; a < added.size(); ++a) {
+      emit(added[a].first, added[a].second);
+    }
+    out.append("}\n");
+    file.flush_if_large();
+    ++result.items;
+    return true;
+  });
+  result.ok = folder.finish_stream(file);
+  return result;
+}
+
+} // namespace tlparse::report::detail

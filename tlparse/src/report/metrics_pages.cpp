@@ -1,0 +1,347 @@
+// The per-compile metrics pages: compilation_metrics_N.html (every field tlparse shows, plus the
+// specialisation and guard tables and links to the compile's outputs), and the backward and
+// AOT-backward metrics pages.
+#include "report/html_page.h"
+#include "report/render_context.h"
+#include "report/stack_trie.h"
+#include "tlparse/model/compile_id.h"
+#include "tlparse/report/serde_json.h"
+
+#include <algorithm>
+
+namespace tlparse::report::detail {
+namespace {
+
+void field(std::string& out, std::string_view label, std::string_view value) {
+  out.append("<dt>");
+  esc(out, label);
+  out.append("</dt><dd>");
+  esc(out, value);
+  out.append("</dd>\n");
+}
+
+std::string opt_int(const std::optional<std::int64_t>& v) {
+  return v ? std::to_string(*v) : std::string();
+}
+std::string opt_seconds(const std::optional<double>& v) {
+  return v ? format_seconds(*v) : std::string();
+}
+
+std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
+  std::vector<TrieFrame> frames;
+  frames.reserve(stack.size());
+  for (const index::Frame& f : stack) {
+    TrieFrame t;
+    t.filename =
+        f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
+    t.line = f.line;
+    t.name = f.name;
+    t.loc = f.loc;
+    frames.push_back(std::move(t));
+  }
+  return frames;
+}
+
+// A stack as plain text lines, most recent call last, for table cells.
+void stack_text(std::string& out, const index::Stack& stack) {
+  out.append("<pre>");
+  for (const TrieFrame& f : to_trie_frames(stack)) {
+    esc(out, simplify_filename(f.filename));
+    out.push_back(':');
+    out.append(std::to_string(f.line));
+    out.append(" in ");
+    esc(out, f.name);
+    out.push_back('\n');
+    if (f.loc && !f.loc->empty()) {
+      out.append("    ");
+      esc(out, *f.loc);
+      out.push_back('\n');
+    }
+  }
+  out.append("</pre>");
+}
+
+void failure_section(std::string& out, const index::CompilationMetrics& m) {
+  out.append("<h2>Failures</h2>\n");
+  if (m.fail_type) {
+    out.append("<dl class=\"fields\">\n");
+    field(out, "Failure exception", *m.fail_type);
+    field(out, "Failure reason", m.fail_reason.value_or(""));
+    if (m.fail_user_frame_filename || m.fail_user_frame_lineno) {
+      field(out, "In user code",
+            m.fail_user_frame_filename.value_or("N/A") + ", line " +
+                std::to_string(m.fail_user_frame_lineno.value_or(0)));
+    }
+    out.append("</dl>\n");
+  } else {
+    out.append("<p>No failures.</p>\n");
+  }
+}
+
+void all_fields_section(std::string& out, const index::CompilationMetrics& m) {
+  out.append("<h2>All logged fields</h2>\n<details><summary>metadata as logged (keys sorted)"
+             "</summary>\n<pre>");
+  if (auto pretty = pretty_print_json(m.metadata_json)) {
+    esc(out, *pretty);
+  } else {
+    esc(out, m.metadata_json);
+  }
+  out.append("</pre></details>\n");
+}
+
+void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
+                              const index::CompilationMetrics& m, std::string& out) {
+  const std::string prefix = root_prefix(output.path);
+  const std::string key = forced_key(m.cid);
+
+  if (m.co_name && m.co_filename && m.co_firstlineno) {
+    out.append("<p>Frame: <code>");
+    esc(out, simplify_filename(*m.co_filename));
+    out.push_back(':');
+    out.append(std::to_string(*m.co_firstlineno));
+    out.append(" in ");
+    esc(out, *m.co_name);
+    out.append("</code></p>\n");
+  }
+
+  out.append("<h2>Output files</h2>\n<p class=\"note\">What this compile wrote before these "
+             "metrics were logged.</p>\n<ul class=\"outputs\">\n");
+  bool any_output = false;
+  static const std::vector<std::size_t> kNone;
+  const auto same_key =
+      output.key_id ? ctx.outputs_by_key.find(*output.key_id) : ctx.outputs_by_key.end();
+  for (const std::size_t i : same_key == ctx.outputs_by_key.end() ? kNone : same_key->second) {
+    const index::Output& o = ctx.outputs[i];
+    if (o.seq >= output.seq) {
+      break;
+    }
+    if (!o.in_directory || o.kind == index::OutputKind::payload_copy) {
+      continue;
+    }
+    any_output = true;
+    out.append("<li>");
+    if (o.kind != index::OutputKind::link) {
+      out.append("<a href=\"");
+      esc(out, prefix);
+      esc(out, o.path);
+      out.append("\">");
+      esc(out, o.name);
+      out.append("</a>");
+    } else if (is_safe_external_url(o.path)) {
+      out.append("<a href=\"");
+      esc(out, o.path);
+      out.append("\">");
+      esc(out, o.name);
+      out.append("</a>");
+    } else {
+      esc(out, o.name);
+      out.append(" <span class=\"badge\">(link not shown: ");
+      esc(out, o.path);
+      out.append(")</span>");
+    }
+    out.append(" <span class=\"badge\">(");
+    out.append(std::to_string(o.number));
+    out.append(")</span></li>\n");
+  }
+  if (!any_output) {
+    out.append("<li class=\"note\">none</li>\n");
+  }
+  out.append("</ul>\n");
+
+  out.append("<h2>Stack</h2>\n");
+  const auto start_it = ctx.start_by_forced_key.find(key);
+  const index::DynamoStart* start =
+      start_it == ctx.start_by_forced_key.end() ? nullptr : &ctx.dynamo_starts[start_it->second];
+  if (start != nullptr) {
+    std::vector<TrieFrame> frames = to_trie_frames(start->stack);
+    strip_convert_frame_suffix(frames);
+    StackTrie trie;
+    TrieTerminal none;
+    none.hidden = true;
+    trie.insert(frames, none);
+    trie.render(out);
+  } else {
+    out.append("<p class=\"note\">No dynamo_start stack was logged for this compile.</p>\n");
+  }
+
+  out.append("<h2>Compile time (seconds)</h2>\n<dl class=\"fields\">\n");
+  field(out, "Entire frame", opt_seconds(m.entire_frame_compile_time_s));
+  field(out, "Backend", opt_seconds(m.backend_compile_time_s));
+  if (m.inductor_compile_time_s && *m.inductor_compile_time_s != 0) {
+    field(out, "Inductor", opt_seconds(m.inductor_compile_time_s));
+  }
+  if (m.code_gen_time_s && *m.code_gen_time_s != 0) {
+    field(out, "Code generation", opt_seconds(m.code_gen_time_s));
+  }
+  field(out, "Dynamo time before restart", opt_seconds(m.dynamo_time_before_restart_s));
+  out.append("</dl>\n");
+
+  out.append("<h2>Restarts and failures</h2>\n");
+  if (m.fail_type) {
+    out.append("<dl class=\"fields\">\n");
+    field(out, "Failure exception", *m.fail_type);
+    field(out, "Failure reason", m.fail_reason.value_or(""));
+    field(out, "Location",
+          "In file " + m.fail_user_frame_filename.value_or("N/A") + ", line " +
+              std::to_string(m.fail_user_frame_lineno.value_or(0)));
+    out.append("</dl>\n");
+  } else {
+    out.append("<p>No failures.</p>\n");
+  }
+  if (m.restart_reasons && !m.restart_reasons->empty()) {
+    out.append("<p>Restart reasons:</p>\n<ul>\n");
+    for (const std::string& r : *m.restart_reasons) {
+      out.append("<li><pre>");
+      esc(out, r);
+      out.append("</pre></li>\n");
+    }
+    out.append("</ul>\n");
+  } else {
+    out.append("<p>No restarts.</p>\n");
+  }
+
+  out.append("<h2>Cache metrics</h2>\n<dl class=\"fields\">\n");
+  field(out, "Cache size", opt_int(m.cache_size));
+  field(out, "Accumulated cache size", opt_int(m.accumulated_cache_size));
+  out.append("</dl>\n<h2>Graph metrics</h2>\n<dl class=\"fields\">\n");
+  field(out, "Guard count", opt_int(m.guard_count));
+  field(out, "Shape env guards", opt_int(m.shape_env_guard_count));
+  field(out, "Graph ops", opt_int(m.graph_op_count));
+  field(out, "Graph nodes", opt_int(m.graph_node_count));
+  field(out, "Graph inputs", opt_int(m.graph_input_count));
+  out.append("</dl>\n");
+
+  out.append("<h2>Custom ops</h2>\n");
+  const auto op_list = [&](std::string_view label, const std::vector<std::string>& ops) {
+    out.append("<p>");
+    esc(out, label);
+    out.append(":</p>\n<ul>\n");
+    if (ops.empty()) {
+      out.append("<li class=\"note\">none</li>\n");
+    }
+    for (const std::string& op : ops) {
+      out.append("<li><code>");
+      esc(out, op);
+      out.append("</code></li>\n");
+    }
+    out.append("</ul>\n");
+  };
+  op_list("Compliant custom ops", m.compliant_custom_ops);
+  op_list("Non-compliant ops", m.non_compliant_ops);
+
+  // Looked up with the attempt forced to 0 like tlparse, but not consumed: every page of the
+  // compile shows them (tlparse showed them once and hid those logged at attempt > 0).
+  out.append("<h2>Symbolic shape specializations</h2>\n");
+  bool any_spec = false;
+  const auto specs = ctx.specs_by_forced_key.find(key);
+  for (const std::size_t i : specs == ctx.specs_by_forced_key.end() ? kNone : specs->second) {
+    const index::Specialization& s = ctx.specializations[i];
+    if (!any_spec) {
+      out.append("<table>\n<tr><th>Symbol</th><th>Source(s)</th><th>Value</th><th>User stack</th>"
+                 "<th>Framework stack</th></tr>\n");
+      any_spec = true;
+    }
+    out.append("<tr><td><code>");
+    esc(out, s.symbol);
+    out.append("</code></td><td>");
+    for (std::size_t j = 0; j < s.sources.size(); ++j) {
+      if (j > 0) {
+        out.append("<br>");
+      }
+      esc(out, s.sources[j]);
+    }
+    out.append("</td><td><code>");
+    esc(out, s.value);
+    out.append("</code></td><td>");
+    stack_text(out, s.user_stack);
+    out.append("</td><td>");
+    stack_text(out, s.stack);
+    out.append("</td></tr>\n");
+  }
+  out.append(any_spec ? "</table>\n" : "<p class=\"note\">None.</p>\n");
+
+  out.append("<h2>Guards added fast</h2>\n");
+  bool any_guard = false;
+  const auto guards = ctx.guards_by_forced_key.find(key);
+  for (const std::size_t i : guards == ctx.guards_by_forced_key.end() ? kNone : guards->second) {
+    const index::GuardAddedFast& g = ctx.guards_added_fast[i];
+    if (!any_guard) {
+      out.append("<table>\n<tr><th>Expression</th><th>User stack</th><th>Framework stack</th>"
+                 "</tr>\n");
+      any_guard = true;
+    }
+    out.append("<tr><td><code>");
+    esc(out, g.expr);
+    out.append("</code></td><td>");
+    stack_text(out, g.user_stack);
+    out.append("</td><td>");
+    stack_text(out, g.stack);
+    out.append("</td></tr>\n");
+  }
+  out.append(any_guard ? "</table>\n" : "<p class=\"note\">None.</p>\n");
+  all_fields_section(out, m);
+}
+
+} // namespace
+
+void render_metrics_page(RenderContext& ctx, const index::Output& output, std::string& page) {
+  const auto it = ctx.metrics_by_output.find(output.id);
+  const index::CompilationMetrics* m =
+      it == ctx.metrics_by_output.end() ? nullptr : &ctx.metrics[it->second];
+  const std::string display =
+      m != nullptr ? compile_display(m->cid) : ctx.key_display(output.key_id);
+  std::string heading;
+  switch (output.kind) {
+  case index::OutputKind::bwd_metrics_html:
+    heading = "Backward compilation metrics for " + display;
+    break;
+  case index::OutputKind::aot_bwd_metrics_html:
+    heading = "AOT autograd backward compilation metrics for " + display;
+    break;
+  default:
+    heading = "Compilation metrics for " + display;
+    break;
+  }
+  PageOptions po;
+  po.title = heading;
+  po.trie_script = true;
+  begin_page(page, po);
+  page.append("<p class=\"note\"><a href=\"");
+  page.append(root_prefix(output.path));
+  page.append("index.html\">&larr; report index</a></p>\n<h1>");
+  esc(page, heading);
+  page.append("</h1>\n");
+  if (m == nullptr) {
+    page.append("<p class=\"note\">The metrics of this page were not found in the index.</p>\n");
+  } else if (output.kind == index::OutputKind::metrics_html) {
+    compilation_metrics_body(ctx, output, *m, page);
+  } else {
+    if (output.kind == index::OutputKind::bwd_metrics_html) {
+      page.append("<h2>Compile time (seconds)</h2>\n<dl class=\"fields\">\n");
+      if (m->inductor_compile_time_s && *m->inductor_compile_time_s != 0) {
+        field(page, "Inductor", opt_seconds(m->inductor_compile_time_s));
+      }
+      if (m->code_gen_time_s && *m->code_gen_time_s != 0) {
+        field(page, "Code generation", opt_seconds(m->code_gen_time_s));
+      }
+      page.append("</dl>\n");
+    } else {
+      const auto parsed = parse_json(m->metadata_json);
+      page.append("<h2>Timing</h2>\n<dl class=\"fields\">\n");
+      for (std::string_view name : {"start_time", "elapsed_time"}) {
+        const JsonValue* v = parsed ? parsed->find(name) : nullptr;
+        std::string text;
+        if (v != nullptr && v->kind() != JsonValue::Kind::Null) {
+          write_compact(text, *v);
+        }
+        field(page, name, text);
+      }
+      page.append("</dl>\n");
+    }
+    failure_section(page, *m);
+    all_fields_section(page, *m);
+  }
+  end_page(page, po);
+}
+
+} // namespace tlparse::report::detail

@@ -1,0 +1,305 @@
+// The report orchestrator: loads what the pages need from the index once, writes every output in
+// the order tlparse 0.4.3 produced them (a later file of the same path replaces an earlier one),
+// then the global files. See render.h.
+#include "tlparse/report/render.h"
+
+#include "report/render_context.h"
+#include "tlparse/index/index_reader.h"
+#include "tlparse/model/compile_id.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <thread>
+#include <unordered_map>
+
+namespace tlparse::report {
+namespace detail {
+
+const std::string* RenderCache::find(int kind, const std::string& content_key) {
+  std::string key = std::to_string(kind);
+  key.push_back('\0');
+  key.append(content_key);
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    return nullptr;
+  }
+  ++hits_;
+  return &it->second;
+}
+
+void RenderCache::insert(int kind, const std::string& content_key, const std::string& rendered) {
+  if (bytes_ + rendered.size() > max_bytes_) {
+    return;
+  }
+  std::string key = std::to_string(kind);
+  key.push_back('\0');
+  key.append(content_key);
+  if (entries_.emplace(std::move(key), rendered).second) {
+    bytes_ += rendered.size();
+  }
+}
+
+std::string RenderCache::key_of(std::string_view bytes) {
+  return "h" + std::to_string(std::hash<std::string_view>{}(bytes)) + ":" +
+         std::to_string(bytes.size());
+}
+
+Payload RenderContext::fetch_payload(std::int64_t event_id) {
+  constexpr std::size_t kMaxPayloadCacheBytes = 128u << 20;
+  std::optional<std::string> md5;
+  if (md5_trusted) {
+    if (const auto event = reader.event(event_id); event && event->payload_md5) {
+      md5 = event->payload_md5;
+      const auto it = payloads_by_md5.find(*md5);
+      if (it != payloads_by_md5.end()) {
+        return Payload{it->second, "md5:" + *md5};
+      }
+    }
+  }
+  auto bytes = std::make_shared<const std::string>(reader.payload(event_id).value_or(""));
+  if (md5) {
+    if (payload_cache_bytes + bytes->size() <= kMaxPayloadCacheBytes) {
+      payload_cache_bytes += bytes->size();
+      payloads_by_md5.emplace(*md5, bytes);
+    }
+    return Payload{bytes, "md5:" + *md5};
+  }
+  std::string key = RenderCache::key_of(*bytes);
+  return Payload{std::move(bytes), std::move(key)};
+}
+
+std::string compile_display(const std::optional<model::CompileId>& cid) {
+  return cid ? model::display_name(*cid) : std::string("(unknown)");
+}
+
+std::string forced_key(const std::optional<model::CompileId>& cid) {
+  return cid ? model::display_name(model::attempt_forced_to_zero(*cid)) : std::string("(unknown)");
+}
+
+std::string RenderContext::key_display(std::optional<std::int64_t> key_id) const {
+  if (!key_id) {
+    return {};
+  }
+  const auto it = key_by_id.find(*key_id);
+  return it == key_by_id.end() ? std::string() : keys[it->second].display;
+}
+
+void RenderContext::note_write(bool ok, std::string_view what) {
+  if (ok) {
+    return;
+  }
+  ++write_failures;
+  warnings.push_back("not written: " + std::string(what));
+}
+
+void RenderContext::emit(const std::string& path, std::string bytes) {
+  if (writer != nullptr) {
+    writer->submit(path, std::move(bytes));
+  } else {
+    note_write(folder.write_file(path, bytes), path);
+  }
+}
+
+void build_lookups(RenderContext& ctx) {
+  for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
+    ctx.key_by_id.emplace(ctx.keys[i].id, i);
+  }
+  for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
+    const index::Output& o = ctx.outputs[i];
+    ctx.output_by_id.emplace(o.id, i);
+    if (o.key_id) {
+      ctx.outputs_by_key[*o.key_id].push_back(i);
+    }
+  }
+  for (std::size_t i = 0; i < ctx.metrics.size(); ++i) {
+    if (ctx.metrics[i].output_id) {
+      ctx.metrics_by_output.emplace(*ctx.metrics[i].output_id, i);
+    }
+  }
+  for (std::size_t i = 0; i < ctx.dynamo_starts.size(); ++i) {
+    ctx.start_by_forced_key[forced_key(ctx.dynamo_starts[i].cid)] = i;
+  }
+  for (std::size_t i = 0; i < ctx.specializations.size(); ++i) {
+    ctx.specs_by_forced_key[forced_key(ctx.specializations[i].cid)].push_back(i);
+  }
+  for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
+    ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].cid)].push_back(i);
+  }
+}
+
+} // namespace detail
+
+namespace {
+// Rendered files waiting for a writer thread; bounds the renderer's memory.
+constexpr std::size_t kMaxPendingBytes = 64u << 20;
+} // namespace
+
+RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
+                           const std::filesystem::path& out_dir) {
+  RenderResult result;
+  auto phase_start = std::chrono::steady_clock::now();
+  detail::OutputFolder folder(out_dir);
+  if (!folder.prepare(result.error)) {
+    return result;
+  }
+  detail::RenderContext ctx(reader, options, folder);
+
+  const std::vector<index::FileInfo> files = reader.files();
+  bool found = false;
+  for (const index::FileInfo& f : files) {
+    if (options.file_id == 0 || f.id == options.file_id) {
+      ctx.file = f;
+      found = true;
+      break;
+    }
+  }
+  if (!found && options.file_id != 0) {
+    result.error = "the index has no file with id " + std::to_string(options.file_id);
+    return result;
+  }
+  if (found) {
+    ctx.keys = reader.compile_keys(ctx.file.id);
+    ctx.outputs = reader.outputs(ctx.file.id);
+    ctx.metrics = reader.compilation_metrics(ctx.file.id);
+    ctx.dynamo_starts = reader.dynamo_starts(ctx.file.id);
+    ctx.specializations = reader.specializations(ctx.file.id);
+    ctx.guards_added_fast = reader.guards_added_fast(ctx.file.id);
+  } else {
+    ctx.warnings.push_back("the index holds no file; writing an empty report");
+  }
+  detail::build_lookups(ctx);
+  ctx.md5_trusted = found && reader.stats(ctx.file.id).fail_payload_md5 == 0;
+
+  const auto end_phase = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    result.phase_seconds.emplace_back(name,
+                                      std::chrono::duration<double>(now - phase_start).count());
+    phase_start = now;
+  };
+  end_phase("load");
+
+  // Side jobs: raw.log, chromium_events.json and raw.jsonl touch files of their own and, given
+  // the index path, read through connections of their own, so they run while the per-event
+  // outputs render. Without the path they run afterwards on this thread.
+  const bool render_globals = found || files.empty();
+  std::unique_ptr<index::IndexReader> chromium_reader;
+  std::unique_ptr<index::IndexReader> jsonl_reader;
+  if (render_globals && !options.index_path.empty()) {
+    std::string ignored;
+    chromium_reader = index::IndexReader::open(options.index_path, &ignored);
+    jsonl_reader = index::IndexReader::open(options.index_path, &ignored);
+  }
+  detail::StreamedResult chromium_result;
+  detail::StreamedResult jsonl_result;
+  double chromium_seconds = 0;
+  double jsonl_seconds = 0;
+  double raw_log_seconds = 0;
+  bool raw_log_ok = true;
+  bool raw_log_missing = false;
+  const std::filesystem::path raw_source = options.raw_log_source.empty()
+                                               ? std::filesystem::path(ctx.file.path)
+                                               : options.raw_log_source;
+  const auto timed = [](double& seconds, const auto& job) {
+    const auto t0 = std::chrono::steady_clock::now();
+    job();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const auto chromium_job = [&](const index::IndexReader& r) {
+    timed(chromium_seconds,
+          [&] { chromium_result = detail::render_chromium_events(r, ctx.file.id, folder); });
+  };
+  const auto jsonl_job = [&](const index::IndexReader& r) {
+    timed(jsonl_seconds, [&] { jsonl_result = detail::render_raw_jsonl(r, ctx.file, folder); });
+  };
+  // raw.log: the input, copied by the kernel (never loaded whole).
+  const auto raw_log_job = [&] {
+    timed(raw_log_seconds, [&] {
+      std::error_code ec;
+      if (found && std::filesystem::is_regular_file(raw_source, ec)) {
+        raw_log_ok = folder.copy_file(raw_source, "raw.log");
+      } else {
+        raw_log_missing = true;
+      }
+    });
+  };
+  std::vector<std::thread> side_jobs;
+  if (chromium_reader && jsonl_reader) {
+    side_jobs.emplace_back([&] { chromium_job(*chromium_reader); });
+    side_jobs.emplace_back([&] { jsonl_job(*jsonl_reader); });
+    side_jobs.emplace_back(raw_log_job);
+  }
+
+  // 1. Every per-event output, in production order. An output whose path a later output
+  // rewrites is skipped: tlparse's last write wins, so the final bytes are the same.
+  std::unordered_map<std::string_view, std::size_t> last_writer;
+  for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
+    if (ctx.outputs[i].kind != index::OutputKind::link) {
+      last_writer[ctx.outputs[i].path] = i;
+    }
+  }
+  {
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    detail::AsyncWriter writer(folder, threads, kMaxPendingBytes);
+    ctx.writer = &writer;
+    for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
+      const index::Output& output = ctx.outputs[i];
+      if (output.kind != index::OutputKind::link && last_writer[output.path] != i) {
+        continue;
+      }
+      detail::render_output(ctx, output);
+      if (options.strict && folder.io_errors() > 0) {
+        break;
+      }
+    }
+    for (const std::string& failed : writer.finish()) {
+      ctx.note_write(false, failed);
+    }
+    ctx.writer = nullptr;
+  }
+  end_phase("outputs");
+
+  // 2-7. The global files (tlparse's order where it matters: all paths are distinct).
+  if (render_globals && !(options.strict && folder.io_errors() > 0)) {
+    detail::render_failures_page(ctx);
+    if (side_jobs.empty()) {
+      chromium_job(reader);
+    }
+    for (std::thread& t : side_jobs) {
+      t.join();
+    }
+    end_phase("side jobs (waiting)");
+    detail::render_compile_directory(ctx);
+    detail::render_index_page(ctx, chromium_result.items);
+    end_phase("index.html and compile_directory.json");
+    if (side_jobs.empty()) {
+      raw_log_job();
+      jsonl_job(reader);
+    }
+    side_jobs.clear();
+    ctx.note_write(chromium_result.ok, "chromium_events.json");
+    ctx.note_write(jsonl_result.ok, "raw.jsonl");
+    ctx.note_write(raw_log_ok, "raw.log");
+    if (raw_log_missing) {
+      ctx.warnings.push_back("raw.log not written: the original log " + raw_source.string() +
+                             " is not available");
+    }
+    result.phase_seconds.emplace_back("chromium_events.json", chromium_seconds);
+    result.phase_seconds.emplace_back("raw.log", raw_log_seconds);
+    result.phase_seconds.emplace_back("raw.jsonl", jsonl_seconds);
+  }
+  for (std::thread& t : side_jobs) {
+    t.join(); // strict mode stopped early: the side jobs still finish their files
+  }
+
+  result.files_written = folder.files_written();
+  result.bytes_written = folder.bytes_written();
+  result.unsafe_paths_refused = folder.refused();
+  result.cache_hits = ctx.cache.hits() + chromium_result.cache_hits;
+  result.warnings = std::move(ctx.warnings);
+  result.ok = folder.io_errors() == 0;
+  result.error = folder.first_error();
+  return result;
+}
+
+} // namespace tlparse::report

@@ -1,0 +1,117 @@
+// State shared by the renderers of one report: what was loaded from the index once (compile keys,
+// outputs, metrics, stacks), the checked output folder, and the cache of rendered payloads.
+// The scaled benchmark logs repeat the same payloads many times, so payload-derived renderings
+// (pretty JSON, highlighted code) are cached by (kind, payload hash, size).
+#pragma once
+
+#include "report/output_folder.h"
+#include "tlparse/index/index_reader.h"
+#include "tlparse/report/render.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tlparse::report::detail {
+
+class RenderCache {
+public:
+  // Bounded so that a log of unique payloads does not keep every rendering in memory: once
+  // full, new renderings are simply not cached.
+  explicit RenderCache(std::size_t max_bytes = 128u << 20) : max_bytes_(max_bytes) {}
+
+  const std::string* find(int kind, const std::string& content_key);
+  void insert(int kind, const std::string& content_key, const std::string& rendered);
+  std::uint64_t hits() const { return hits_; }
+  // A content key computed from the bytes themselves (when no verified MD5 is at hand).
+  static std::string key_of(std::string_view bytes);
+
+private:
+  std::unordered_map<std::string, std::string> entries_; // kind + '\0' + content key
+  std::size_t max_bytes_;
+  std::size_t bytes_ = 0;
+  std::uint64_t hits_ = 0;
+};
+
+// A payload fetched from the index, shared between outputs of identical content.
+struct Payload {
+  std::shared_ptr<const std::string> bytes; // never null (empty when the event had none)
+  std::string content_key;                  // verified MD5, or RenderCache::key_of(bytes)
+};
+
+struct RenderContext {
+  const index::IndexReader& reader;
+  const RenderOptions& options;
+  OutputFolder& folder;
+  RenderCache cache;
+
+  index::FileInfo file;
+  std::vector<index::CompileKey> keys;
+  std::unordered_map<std::int64_t, std::size_t> key_by_id; // CompileKey::id -> keys index
+  std::vector<index::Output> outputs;
+  std::unordered_map<std::int64_t, std::size_t> output_by_id;
+  std::vector<index::CompilationMetrics> metrics;
+  std::unordered_map<std::int64_t, std::size_t> metrics_by_output; // output id -> metrics index
+  std::vector<index::DynamoStart> dynamo_starts;
+  std::vector<index::Specialization> specializations;
+  std::vector<index::GuardAddedFast> guards_added_fast;
+  // Lookups built once (pages would otherwise rescan these lists per compile). Keys of the
+  // *_by_forced_key maps are display names with the attempt forced to 0 (tlparse's rule).
+  std::unordered_map<std::int64_t, std::vector<std::size_t>> outputs_by_key; // seq order
+  std::unordered_map<std::string, std::size_t> start_by_forced_key;          // last wins
+  std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
+  std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
+  // Payloads by verified MD5: trusted only when the file had no MD5 mismatch at all, so the
+  // declared digest names the content. Scaled logs then fetch and inflate each payload once.
+  bool md5_trusted = false;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> payloads_by_md5;
+  std::size_t payload_cache_bytes = 0;
+  std::vector<std::string> warnings;
+  std::uint64_t write_failures = 0;
+  AsyncWriter* writer = nullptr; // per-event outputs go through it when set
+
+  RenderContext(const index::IndexReader& r, const RenderOptions& o, OutputFolder& f)
+      : reader(r), options(o), folder(f) {}
+
+  // Display of a key id ("[0/0]", "unknown").
+  std::string key_display(std::optional<std::int64_t> key_id) const;
+  // Records a failed write (refusals and I/O errors are also counted by the folder).
+  void note_write(bool ok, std::string_view what);
+  // The payload of an event, through the MD5 cache when it can be trusted.
+  Payload fetch_payload(std::int64_t event_id);
+  // Writes a per-event output (on the writer threads when there are some).
+  void emit(const std::string& path, std::string bytes);
+};
+
+// "[0/0]" for an id, "(unknown)" for none.
+std::string compile_display(const std::optional<model::CompileId>& cid);
+// The display with the attempt forced to 0 (metrics/stack lookups of tlparse 0.4.3).
+std::string forced_key(const std::optional<model::CompileId>& cid);
+// Fills the lookup maps of `ctx` from the loaded lists.
+void build_lookups(RenderContext& ctx);
+
+// Every per-event output (payload files, JSON artifacts, HTML pages).
+void render_output(RenderContext& ctx, const index::Output& output);
+// Metrics pages (compilation_metrics, bwd, aot-bwd): the page body for `output`.
+void render_metrics_page(RenderContext& ctx, const index::Output& output, std::string& page);
+// The global files.
+void render_failures_page(RenderContext& ctx);
+void render_compile_directory(RenderContext& ctx);
+void render_index_page(RenderContext& ctx, std::uint64_t chromium_events);
+
+// The two streamed files read the whole event table, so they can run on their own thread with
+// their own reader; they touch nothing of a RenderContext.
+struct StreamedResult {
+  bool ok = true;          // false when the file could not be written
+  std::uint64_t items = 0; // chromium events / raw.jsonl rows written
+  std::uint64_t cache_hits = 0;
+};
+StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
+                                      OutputFolder& folder);
+StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::FileInfo& file,
+                                OutputFolder& folder);
+
+} // namespace tlparse::report::detail

@@ -14,17 +14,22 @@ echo
 echo "== running samples with TORCH_TRACE=$TRACE_DIR"
 for sample in "$BIN"/samples/sample_*; do
   [[ -x "$sample" ]] || continue
-  echo "   $(basename "$sample")"
-  TORCH_TRACE="$TRACE_DIR" "$sample" >/dev/null
+  name="$(basename "$sample")"
+  echo "   $name"
+  TORCH_TRACE="$TRACE_DIR/$name" "$sample" >/dev/null
 done
 echo
 echo "trace logs:"
-ls -1 "$TRACE_DIR"/*.log | sed 's/^/   /'
+ls -1 "$TRACE_DIR"/*/*.log | sed 's/^/   /'
 if [[ -x "$BIN/tlparse/tlparse" ]]; then
   echo
   echo "== tlparse: one report per log (our samples' logs and the bundled PyTorch 2.11 logs)"
-  for log in "$TRACE_DIR"/*.log "$ROOT"/samples/logs/*.log; do
-    name="$(basename "$log" .log)"
+  for log in "$TRACE_DIR"/*/*.log "$ROOT"/samples/logs/*.log; do
+    if [[ "$log" == "$TRACE_DIR"/* ]]; then
+      name="$(basename "$(dirname "$log")")"
+    else
+      name="$(basename "$log" .log)"
+    fi
     "$BIN/tlparse/tlparse" "$log" -o "$OUT/report/$name" --no-browser 2>"$OUT/report-$name.stderr" \
       || { cat "$OUT/report-$name.stderr" >&2; exit 1; }
     echo "   $OUT/report/$name/index.html"

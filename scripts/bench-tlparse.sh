@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks tlparse on a 200 MB log made from the w08_transformer PyTorch trace: wall time,
 # peak RSS and MB/s for `tlparse index` (ingest only) and for a full run (ingest + report).
-# usage: scripts/bench-tlparse.sh [BUILD_DIR]   (default: build/ingest; needs ../shared)
+# usage: scripts/bench-tlparse.sh [BUILD_DIR]   (default: build/release; needs ../shared)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-$root/build/ingest}"
+build="${1:-$root/build/release}"
 tlparse="$build/tlparse/tlparse"
 shared="$root/../shared"
 [ -x "$tlparse" ] || { echo "build tlparse first: ninja -C $build tlparse" >&2; exit 1; }

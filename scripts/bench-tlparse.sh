@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Benchmarks tlparse on a 200 MB log made from the w08_transformer PyTorch trace: wall time,
-# peak RSS and MB/s for `tlparse index` (ingest only) and for a full run (ingest + report).
-# usage: scripts/bench-tlparse.sh [BUILD_DIR]   (default: build/release; needs ../shared)
+# Benchmarks tlparse on logs made from the w08_transformer PyTorch trace: wall time, peak RSS
+# and MB/s for `tlparse index` (ingest only) and for a full run (ingest + report).
+# usage: scripts/bench-tlparse.sh [BUILD_DIR] [MB ...]
+#   defaults: build/release, one 200 MB log; `scripts/bench-tlparse.sh build/release 200 1000`
+#   also checks that a 1 GB log stays within the same memory bound. Needs ../shared.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/release}"
@@ -10,12 +12,12 @@ shared="$root/../shared"
 [ -x "$tlparse" ] || { echo "build tlparse first: ninja -C $build tlparse" >&2; exit 1; }
 [ -d "$shared/corpus" ] || { echo "$shared is absent: the benchmark needs the shared corpus" >&2; exit 1; }
 
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(200)
+
 work="$(mktemp -d "${TMPDIR:-/tmp}/bench-tlparse.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-"$shared/bin/scale-trace" "$shared"/corpus/pytorch-2.11/w08_transformer/*.log "$work/logs" --mb 200 >/dev/null 2>&1
-log="$(ls "$work"/logs/*.log)"
-mb=$(awk -v b="$(stat -c %s "$log")" 'BEGIN { printf "%.1f", b / 1048576 }')
-echo "log: $mb MB ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 
 measure() {  # name, command...
   local name="$1"; shift
@@ -30,5 +32,12 @@ measure() {  # name, command...
            n, w, mb / w, u + s, mb / (u + s), r }'
 }
 
-measure "index" "$tlparse" index "$log" -o "$work/index.sqlite"
-measure "full run" "$tlparse" "$log" -o "$work/tl_out" --overwrite
+for size in "${sizes[@]}"; do
+  rm -rf "$work/logs" "$work/index.sqlite" "$work/tl_out"
+  "$shared/bin/scale-trace" "$shared"/corpus/pytorch-2.11/w08_transformer/*.log "$work/logs" --mb "$size" >/dev/null 2>&1
+  log="$(ls "$work"/logs/*.log)"
+  mb=$(awk -v b="$(stat -c %s "$log")" 'BEGIN { printf "%.1f", b / 1048576 }')
+  echo "log: $mb MB ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+  measure "index" "$tlparse" index "$log" -o "$work/index.sqlite"
+  measure "full run" "$tlparse" "$log" -o "$work/tl_out" --overwrite --no-browser
+done

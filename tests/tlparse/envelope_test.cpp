@@ -66,3 +66,12 @@ TEST_CASE("envelope flags keys that would conflict with raw.jsonl columns", "[tl
   CHECK(parse(R"({"dynamo_start": {}, "timestamp": 1})").key_conflict);
   CHECK_FALSE(parse(R"({"dynamo_start": {}})").key_conflict);
 }
+
+// Regression: text after the object's closing brace used to pass when the line still ended
+// with '}' (`{"a": 1}}`); tlparse 0.4.3 rejects any trailing token.
+TEST_CASE("envelope rejects text after the object", "[tlparse][envelope]") {
+  CHECK_FALSE(parse(R"({"dynamo_start": {}} x)").is_object);
+  CHECK_FALSE(parse(R"({"dynamo_start": {}}})").is_object);
+  CHECK_FALSE(parse(R"({"dynamo_start": {}} {"str": ["a", 0]})").is_object);
+  CHECK(parse("{\"dynamo_start\": {}}  \t").is_object);
+}

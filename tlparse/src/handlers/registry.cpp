@@ -41,12 +41,6 @@ const Handler* recorder_for(KindId k) {
   }
 }
 
-// tlparse 0.4.3 runs exported_program's parser only in --export mode; in default mode its
-// payload goes to payloads/ (checked against the reference output of export.log).
-const Handler* output_for(KindId k, const Handler* from_catalogue) {
-  return k == KindId::exported_program ? &output::export_only : from_catalogue;
-}
-
 struct Tables {
   std::vector<KindEntry> entries;
   std::unordered_map<std::string_view, int> by_key;
@@ -58,7 +52,7 @@ const Tables& tables() {
     Tables out;
 #define TORCHSCOPE_KIND_ROW(id, key, payload, context, known, out_kind, emitted, desc)             \
   out.entries.push_back(                                                                           \
-      KindEntry{key, known, output_for(KindId::id, &output::out_kind), recorder_for(KindId::id)});
+      KindEntry{key, known, &output::out_kind, recorder_for(KindId::id)});
     TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_KIND_ROW)
 #undef TORCHSCOPE_KIND_ROW
     for (size_t i = 0; i < out.entries.size(); ++i) {

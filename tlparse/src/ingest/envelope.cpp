@@ -188,12 +188,11 @@ void EnvelopeParser::parse(std::string_view text, Envelope& out) {
     }
     out.fields.push_back(f);
   }
-  // On-Demand 3.0 has no at_end(): a well-formed object line ends with its closing brace.
-  std::string_view trimmed = text;
-  while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) {
-    trimmed.remove_suffix(1);
-  }
-  if (trimmed.empty() || trimmed.back() != '}') {
+  // The object must be the whole line: once its closing brace is consumed the document has no
+  // token left (current_location() reports OUT_OF_BOUNDS). tlparse 0.4.3 fails a line such as
+  // `{"a":1} x` or `{"a":1}}` as bad JSON, and so do we.
+  const char* rest = nullptr;
+  if (!doc.current_location().get(rest)) {
     out.error = "trailing characters after the JSON object";
     return;
   }

@@ -56,7 +56,7 @@ StreamedResult render_chromium_events(const index::IndexReader& reader, std::int
     result.ok = false;
     return result;
   }
-  RenderCache cache(64u << 20);
+  RenderCache cache(budget::kChromiumCacheBytes);
   std::uint64_t count = 0;
   std::string scratch;
   reader.for_each_chromium_event(file_id, [&](const index::ChromiumEvent& e) {
@@ -116,6 +116,16 @@ std::optional<CompactMembers> compact_members(std::string_view envelope) {
   return members;
 }
 
+// What one raw.jsonl cache entry holds in memory: the key, every member's strings and the
+// allocator and node overheads (an estimate; it only needs to bound the cache).
+std::size_t cached_cost(std::string_view envelope, const CompactMembers& members) {
+  std::size_t cost = envelope.size() + 96;
+  for (const auto& [key, value] : members) {
+    cost += key.size() + value.size() + 80;
+  }
+  return cost;
+}
+
 } // namespace
 
 StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::FileInfo& info,
@@ -147,7 +157,6 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
 
   std::unordered_map<std::string, CompactMembers> cache;
   std::size_t cache_bytes = 0;
-  constexpr std::size_t kMaxCacheBytes = 64u << 20;
   CompactMembers added;
   reader.for_each_event(info.id, [&](const index::Event& e) {
     if (!e.in_raw_jsonl) {
@@ -162,8 +171,8 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
       if (!fresh) {
         return true; // not a JSON object: tlparse drops the row
       }
-      if (cache_bytes < kMaxCacheBytes) {
-        cache_bytes += e.envelope_json.size() * 2;
+      if (cache_bytes < budget::kJsonlCacheBytes) {
+        cache_bytes += cached_cost(e.envelope_json, *fresh);
         members = &cache.emplace(e.envelope_json, std::move(*fresh)).first->second;
       } else {
         members = &*fresh;

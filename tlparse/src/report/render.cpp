@@ -46,7 +46,6 @@ std::string RenderCache::key_of(std::string_view bytes) {
 }
 
 Payload RenderContext::fetch_payload(std::int64_t event_id) {
-  constexpr std::size_t kMaxPayloadCacheBytes = 128u << 20;
   std::optional<std::string> md5;
   if (md5_trusted) {
     if (const auto event = reader.event(event_id); event && event->payload_md5) {
@@ -59,7 +58,7 @@ Payload RenderContext::fetch_payload(std::int64_t event_id) {
   }
   auto bytes = std::make_shared<const std::string>(reader.payload(event_id).value_or(""));
   if (md5) {
-    if (payload_cache_bytes + bytes->size() <= kMaxPayloadCacheBytes) {
+    if (payload_cache_bytes + bytes->size() <= budget::kPayloadCacheBytes) {
       payload_cache_bytes += bytes->size();
       payloads_by_md5.emplace(*md5, bytes);
     }
@@ -129,11 +128,6 @@ void build_lookups(RenderContext& ctx) {
 }
 
 } // namespace detail
-
-namespace {
-// Rendered files waiting for a writer thread; bounds the renderer's memory.
-constexpr std::size_t kMaxPendingBytes = 64u << 20;
-} // namespace
 
 RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
                            const std::filesystem::path& out_dir) {
@@ -240,7 +234,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   }
   {
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-    detail::AsyncWriter writer(folder, threads, kMaxPendingBytes);
+    detail::AsyncWriter writer(folder, threads, detail::budget::kPendingWriteBytes);
     ctx.writer = &writer;
     for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
       const index::Output& output = ctx.outputs[i];

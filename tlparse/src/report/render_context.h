@@ -17,11 +17,22 @@
 
 namespace tlparse::report::detail {
 
+// The report's memory budget. Every cache is bounded so that peak RSS stays flat however long the
+// log is (a 1 GB log renders within the same bound as a 200 MB one): the caches pay off when
+// payloads repeat and cost no more than their bound when they do not.
+namespace budget {
+inline constexpr std::size_t kRenderCacheBytes = 24u << 20;   // highlighted/pretty renderings
+inline constexpr std::size_t kPayloadCacheBytes = 24u << 20;  // inflated payloads by MD5
+inline constexpr std::size_t kChromiumCacheBytes = 12u << 20; // pretty chromium events
+inline constexpr std::size_t kJsonlCacheBytes = 12u << 20;    // parsed envelopes of raw.jsonl
+inline constexpr std::size_t kPendingWriteBytes = 24u << 20;  // rendered files not yet written
+} // namespace budget
+
 class RenderCache {
 public:
   // Bounded so that a log of unique payloads does not keep every rendering in memory: once
   // full, new renderings are simply not cached.
-  explicit RenderCache(std::size_t max_bytes = 128u << 20) : max_bytes_(max_bytes) {}
+  explicit RenderCache(std::size_t max_bytes = budget::kRenderCacheBytes) : max_bytes_(max_bytes) {}
 
   const std::string* find(int kind, const std::string& content_key);
   void insert(int kind, const std::string& content_key, const std::string& rendered);

@@ -51,8 +51,7 @@ const Tables& tables() {
   static const Tables t = [] {
     Tables out;
 #define TORCHSCOPE_KIND_ROW(id, key, payload, context, known, out_kind, emitted, desc)             \
-  out.entries.push_back(                                                                           \
-      KindEntry{key, known, &output::out_kind, recorder_for(KindId::id)});
+  out.entries.push_back(KindEntry{key, known, &output::out_kind, recorder_for(KindId::id)});
     TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_KIND_ROW)
 #undef TORCHSCOPE_KIND_ROW
     for (size_t i = 0; i < out.entries.size(); ++i) {

@@ -209,3 +209,41 @@ TEST_CASE("cli -v names every unknown key and a data-health line follows the Sta
   CHECK(r.err.find("Unknown fields: {\"my_custom_event\"}") != std::string::npos);
   CHECK(r.err.find("Data health: fail_glog: 1") != std::string::npos);
 }
+
+TEST_CASE("cli --strict-compile-id fails only on an invalid compile id", "[tlparse][cli]") {
+  test_support::TempDir tmp;
+  write_file(
+      tmp.path() / "bad_id.log",
+      glog_line(R"({"dynamo_start": {"stack": []}, "frame_id": -1, "frame_compile_id": 0})") +
+          "\n");
+  const auto bad = run_cli({"bad_id.log", "-o", "out", "--strict-compile-id"}, tmp.path());
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("did not have compile id") != std::string::npos);
+  // Valid ids, and events with no compile id at all, pass (as in tlparse 0.4.3).
+  write_file(
+      tmp.path() / "good.log",
+      glog_line(
+          R"({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})") +
+          "\n" + glog_line(R"({"str": ["torch/x.py", 0]})") + "\n");
+  CHECK(run_cli({"good.log", "-o", "out2", "--strict-compile-id"}, tmp.path()).code == 0);
+  CHECK(fs::exists(tmp.path() / "out2" / "index.html"));
+}
+
+TEST_CASE("cli -p writes inductor output code as plain text", "[tlparse][cli]") {
+  test_support::TempDir tmp;
+  const std::string code = "def call(args):\n    return (buf0, )";
+  write_file(
+      tmp.path() / "code.log",
+      event_with_payload(
+          R"({"inductor_output_code": {"filename": "/tmp/ab/cxyz.py"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0)",
+          code) +
+          "\n");
+  REQUIRE(run_cli({"code.log", "-o", "html"}, tmp.path()).code == 0);
+  REQUIRE(run_cli({"code.log", "-o", "text", "-p"}, tmp.path()).code == 0);
+  const fs::path html = tmp.path() / "html" / "-_0_0_0" / "inductor_output_code_cxyz_0.html";
+  const fs::path text = tmp.path() / "text" / "-_0_0_0" / "inductor_output_code_cxyz_0.txt";
+  CHECK(fs::exists(html));
+  CHECK_FALSE(fs::exists(tmp.path() / "html" / "-_0_0_0" / "inductor_output_code_cxyz_0.txt"));
+  REQUIRE(fs::exists(text));
+  CHECK(test_support::read_file(text) == code);
+}

@@ -280,7 +280,8 @@ public:
   ~Progress() { clear(); }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
-  void update(uint64_t done, uint64_t total) {
+  // `what` names the phase; bytes are shown in MB, other units as counts.
+  void update(uint64_t done, uint64_t total, const char* what = "indexing", bool bytes = true) {
     if (!tty_ || total == 0) {
       return;
     }
@@ -289,17 +290,19 @@ public:
       return;
     }
     const int width = 30;
-    const int filled = static_cast<int>(width * std::min<uint64_t>(done, total) / total);
-    std::fprintf(stderr, "\r[%s%s] %3d%% %llu MB",
+    const uint64_t shown = std::min<uint64_t>(done, total);
+    const int filled = static_cast<int>(width * shown / total);
+    std::fprintf(stderr, "\r%-9s [%s%s] %3d%% %llu %s", what,
                  std::string(static_cast<size_t>(filled), '#').c_str(),
                  std::string(static_cast<size_t>(width - filled), ' ').c_str(),
-                 static_cast<int>(100 * std::min<uint64_t>(done, total) / total),
-                 static_cast<unsigned long long>(done >> 20));
+                 static_cast<int>(100 * shown / total),
+                 static_cast<unsigned long long>(bytes ? shown >> 20 : shown),
+                 bytes ? "MB" : "files");
     shown_ = true;
   }
   void clear() {
     if (shown_) {
-      std::fprintf(stderr, "\r%60s\r", "");
+      std::fprintf(stderr, "\r%72s\r", "");
       shown_ = false;
     }
   }
@@ -422,7 +425,12 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.file_id = a.file_id;
   opts.raw_log_source = raw_log;
   opts.index_path = index_path; // lets the renderer stream big files on extra threads
+  Progress progress;
+  opts.on_progress = [&progress](uint64_t done, uint64_t total) {
+    progress.update(done, total, "report", false);
+  };
   const auto r = report::render_report(*reader, opts, staging);
+  progress.clear();
   for (const auto& w : r.warnings) {
     std::cerr << "Warning: " << w << "\n";
   }

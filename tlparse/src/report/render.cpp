@@ -242,6 +242,9 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
         continue;
       }
       detail::render_output(ctx, output);
+      if (options.on_progress && (i % 64 == 0 || i + 1 == ctx.outputs.size())) {
+        options.on_progress(i + 1, ctx.outputs.size());
+      }
       if (options.strict && folder.io_errors() > 0) {
         break;
       }

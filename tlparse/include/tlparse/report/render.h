@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,8 @@ struct RenderOptions {
   // connections and writes chromium_events.json and raw.jsonl on their own threads while the
   // per-event outputs render (same bytes, less wall time).
   std::filesystem::path index_path;
+  // Called now and then with the per-event outputs written so far (progress bars).
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
 };
 
 struct RenderResult {

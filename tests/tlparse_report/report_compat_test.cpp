@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -98,6 +99,22 @@ void check_case(const Case& c, bool also_render) {
     }
   }
   CHECK(missing == 0);
+
+  // Extra outputs only where documented (tlparse/src/report/README.md): the index.
+  std::set<std::string> expected;
+  {
+    std::istringstream again(test_support::read_file(c.reference / "files.txt"));
+    while (std::getline(again, path)) {
+      expected.insert(path);
+    }
+  }
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    const std::string rel = fs::relative(e.path(), out).generic_string();
+    if (e.is_regular_file() && expected.count(rel) == 0) {
+      INFO("extra output: " << rel);
+      CHECK(rel == "index.sqlite");
+    }
+  }
 
   const fs::path ref_dir_json = c.reference / "compile_directory.json";
   if (fs::exists(ref_dir_json)) {

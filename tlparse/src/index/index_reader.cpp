@@ -38,6 +38,36 @@ std::optional<CompileId> cid_at(const Stmt& s, int valid_col, int first) {
   return c;
 }
 
+// The leading columns of every per-event query below, so one function maps them:
+// 0 event id, 1 line, 2-6 compile id (cid_valid, caid, frame, frame compile, attempt), 7 key id.
+#define TORCHSCOPE_EVENT_REF_COLS                                                                  \
+  "x.event_id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,e.attempt,e.key_id"
+constexpr int kFirstOwnCol = 8;
+
+template <class T>
+void read_event_ref(const Stmt& s, T& row) {
+  row.event_id = s.i64(0);
+  if constexpr (requires { row.line; }) {
+    row.line = s.i64(1);
+  }
+  row.cid = cid_at(s, 2, 3);
+  if constexpr (requires { row.key_id; }) {
+    row.key_id = s.opt_i64(7);
+  }
+}
+
+// Runs a query over one file (`file_id` bound to ?1) and maps each row with `map`.
+template <class T, class Map>
+std::vector<T> rows_of_file(sqlite3* db, const char* sql, int64_t file_id, Map&& map) {
+  std::vector<T> out;
+  Stmt s(db, sql);
+  s.bind(1, file_id);
+  while (s.step()) {
+    out.push_back(map(s));
+  }
+  return out;
+}
+
 EventStatus status_from(std::string_view s) {
   if (s == "interned") {
     return EventStatus::interned;
@@ -563,60 +593,50 @@ Stack event_stack(sqlite3* db, int64_t event_id, const char* role) {
 } // namespace
 
 std::vector<DynamoStart> IndexReader::dynamo_starts(int64_t file_id) const {
-  std::vector<DynamoStart> out;
-  Stmt s(impl_->db.get(),
-         "SELECT s.id,s.event_id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,"
-         "e.attempt,e.key_id FROM stacks s JOIN events e ON e.id=s.event_id WHERE s.file_id=? "
-         "AND s.role='dynamo_start' ORDER BY s.id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    DynamoStart d;
-    d.event_id = s.i64(1);
-    d.line = s.i64(2);
-    d.cid = cid_at(s, 3, 4);
-    d.key_id = s.opt_i64(8);
-    d.stack = load_stack(impl_->db.get(), s.i64(0));
-    out.push_back(std::move(d));
-  }
-  return out;
+  sqlite3* db = impl_->db.get();
+  return rows_of_file<DynamoStart>(db,
+                                   "SELECT " TORCHSCOPE_EVENT_REF_COLS
+                                   ",x.id FROM stacks x JOIN events e ON e.id=x.event_id "
+                                   "WHERE x.file_id=? AND x.role='dynamo_start' ORDER BY x.id",
+                                   file_id, [db](const Stmt& s) {
+                                     DynamoStart d;
+                                     read_event_ref(s, d);
+                                     d.stack = load_stack(db, s.i64(kFirstOwnCol));
+                                     return d;
+                                   });
 }
 
 std::vector<UnknownStack> IndexReader::unknown_stacks(int64_t file_id) const {
-  std::vector<UnknownStack> out;
-  Stmt s(impl_->db.get(), "SELECT s.id,s.event_id,e.line FROM stacks s JOIN events e ON "
-                          "e.id=s.event_id WHERE s.file_id=? AND s.role='unknown' ORDER BY s.id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    UnknownStack u;
-    u.event_id = s.i64(1);
-    u.line = s.i64(2);
-    u.stack = load_stack(impl_->db.get(), s.i64(0));
-    out.push_back(std::move(u));
-  }
-  return out;
+  sqlite3* db = impl_->db.get();
+  return rows_of_file<UnknownStack>(
+      db,
+      "SELECT x.event_id,e.line,x.id FROM stacks x JOIN events e ON e.id=x.event_id "
+      "WHERE x.file_id=? AND x.role='unknown' ORDER BY x.id",
+      file_id, [db](const Stmt& s) {
+        UnknownStack u;
+        u.event_id = s.i64(0);
+        u.line = s.i64(1);
+        u.stack = load_stack(db, s.i64(2));
+        return u;
+      });
 }
 
 std::vector<CompilationMetrics> IndexReader::compilation_metrics(int64_t file_id) const {
-  std::vector<CompilationMetrics> out;
-  Stmt s(impl_->db.get(),
-         "SELECT m.id,m.event_id,e.line,m.event_key,e.cid_valid,e.caid,e.frame_id,"
-         "e.frame_compile_id,e.attempt,e.key_id,m.output_id,m.json FROM compilation_metrics m "
-         "JOIN events e ON e.id=m.event_id WHERE m.file_id=? ORDER BY m.event_id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    CompilationMetrics m;
-    m.id = s.i64(0);
-    m.event_id = s.i64(1);
-    m.line = s.i64(2);
-    m.event_key = s.text(3);
-    m.cid = cid_at(s, 4, 5);
-    m.key_id = s.opt_i64(9);
-    m.output_id = s.opt_i64(10);
-    m.metadata_json = s.text(11);
-    parse_metrics(m.metadata_json, m);
-    out.push_back(std::move(m));
-  }
-  return out;
+  return rows_of_file<CompilationMetrics>(
+      impl_->db.get(),
+      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",x.id,x.event_key,x.output_id,x.json FROM "
+      "compilation_metrics x JOIN events e ON e.id=x.event_id WHERE x.file_id=? "
+      "ORDER BY x.event_id",
+      file_id, [](const Stmt& s) {
+        CompilationMetrics m;
+        read_event_ref(s, m);
+        m.id = s.i64(kFirstOwnCol);
+        m.event_key = s.text(kFirstOwnCol + 1);
+        m.output_id = s.opt_i64(kFirstOwnCol + 2);
+        m.metadata_json = s.text(kFirstOwnCol + 3);
+        parse_metrics(m.metadata_json, m);
+        return m;
+      });
 }
 
 std::vector<RestartOrFailure> IndexReader::restarts_and_failures(int64_t file_id) const {
@@ -651,103 +671,87 @@ std::vector<RestartOrFailure> IndexReader::restarts_and_failures(int64_t file_id
 }
 
 std::vector<Specialization> IndexReader::specializations(int64_t file_id) const {
-  std::vector<Specialization> out;
-  Stmt s(impl_->db.get(),
-         "SELECT x.event_id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,e.attempt,"
-         "e.key_id,x.symbol,x.sources,x.value,x.reason,e.envelope FROM specializations x JOIN "
-         "events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    Specialization x;
-    x.event_id = s.i64(0);
-    x.line = s.i64(1);
-    x.cid = cid_at(s, 2, 3);
-    x.key_id = s.opt_i64(7);
-    x.symbol = s.text(8);
-    x.value = s.text(10);
-    x.reason = s.text(11);
-    // sources: a JSON list of strings.
-    simdjson::padded_string padded(s.text(9));
-    simdjson::ondemand::parser parser;
-    simdjson::ondemand::document doc;
-    simdjson::ondemand::array arr;
-    if (!parser.iterate(padded).get(doc) && !doc.get_array().get(arr)) {
-      for (auto item : arr) {
-        std::string_view sv;
-        if (item.get_string().get(sv)) {
-          break;
+  sqlite3* db = impl_->db.get();
+  return rows_of_file<Specialization>(
+      db,
+      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",x.symbol,x.sources,x.value,x.reason,e.envelope "
+      "FROM specializations x JOIN events e ON e.id=x.event_id WHERE x.file_id=? "
+      "ORDER BY x.event_id",
+      file_id, [db](const Stmt& s) {
+        Specialization x;
+        read_event_ref(s, x);
+        x.symbol = s.text(kFirstOwnCol);
+        x.value = s.text(kFirstOwnCol + 2);
+        x.reason = s.text(kFirstOwnCol + 3);
+        // sources: a JSON list of strings.
+        simdjson::padded_string padded(s.text(kFirstOwnCol + 1));
+        simdjson::ondemand::parser parser;
+        simdjson::ondemand::document doc;
+        simdjson::ondemand::array arr;
+        if (!parser.iterate(padded).get(doc) && !doc.get_array().get(arr)) {
+          for (auto item : arr) {
+            std::string_view sv;
+            if (item.get_string().get(sv)) {
+              break;
+            }
+            x.sources.emplace_back(sv);
+          }
         }
-        x.sources.emplace_back(sv);
-      }
-    }
-    x.metadata_json = json_member(s.text_view(12), "symbolic_shape_specialization").value_or("{}");
-    x.stack = event_stack(impl_->db.get(), x.event_id, "stack");
-    x.user_stack = event_stack(impl_->db.get(), x.event_id, "user_stack");
-    out.push_back(std::move(x));
-  }
-  return out;
+        x.metadata_json =
+            json_member(s.text_view(kFirstOwnCol + 4), "symbolic_shape_specialization")
+                .value_or("{}");
+        x.stack = event_stack(db, x.event_id, "stack");
+        x.user_stack = event_stack(db, x.event_id, "user_stack");
+        return x;
+      });
 }
 
 std::vector<GuardAddedFast> IndexReader::guards_added_fast(int64_t file_id) const {
-  std::vector<GuardAddedFast> out;
-  Stmt s(impl_->db.get(),
-         "SELECT x.event_id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,e.attempt,"
-         "e.key_id,x.expr FROM guards_added_fast x JOIN events e ON e.id=x.event_id WHERE "
-         "x.file_id=? ORDER BY x.event_id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    GuardAddedFast g;
-    g.event_id = s.i64(0);
-    g.line = s.i64(1);
-    g.cid = cid_at(s, 2, 3);
-    g.key_id = s.opt_i64(7);
-    g.expr = s.text(8);
-    g.stack = event_stack(impl_->db.get(), g.event_id, "stack");
-    g.user_stack = event_stack(impl_->db.get(), g.event_id, "user_stack");
-    out.push_back(std::move(g));
-  }
-  return out;
+  sqlite3* db = impl_->db.get();
+  return rows_of_file<GuardAddedFast>(db,
+                                      "SELECT " TORCHSCOPE_EVENT_REF_COLS
+                                      ",x.expr FROM guards_added_fast x JOIN events e ON "
+                                      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+                                      file_id, [db](const Stmt& s) {
+                                        GuardAddedFast g;
+                                        read_event_ref(s, g);
+                                        g.expr = s.text(kFirstOwnCol);
+                                        g.stack = event_stack(db, g.event_id, "stack");
+                                        g.user_stack = event_stack(db, g.event_id, "user_stack");
+                                        return g;
+                                      });
 }
 
 std::vector<CreatedSymbol> IndexReader::created_symbols(int64_t file_id) const {
-  std::vector<CreatedSymbol> out;
-  Stmt s(impl_->db.get(),
-         "SELECT x.event_id,e.line,e.kind,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,"
-         "e.attempt,x.symbol,x.val,x.vr,x.source FROM symbols x JOIN events e ON "
-         "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    CreatedSymbol c;
-    c.event_id = s.i64(0);
-    c.line = s.i64(1);
-    c.event_key = s.text(2);
-    c.cid = cid_at(s, 3, 4);
-    c.symbol = s.text(8);
-    c.val = s.text(9);
-    c.vr = s.text(10);
-    c.source = s.text(11);
-    out.push_back(std::move(c));
-  }
-  return out;
+  return rows_of_file<CreatedSymbol>(
+      impl_->db.get(),
+      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",e.kind,x.symbol,x.val,x.vr,x.source FROM symbols x "
+      "JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+      file_id, [](const Stmt& s) {
+        CreatedSymbol c;
+        read_event_ref(s, c);
+        c.event_key = s.text(kFirstOwnCol);
+        c.symbol = s.text(kFirstOwnCol + 1);
+        c.val = s.text(kFirstOwnCol + 2);
+        c.vr = s.text(kFirstOwnCol + 3);
+        c.source = s.text(kFirstOwnCol + 4);
+        return c;
+      });
 }
 
 std::vector<CacheEvent> IndexReader::cache_events(int64_t file_id) const {
-  std::vector<CacheEvent> out;
-  Stmt s(impl_->db.get(),
-         "SELECT x.event_id,x.output_id,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,"
-         "e.attempt,x.artifact,x.result FROM cache_events x JOIN events e ON e.id=x.event_id "
-         "WHERE x.file_id=? ORDER BY x.event_id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    CacheEvent c;
-    c.event_id = s.i64(0);
-    c.output_id = s.i64(1);
-    c.cid = cid_at(s, 2, 3);
-    c.artifact = s.text(7);
-    c.result = s.text(8);
-    out.push_back(std::move(c));
-  }
-  return out;
+  return rows_of_file<CacheEvent>(
+      impl_->db.get(),
+      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",x.output_id,x.artifact,x.result FROM cache_events x "
+      "JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+      file_id, [](const Stmt& s) {
+        CacheEvent c;
+        read_event_ref(s, c);
+        c.output_id = s.i64(kFirstOwnCol);
+        c.artifact = s.text(kFirstOwnCol + 1);
+        c.result = s.text(kFirstOwnCol + 2);
+        return c;
+      });
 }
 
 Stats IndexReader::stats(int64_t file_id) const {
@@ -776,32 +780,26 @@ Stats IndexReader::stats(int64_t file_id) const {
 }
 
 std::vector<HealthCounter> IndexReader::health(int64_t file_id) const {
-  std::vector<HealthCounter> out;
-  Stmt s(impl_->db.get(),
-         "SELECT counter,severity,description,count FROM health WHERE file_id=? ORDER BY rowid");
-  s.bind(1, file_id);
-  while (s.step()) {
-    HealthCounter h;
-    h.name = s.text(0);
-    const std::string_view sev = s.text_view(1);
-    h.severity = sev == "error"     ? Severity::error
-                 : sev == "warning" ? Severity::warning
-                                    : Severity::info;
-    h.description = s.text(2);
-    h.count = static_cast<uint64_t>(s.i64(3));
-    out.push_back(std::move(h));
-  }
-  return out;
+  return rows_of_file<HealthCounter>(
+      impl_->db.get(),
+      "SELECT counter,severity,description,count FROM health WHERE file_id=? ORDER BY rowid",
+      file_id, [](const Stmt& s) {
+        HealthCounter h;
+        h.name = s.text(0);
+        const std::string_view sev = s.text_view(1);
+        h.severity = sev == "error"     ? Severity::error
+                     : sev == "warning" ? Severity::warning
+                                        : Severity::info;
+        h.description = s.text(2);
+        h.count = static_cast<uint64_t>(s.i64(3));
+        return h;
+      });
 }
 
 std::vector<std::string> IndexReader::unknown_keys(int64_t file_id) const {
-  std::vector<std::string> out;
-  Stmt s(impl_->db.get(), "SELECT key FROM unknown_keys WHERE file_id=? ORDER BY key");
-  s.bind(1, file_id);
-  while (s.step()) {
-    out.push_back(s.text(0));
-  }
-  return out;
+  return rows_of_file<std::string>(impl_->db.get(),
+                                   "SELECT key FROM unknown_keys WHERE file_id=? ORDER BY key",
+                                   file_id, [](const Stmt& s) { return s.text(0); });
 }
 
 std::vector<BadLine> IndexReader::bad_lines(int64_t file_id, int64_t limit) const {

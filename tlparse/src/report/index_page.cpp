@@ -10,21 +10,6 @@
 namespace tlparse::report::detail {
 namespace {
 
-std::vector<TrieFrame> trie_frames(const index::Stack& stack) {
-  std::vector<TrieFrame> frames;
-  frames.reserve(stack.size());
-  for (const index::Frame& f : stack) {
-    TrieFrame t;
-    t.filename =
-        f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
-    t.line = f.line;
-    t.name = f.name;
-    t.loc = f.loc;
-    frames.push_back(std::move(t));
-  }
-  return frames;
-}
-
 // The status colour of a compile (§3.2), from its compilation_metrics.
 std::unordered_map<std::string, std::string> compile_statuses(const RenderContext& ctx) {
   struct Agg {
@@ -100,7 +85,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   const auto statuses = compile_statuses(ctx);
   StackTrie trie;
   for (const index::DynamoStart& d : ctx.dynamo_starts) {
-    std::vector<TrieFrame> frames = trie_frames(d.stack);
+    std::vector<TrieFrame> frames = to_trie_frames(d.stack);
     strip_convert_frame_suffix(frames);
     const auto st = statuses.find(forced_key(d.cid));
     trie.insert(frames, TrieTerminal{d.cid ? std::optional<std::string>(compile_display(d.cid))
@@ -190,7 +175,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
                 "compile id). They show where in your program these events came from.</p>\n");
     StackTrie unknown_trie;
     for (const index::UnknownStack& s : unknown) {
-      unknown_trie.insert(trie_frames(s.stack), TrieTerminal{});
+      unknown_trie.insert(to_trie_frames(s.stack), TrieTerminal{});
     }
     unknown_trie.render(page);
   }

@@ -27,21 +27,6 @@ std::string opt_seconds(const std::optional<double>& v) {
   return v ? format_seconds(*v) : std::string();
 }
 
-std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
-  std::vector<TrieFrame> frames;
-  frames.reserve(stack.size());
-  for (const index::Frame& f : stack) {
-    TrieFrame t;
-    t.filename =
-        f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
-    t.line = f.line;
-    t.name = f.name;
-    t.loc = f.loc;
-    frames.push_back(std::move(t));
-  }
-  return frames;
-}
-
 // A stack as plain text lines, most recent call last, for table cells.
 void stack_text(std::string& out, const index::Stack& stack) {
   out.append("<pre>");

@@ -100,6 +100,21 @@ void RenderContext::emit(const std::string& path, std::string bytes) {
   }
 }
 
+std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
+  std::vector<TrieFrame> frames;
+  frames.reserve(stack.size());
+  for (const index::Frame& f : stack) {
+    TrieFrame t;
+    t.filename =
+        f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
+    t.line = f.line;
+    t.name = f.name;
+    t.loc = f.loc;
+    frames.push_back(std::move(t));
+  }
+  return frames;
+}
+
 void build_lookups(RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
     ctx.key_by_id.emplace(ctx.keys[i].id, i);

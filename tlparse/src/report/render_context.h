@@ -5,6 +5,7 @@
 #pragma once
 
 #include "report/output_folder.h"
+#include "report/stack_trie.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/report/render.h"
 
@@ -101,6 +102,8 @@ struct RenderContext {
 std::string compile_display(const std::optional<model::CompileId>& cid);
 // The display with the attempt forced to 0 (metrics/stack lookups of tlparse 0.4.3).
 std::string forced_key(const std::optional<model::CompileId>& cid);
+// A stack from the index as trie frames (filenames resolved, "(unknown)" when they were not).
+std::vector<TrieFrame> to_trie_frames(const index::Stack& stack);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);
 

@@ -96,6 +96,7 @@ public:
       : writer_(writer), options_(options) {}
 
   bool run(const std::filesystem::path& path, FileResult& result, std::string& error);
+  bool cancelled() const { return cancelled_; }
 
 private:
   void message(const std::string& m) {
@@ -127,6 +128,7 @@ private:
   uint64_t messages_ = 0;
   std::unordered_map<uint64_t, VerifiedPayload> verified_;
   std::vector<int> kinds_;
+  bool cancelled_ = false;
 };
 
 bool FileIngest::validate_fields(const Envelope& env, const std::vector<int>& kinds, int64_t line) {
@@ -536,6 +538,12 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
   uint64_t next_progress = 16u << 20;
   uint64_t lines = 0;
   while (reader.next(line)) {
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      ::close(fd);
+      error = "cancelled";
+      cancelled_ = true;
+      return false;
+    }
     process_line(line);
     lines = line.number;
     if (options_.on_progress && reader.bytes_consumed() >= next_progress) {
@@ -569,22 +577,29 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
 IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
                           const std::filesystem::path& index_path, const IngestOptions& options) {
   IngestResult result;
-  index::IndexWriter writer;
-  if (!writer.open(index_path.string(), &result.error)) {
-    return result;
-  }
-  for (const auto& log : logs) {
-    FileIngest ingest(writer, options);
-    FileResult fr;
-    if (!ingest.run(log, fr, result.error)) {
+  {
+    index::IndexWriter writer;
+    if (!writer.open(index_path.string(), &result.error)) {
       return result;
     }
-    result.files.push_back(std::move(fr));
+    for (const auto& log : logs) {
+      FileIngest ingest(writer, options);
+      FileResult fr;
+      if (!ingest.run(log, fr, result.error)) {
+        result.cancelled = ingest.cancelled();
+        break;
+      }
+      result.files.push_back(std::move(fr));
+    }
+    if (result.error.empty() && writer.finish(&result.error)) {
+      result.ok = true;
+    }
+  } // the writer closes the file here, so a cancelled index can be removed
+  if (result.cancelled) {
+    result.files.clear();
+    std::error_code ec;
+    std::filesystem::remove(index_path, ec);
   }
-  if (!writer.finish(&result.error)) {
-    return result;
-  }
-  result.ok = true;
   return result;
 }
 

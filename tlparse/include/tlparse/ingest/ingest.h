@@ -5,6 +5,7 @@
 
 #include "tlparse/index/stats.h"
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,9 @@ struct IngestOptions {
   std::function<void(uint64_t done, uint64_t total)> on_progress;
   // Messages tlparse 0.4.3 prints on stderr ("Detected rank: Some(0)", "Failed to parse ...").
   std::function<void(const std::string&)> on_message;
+  // Polled between lines: once true the ingest stops, removes the partial index and returns
+  // with `cancelled` set (the GUI's Cancel button).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct FileResult {
@@ -35,7 +39,8 @@ struct FileResult {
 
 struct IngestResult {
   bool ok = false;
-  std::string error; // I/O or SQLite failure
+  std::string error;      // I/O or SQLite failure
+  bool cancelled = false; // stopped by IngestOptions::cancel; no index file is left
   std::vector<FileResult> files;
 };
 

@@ -189,6 +189,19 @@ QList<HealthRow> FakeBackend::health() {
            QStringLiteral("Lines without a glog prefix.")}};
 }
 
+QList<HealthIssue> FakeBackend::healthIssues(int limit) {
+  check();
+  const QList<HealthIssue> all = {
+      {QStringLiteral("fail_glog"), QStringLiteral("error"), QStringLiteral("rank0.log"), 7,
+       QStringLiteral("no glog prefix: garbage"), -1},
+      {QStringLiteral("fail_payload_md5"), QStringLiteral("error"), QStringLiteral("rank0.log"), 12,
+       QStringLiteral("payload MD5 differs from the declared has_payload"), -1},
+      {QStringLiteral("artifacts_without_compile"), QStringLiteral("warning"),
+       QStringLiteral("rank1.log"), 40, QStringLiteral("orphan.txt has no compile id"), 1031},
+  };
+  return all.mid(0, limit);
+}
+
 BackendFactory fakeFactory() {
   return [](const OpenRequest& request, const ProgressFn& progress,
             const std::atomic<bool>& cancel) -> std::unique_ptr<IndexBackend> {

@@ -20,6 +20,7 @@ public:
   QList<gui::TimelineSpan> timeline() override;
   QList<gui::SearchHit> search(const QString& query, int offset, int limit) override;
   QList<gui::HealthRow> health() override;
+  QList<gui::HealthIssue> healthIssues(int limit) override;
 
   // The whole overview, also available to tests without a backend call.
   static gui::IndexOverview sampleOverview();

@@ -195,6 +195,45 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   CHECK(h.problems().isEmpty());
 }
 
+TEST_CASE("health issues list bad lines by counter and reach views in batches", "[gui]") {
+  gui_test::ensureApp();
+  HealthIssueModel model;
+  // The tester fetches by itself; a second model under it checks the model's consistency while
+  // this one checks batching.
+  HealthIssueModel tested;
+  CheckedModel checked(&tested);
+  QList<HealthIssue> issues;
+  for (int i = 0; i < HealthIssueModel::kBatchSize + 20; ++i) {
+    issues.append({i % 2 == 0 ? QStringLiteral("fail_json") : QStringLiteral("invalid_utf8"),
+                   QStringLiteral("error"), QStringLiteral("a.log"), qint64(i + 1),
+                   QStringLiteral("line %1").arg(i + 1), -1});
+  }
+  issues.append({QStringLiteral("artifacts_without_compile"), QStringLiteral("warning"),
+                 QStringLiteral("a.log"), 9999, QStringLiteral("orphan.txt"), 77});
+  model.setIssues(issues);
+  tested.setIssues(issues);
+  tested.setKindFilter("invalid_utf8");
+  tested.setKindFilter(QString());
+  CHECK(model.totalCount() == issues.size());
+  CHECK(model.rowCount() == HealthIssueModel::kBatchSize);
+  REQUIRE(model.canFetchMore({}));
+  model.fetchMore({});
+  CHECK(model.rowCount() == issues.size());
+  CHECK_FALSE(model.canFetchMore({}));
+  CHECK(model.index(2, HealthIssueModel::LineColumn).data().toLongLong() == 3);
+  CHECK(model.index(2, HealthIssueModel::KindColumn).data().toString() == "fail_json");
+  CHECK_FALSE(model.index(2, 0).data(HealthIssueModel::ArtifactIdRole).isValid());
+  model.setKindFilter("invalid_utf8");
+  CHECK(model.rowCount() == (HealthIssueModel::kBatchSize + 20) / 2);
+  CHECK(model.index(0, HealthIssueModel::LineColumn).data().toLongLong() == 2);
+  model.setKindFilter("artifacts_without_compile");
+  REQUIRE(model.rowCount() == 1);
+  CHECK(model.index(0, 0).data(HealthIssueModel::ArtifactIdRole).toLongLong() == 77);
+  model.setKindFilter(QString());
+  CHECK(model.rowCount() == HealthIssueModel::kBatchSize);
+  CHECK(checked.problems().join("\n").toStdString() == "");
+}
+
 TEST_CASE("line diff pairs changed lines and keeps common head and tail", "[gui]") {
   const QStringList left = {"a", "b", "c", "d", "e"};
   const QStringList right = {"a", "B", "c", "d", "x", "e"};
@@ -298,8 +337,13 @@ TEST_CASE("session answers requests from its worker thread and reports failures"
                    [&](const QList<HealthRow>& h) { health = h; });
   QObject::connect(&session, &IndexSession::timelineReady,
                    [&](const QList<TimelineSpan>& s) { spans = s; });
+  QList<HealthIssue> issues;
+  QObject::connect(&session, &IndexSession::healthIssuesReady,
+                   [&](const QList<HealthIssue>& i) { issues = i; });
   session.open("fake.log");
-  REQUIRE(gui_test::waitFor([&] { return opened && !spans.isEmpty() && !health.isEmpty(); }));
+  REQUIRE(gui_test::waitFor(
+      [&] { return opened && !spans.isEmpty() && !health.isEmpty() && !issues.isEmpty(); }));
+  CHECK(issues.size() == 3);
   CHECK(session.overview().compileCount == 6);
   CHECK(session.isOpen());
 

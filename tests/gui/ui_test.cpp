@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QItemSelectionModel>
 #include <QLineEdit>
@@ -461,6 +462,37 @@ TEST_CASE("a hostile log opens with its damage counted, a fake index is refused"
     }
   }
   CHECK(problems > 0);
+  // The panel lists the bad lines themselves: line numbers and what was wrong.
+  HealthPage* page = win.w.healthPage();
+  REQUIRE(waitFor([&] { return page->issueModel()->totalCount() > 0; }));
+  auto issueAt = [&](const QString& kind, qint64 line) -> QString {
+    for (const HealthIssue& i : page->issueModel()->issues()) {
+      if (i.kind == kind && i.line == line) {
+        return i.detail;
+      }
+    }
+    return {};
+  };
+  CHECK(issueAt("fail_glog", 1).contains("no glog prefix"));
+  CHECK(issueAt("fail_payload_md5", 3).contains("MD5"));
+  CHECK(issueAt("invalid_utf8", 5).contains("not valid UTF-8"));
+  CHECK(issueAt("truncated_last_line", 8).contains("without a newline"));
+  // Selecting a counter lists only its lines.
+  QTableView* counters = page->counterTable();
+  for (int r = 0; r < counters->model()->rowCount(); ++r) {
+    if (counters->model()->index(r, HealthModel::NameColumn).data().toString() ==
+        "fail_payload_md5") {
+      counters->selectionModel()->setCurrentIndex(counters->model()->index(r, 0),
+                                                  QItemSelectionModel::ClearAndSelect |
+                                                      QItemSelectionModel::Rows);
+    }
+  }
+  REQUIRE(page->issueModel()->kindFilter() == "fail_payload_md5");
+  REQUIRE(page->issueModel()->rowCount() >= 1);
+  for (int r = 0; r < page->issueModel()->rowCount(); ++r) {
+    CHECK(page->issueModel()->index(r, HealthIssueModel::KindColumn).data().toString() ==
+          "fail_payload_md5");
+  }
   // Every compile of the damaged log can be shown.
   for (const RankSummary& r : win.w.session()->overview().ranks) {
     for (const FrameSummary& f : r.frames) {
@@ -478,4 +510,76 @@ TEST_CASE("a hostile log opens with its damage counted, a fake index is refused"
   }
   CHECK_FALSE(win.open(fakeIndex));
   CHECK_FALSE(win.w.errorText().isEmpty());
+}
+
+TEST_CASE("the health panel opens an artifact that has no compile", "[gui]") {
+  gui_test::ensureApp();
+  Window win(gui_test::fakeFactory());
+  REQUIRE(win.open("fake.log"));
+  HealthPage* page = win.w.healthPage();
+  REQUIRE(waitFor([&] { return page->issueModel()->rowCount() == 3; }));
+  CHECK(page->issueModel()->index(1, HealthIssueModel::LineColumn).data().toLongLong() == 12);
+  win.w.showPage(MainWindow::HealthTab);
+  page->issueTable()->setFocus();
+  page->issueTable()->setCurrentIndex(page->issueModel()->index(2, 0));
+  QTest::keyClick(page->issueTable(), Qt::Key_Return);
+  REQUIRE(waitFor([&] { return win.w.compilePage()->artifactId() == 1031; }));
+  CHECK(win.w.tabs()->currentWidget() == win.w.compilePage());
+}
+
+TEST_CASE("cancel stops a real ingest and removes its partial index before reporting", "[gui]") {
+  gui_test::ensureApp();
+  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
+    TORCHSCOPE_SKIP("built without the tlparse library");
+  }
+  QTemporaryDir dir;
+  const QString log = dir.filePath("dedicated_log_torch_trace_big.log");
+  {
+    QFile f(log);
+    REQUIRE(f.open(QIODevice::WriteOnly));
+    QByteArray chunk;
+    for (int i = 0; i < 400000; ++i) { // ~48 MB: the first progress report comes at 16 MB
+      chunk += "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] {\"str\": "
+               "[\"torch/_dynamo/some/long/path/file_" +
+               QByteArray::number(i) + ".py\", " + QByteArray::number(i) + "]}\n";
+      if (chunk.size() > (1 << 20)) {
+        f.write(chunk);
+        chunk.clear();
+      }
+    }
+    f.write(chunk);
+  }
+  // The backend writes its index under the temporary folder: point it at one we can look into.
+  QTemporaryDir temp;
+  const QByteArray oldTmp = qgetenv("TMPDIR");
+  qputenv("TMPDIR", temp.path().toLocal8Bit());
+  Window win(defaultBackendFactory());
+  auto* cancel = win.w.findChild<QPushButton*>("cancelOpen");
+  bool cancelled = false;
+  bool opened = false;
+  qint64 done = 0;
+  QObject::connect(win.w.session(), &IndexSession::openCancelled, [&] { cancelled = true; });
+  QObject::connect(win.w.session(), &IndexSession::opened, [&] { opened = true; });
+  QObject::connect(win.w.session(), &IndexSession::progress,
+                   [&](qint64 d, qint64, const QString&) { done = d; });
+  win.w.openPath(log);
+  const bool started = waitFor([&] { return done > 0 || opened; }, 60000);
+  const bool indexing = QDir(temp.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() == 1;
+  QElapsedTimer t;
+  t.start();
+  QTest::mouseClick(cancel, Qt::LeftButton);
+  const bool stopped = waitFor([&] { return cancelled || opened; }, 60000);
+  const qint64 cancelMs = t.elapsed();
+  // What is left of the index: nothing, once the cancel is reported.
+  const QStringList left = QDir(temp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+  qputenv("TMPDIR", oldTmp);
+  REQUIRE(started);
+  CHECK(indexing);
+  REQUIRE(stopped);
+  REQUIRE(cancelled);
+  CHECK_FALSE(opened);
+  CHECK_FALSE(win.w.session()->isOpen());
+  CHECK(left.isEmpty());
+  INFO("cancel took " << cancelMs << " ms");
+  CHECK(cancelMs < 5000);
 }

@@ -30,6 +30,8 @@ public:
   // Full-text search over every payload; `offset`/`limit` page through the hits.
   virtual QList<SearchHit> search(const QString& query, int offset, int limit) = 0;
   virtual QList<HealthRow> health() = 0;
+  // The lines and items behind the counters, at most `limit` of them.
+  virtual QList<HealthIssue> healthIssues(int limit) = 0;
 };
 
 // Progress of opening: `done` of `total` units (bytes of logs); returns nothing, the worker

@@ -18,6 +18,9 @@ class IndexWorker;
 class IndexSession : public QObject {
   Q_OBJECT
 public:
+  // Bad lines and items listed by the data-health panel (the index keeps 10,000 per file).
+  static constexpr int kMaxHealthIssues = 20000;
+
   explicit IndexSession(BackendFactory factory = defaultBackendFactory(),
                         QObject* parent = nullptr);
   ~IndexSession() override;
@@ -30,6 +33,11 @@ public:
   bool isOpen() const { return open_; }
   const IndexOverview& overview() const { return overview_; }
 
+  // After `opened`, the timeline and the health panel are loaded (timelineReady, healthReady,
+  // healthIssuesReady) right away; a window that wants its first screen to come first turns
+  // this off and calls requestSecondary() itself.
+  void setAutoSecondary(bool on) { autoSecondary_ = on; }
+  void requestSecondary();
   void requestCompile(qint64 compileId);
   void requestArtifact(qint64 artifactId, int line = 0);
   void requestSearch(const QString& query, int offset, int limit);
@@ -42,6 +50,8 @@ Q_SIGNALS:
   void opened(const gui::IndexOverview& overview);
   void timelineReady(const QList<gui::TimelineSpan>& spans);
   void healthReady(const QList<gui::HealthRow>& rows);
+  // The bad lines and items behind the health counters (at most kMaxHealthIssues).
+  void healthIssuesReady(const QList<gui::HealthIssue>& issues);
   void openFailed(const QString& message);
   void openCancelled();
   void compileReady(const gui::CompileDetail& detail);
@@ -62,6 +72,7 @@ private:
   IndexOverview overview_;
   bool opening_ = false;
   bool open_ = false;
+  bool autoSecondary_ = true;
 };
 
 // Runs on the session's thread; owns the backend. Public only so that moc sees it.
@@ -72,6 +83,8 @@ public:
   ~IndexWorker() override;
 
   void open(const QString& path);
+  // What the first screen does not need: the timeline and the data-health panel.
+  void loadSecondary();
   void loadCompile(qint64 compileId);
   void loadArtifact(qint64 artifactId, int line);
   void search(const QString& query, int offset, int limit);
@@ -83,6 +96,7 @@ Q_SIGNALS:
   void opened(const gui::IndexOverview& overview);
   void timelineReady(const QList<gui::TimelineSpan>& spans);
   void healthReady(const QList<gui::HealthRow>& rows);
+  void healthIssuesReady(const QList<gui::HealthIssue>& issues);
   void openFailed(const QString& message);
   void openCancelled();
   void compileReady(const gui::CompileDetail& detail);

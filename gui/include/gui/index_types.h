@@ -88,6 +88,8 @@ struct CompileDetail {
   QStringList recompileReasons; // each names the guard that failed
   QStringList userStack;        // outermost first, "file:line in function"
   QList<ArtifactRef> artifacts;
+  // The chromium-trace part of phaseSeconds is not read yet (it follows the timeline).
+  bool tracePending = false;
 };
 
 struct TimelineSpan {
@@ -113,6 +115,17 @@ struct HealthRow {
   QString severity; // "info", "warning", "error"
   qint64 count = 0;
   QString description;
+};
+
+// One line or item behind a health counter: a bad line (with what was wrong), an MD5 failure,
+// an unknown event kind (its first line), an artifact logged outside any compile.
+struct HealthIssue {
+  QString kind;           // the counter it belongs to: "fail_json", "unknown_event_kinds", ...
+  QString severity;       // "info", "warning" or "error"
+  QString file;           // log file name
+  qint64 line = 0;        // 1-based physical line in that file
+  QString detail;         // what was wrong, with an excerpt of the line when there is one
+  qint64 artifactId = -1; // artifacts_without_compile: the artifact, which can be opened
 };
 
 // Both sides of one artifact kind of two compiles, for the side-by-side diff.
@@ -146,4 +159,5 @@ Q_DECLARE_METATYPE(gui::CompileDiff)
 Q_DECLARE_METATYPE(gui::TimelineSpan)
 Q_DECLARE_METATYPE(gui::SearchHit)
 Q_DECLARE_METATYPE(gui::HealthRow)
+Q_DECLARE_METATYPE(gui::HealthIssue)
 Q_DECLARE_METATYPE(gui::RecompileRow)

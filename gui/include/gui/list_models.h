@@ -60,4 +60,38 @@ private:
   QList<HealthRow> rows_;
 };
 
+// The lines and items behind the health counters: file, line, counter and what was wrong.
+// Rows reach views in batches (canFetchMore/fetchMore): a damaged log can list 10,000 per file.
+class HealthIssueModel : public QAbstractTableModel {
+  Q_OBJECT
+public:
+  enum Column { FileColumn, LineColumn, KindColumn, DetailColumn, ColumnCount };
+  enum Role { ArtifactIdRole = Qt::UserRole + 1, KindRole };
+  static constexpr int kBatchSize = 500;
+  explicit HealthIssueModel(QObject* parent = nullptr);
+  void setIssues(const QList<HealthIssue>& issues);
+  // Shows only the issues of one counter; an empty kind shows them all.
+  void setKindFilter(const QString& kind);
+  QString kindFilter() const { return filter_; }
+  // The issues that pass the filter (rowCount() grows towards their number as views fetch).
+  const QList<HealthIssue>& issues() const { return issues_; }
+  int totalCount() const { return int(all_.size()); }
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+  bool canFetchMore(const QModelIndex& parent) const override;
+  void fetchMore(const QModelIndex& parent) override;
+
+private:
+  void refilter();
+
+  QList<HealthIssue> all_;
+  QList<HealthIssue> issues_;
+  QString filter_;
+  int shown_ = 0;
+  bool notifying_ = false; // a reset or an insertion is being announced
+};
+
 } // namespace gui

@@ -39,6 +39,9 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   setWindowTitle(tr("tlparse-gui"));
   setAcceptDrops(true);
   session_ = new IndexSession(std::move(factory), this);
+  // The first screen (tree, first compile, its first artifact) comes before the timeline and
+  // the health panel, which take seconds on a 1 GB log: see requestSecondaryOnce().
+  session_->setAutoSecondary(false);
 
   treeModel_ = new CompileTreeModel(this);
   tree_ = new QTreeView(this);
@@ -149,6 +152,17 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
     QSettings settings;
     RecentFiles(settings).add(openingPath_);
     rebuildRecentMenu();
+    // The first screen shows the first compile; the timeline and the health panel are asked
+    // for after it (IndexSession queues them behind this request).
+    secondaryPending_ = true;
+    for (const RankSummary& r : o.ranks) {
+      for (const FrameSummary& f : r.frames) {
+        if (!f.compiles.isEmpty() && selectCompile(f.compiles.first().id)) {
+          return;
+        }
+      }
+    }
+    requestSecondaryOnce();
   });
   connect(session_, &IndexSession::openFailed, this, [this, finishOpen](const QString& m) {
     finishOpen();
@@ -159,8 +173,20 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
     finishOpen();
     status_->setText(tr("Opening %1 was cancelled.").arg(openingPath_));
   });
-  connect(session_, &IndexSession::timelineReady, timeline_, &TimelineWidget::setSpans);
+  connect(session_, &IndexSession::timelineReady, this, [this](const QList<TimelineSpan>& spans) {
+    timeline_->setSpans(spans);
+    if (wantedCompile_ >= 0) {
+      timeline_->selectCompile(wantedCompile_); // selected before the spans came
+    }
+    // The compile shown first came without its trace breakdown; the trace is read now.
+    if (compilePage_->detail().tracePending && compilePage_->compileId() == wantedCompile_) {
+      session_->requestCompile(wantedCompile_);
+    }
+  });
   connect(session_, &IndexSession::healthReady, healthPage_, &HealthPage::setRows);
+  connect(session_, &IndexSession::healthIssuesReady, healthPage_, &HealthPage::setIssues);
+  connect(healthPage_, &HealthPage::artifactActivated, this,
+          [this](qint64 artifactId) { openArtifact(-1, artifactId, 0); });
   connect(session_, &IndexSession::compileReady, this, &MainWindow::onCompileReady);
   connect(session_, &IndexSession::artifactReady, this, [this](const ArtifactText& a, int line) {
     // Drop an answer for a compile the person has left (the page shows another one).
@@ -182,6 +208,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   connect(session_, &IndexSession::requestFailed, this,
           [this](const QString& what, const QString& m) {
             showError(tr("Could not load the %1: %2").arg(what, m));
+            requestSecondaryOnce();
           });
 
   connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
@@ -273,9 +300,11 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::openPath(const QString& path) {
   openingPath_ = path;
   wantedCompile_ = wantedArtifact_ = -1;
+  secondaryPending_ = false;
   treeModel_->clear();
   timeline_->setSpans({});
   healthPage_->setRows({});
+  healthPage_->setIssues({});
   session_->open(path);
 }
 
@@ -353,6 +382,10 @@ void MainWindow::onCompileReady(const CompileDetail& detail) {
   if (detail.summary.id != wantedCompile_) {
     return; // the person has moved on
   }
+  if (detail.summary.id == compilePage_->compileId() && compilePage_->detail().tracePending) {
+    compilePage_->updateOverview(detail); // keep the artifact the person is reading
+    return;
+  }
   compilePage_->setDetail(detail);
   qint64 artifact = wantedArtifact_;
   int line = wantedLine_;
@@ -370,6 +403,14 @@ void MainWindow::onCompileReady(const CompileDetail& detail) {
   }
   if (artifact >= 0) {
     session_->requestArtifact(artifact, line);
+  }
+  requestSecondaryOnce(); // queued behind the artifact
+}
+
+void MainWindow::requestSecondaryOnce() {
+  if (secondaryPending_) {
+    secondaryPending_ = false;
+    session_->requestSecondary();
   }
 }
 

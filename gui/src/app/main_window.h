@@ -64,6 +64,8 @@ private:
   void showError(const QString& message);
   void onTreeCurrentChanged(const QModelIndex& current);
   void onCompileReady(const CompileDetail& detail);
+  // Asks for the timeline and the health panel once per opened index.
+  void requestSecondaryOnce();
 
   IndexSession* session_;
   CompileTreeModel* treeModel_;
@@ -84,6 +86,7 @@ private:
   qint64 wantedCompile_ = -1;
   qint64 wantedArtifact_ = -1;
   int wantedLine_ = 0;
+  bool secondaryPending_ = false;
 };
 
 } // namespace gui

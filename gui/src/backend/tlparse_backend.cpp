@@ -1,8 +1,15 @@
-// The production backend: logs are indexed by tlparse's ingest on a thread of its own (so a
-// cancel returns at once, even in the middle of a file), then every question is answered by
-// tlparse::index::IndexReader and copied into the GUI's value types.
+// The production backend: logs are indexed by tlparse's ingest on a thread of its own (Cancel
+// raises the ingest's cancel flag, which stops it between lines and removes the partial index),
+// then every question is answered by tlparse::index::IndexReader (and GuiQueries for paged
+// search) and copied into the GUI's value types.
+//
+// Speed on large indexes: the first screen is built from whole-file reads that each cost one
+// indexed query (compile keys, metrics, outputs, stacks); IndexReader::frames() is not used
+// because it runs one unindexed scan of `events` per compile (~0.1 s each on a 1 GB log).
+// Per-file results are cached, and per-compile lookups go through maps built once.
 #include "gui/code_highlighter.h"
 #include "gui/index_backend.h"
+#include "tlparse/index/gui_queries.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/model/compile_id.h"
@@ -16,8 +23,11 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 #include <unordered_map>
 
@@ -121,9 +131,42 @@ struct CompileInfo {
   CompileSummary summary;
   QString location;
   QString display;
-  QStringList recompileReasons;
-  QStringList graphBreakReasons;
 };
+
+// What one file's compiles need, read once: metrics, stacks, outputs and spans by compile.
+struct FileCache {
+  std::vector<ti::Output> outputs;
+  std::unordered_map<int64_t, std::vector<size_t>> outputsByKey; // indexes into `outputs`
+  std::vector<ti::CompilationMetrics> metrics;
+  std::unordered_map<int64_t, std::vector<size_t>> metricsByKey; // indexes into `metrics`
+  std::unordered_map<int64_t, ti::Stack> stackByKey;             // first dynamo_start stack
+  bool spansLoaded = false;
+  std::vector<ti::ChromiumSpan> spans;
+  QHash<QString, QList<int>> spansByDisplay; // collapsed display -> indexes into `spans`
+};
+
+// tlparse's outcome rule (§3.2, as IndexReader::frames() applies it) over one compile's metrics.
+CompileOutcome outcomeOf(const std::vector<const ti::CompilationMetrics*>& ms, bool cacheHit) {
+  if (ms.empty()) {
+    return CompileOutcome::Unknown;
+  }
+  bool error = false, empty = false, restart = false;
+  for (const ti::CompilationMetrics* m : ms) {
+    error = error || m->fail_type.has_value();
+    empty = empty || !m->graph_op_count || *m->graph_op_count == 0;
+    restart = restart || !m->restart_reasons || !m->restart_reasons->empty();
+  }
+  if (error) {
+    return CompileOutcome::Failed;
+  }
+  if (empty) {
+    return CompileOutcome::EmptyGraph;
+  }
+  if (restart) {
+    return CompileOutcome::GraphBreak;
+  }
+  return cacheHit ? CompileOutcome::CacheHit : CompileOutcome::Ok;
+}
 
 class TlparseBackend final : public IndexBackend {
 public:
@@ -140,42 +183,24 @@ public:
     files_ = reader_->files();
     for (const ti::FileInfo& file : files_) {
       RankSummary rank;
-      rank.rank = file.rank             ? int(*file.rank)
-                  : file.rank_from_name ? int(*file.rank_from_name)
-                                        : -1;
-      std::unordered_map<int64_t, QString> locations;
-      for (const ti::DynamoStart& s : reader_->dynamo_starts(file.id)) {
-        if (s.key_id && !s.stack.empty() && !locations.count(*s.key_id)) {
-          locations[*s.key_id] = frameText(s.stack.back());
-        }
-      }
-      std::unordered_map<int64_t, double> seconds;
-      std::unordered_map<int64_t, double> starts;
-      for (const ti::CompilationMetrics& m : metricsOf(file.id)) {
-        if (!m.key_id || m.event_key != "compilation_metrics") {
-          continue;
-        }
-        if (m.entire_frame_compile_time_s) {
-          seconds[*m.key_id] += *m.entire_frame_compile_time_s;
-        }
-        if (m.start_time && !starts.count(*m.key_id)) {
-          starts[*m.key_id] = *m.start_time * 1e6;
-        }
-      }
-      QHash<QString, int64_t> keyByDisplay;
-      for (const ti::CompileKey& k : reader_->compile_keys(file.id)) {
-        keyByDisplay.insert(qs(k.display), k.id);
-      }
+      rank.rank = rankOf(file);
+      const FileCache& fc = cache(file.id);
       QSet<int64_t> cacheHits;
-      for (const ti::CacheEvent& c : reader_->cache_events(file.id)) {
-        if (c.result == "hit") {
-          if (auto it = keyByDisplay.constFind(collapsedDisplay(c.cid));
-              it != keyByDisplay.cend()) {
-            cacheHits.insert(*it);
+      {
+        QHash<QString, int64_t> keyByDisplay;
+        for (const ti::CompileKey& k : reader_->compile_keys(file.id)) {
+          keyByDisplay.insert(qs(k.display), k.id);
+        }
+        for (const ti::CacheEvent& c : reader_->cache_events(file.id)) {
+          if (c.result == "hit") {
+            if (auto it = keyByDisplay.constFind(collapsedDisplay(c.cid));
+                it != keyByDisplay.cend()) {
+              cacheHits.insert(*it);
+            }
           }
         }
       }
-      for (const ti::Output& o : outputsOf(file.id)) {
+      for (const ti::Output& o : fc.outputs) {
         if (o.kind != ti::OutputKind::payload_copy && o.kind != ti::OutputKind::link) {
           ++out.artifactCount;
         }
@@ -185,72 +210,59 @@ public:
           out.badDataCount += qint64(h.count);
         }
       }
-      for (const ti::FrameSummary& f : reader_->frames(file.id)) {
-        FrameSummary frame;
-        frame.rank = rank.rank;
-        frame.frameId = f.frame_id ? int(*f.frame_id) : -1;
-        for (const ti::CompileSummary& c : f.compiles) {
-          CompileInfo info;
-          info.fileId = file.id;
-          info.display = qs(c.display);
-          CompileSummary& s = info.summary;
-          s.id = c.key_id;
-          s.rank = rank.rank;
-          s.frameId = c.frame_id ? int(*c.frame_id) : -1;
-          s.frameCompileId = c.frame_compile_id ? int(*c.frame_compile_id) : -1;
-          // The attempt and compiled-autograd id are only in the display ("[1/0_1]",
-          // "[!0/1/0]"): the key keeps restarts apart, so the label must too.
-          static const QRegularExpression idPattern(
-              QStringLiteral("^\\[(?:!(\\d+)/)?(?:-|\\d+)/(?:-|\\d+)(?:_(\\d+))?\\]$"));
-          if (const auto m = idPattern.match(info.display); m.hasMatch()) {
-            if (m.hasCaptured(1)) {
-              s.compiledAutogradId = m.captured(1).toInt();
-            }
-            if (m.hasCaptured(2)) {
-              s.attempt = m.captured(2).toInt();
-            }
-          }
-          switch (c.status) {
-          case ti::CompileStatus::ok:
-            s.outcome =
-                cacheHits.contains(c.key_id) ? CompileOutcome::CacheHit : CompileOutcome::Ok;
-            break;
-          case ti::CompileStatus::restart:
-            s.outcome = CompileOutcome::GraphBreak;
-            break;
-          case ti::CompileStatus::empty:
-            s.outcome = CompileOutcome::EmptyGraph;
-            break;
-          case ti::CompileStatus::error:
-            s.outcome = CompileOutcome::Failed;
-            break;
-          case ti::CompileStatus::missing:
-            s.outcome = CompileOutcome::Unknown;
-            break;
-          }
-          if (auto it = seconds.find(c.key_id); it != seconds.end()) {
-            s.durationSeconds = it->second;
-          }
-          if (auto it = starts.find(c.key_id); it != starts.end()) {
-            s.startUs = it->second;
-          }
-          if (auto it = locations.find(c.key_id); it != locations.end()) {
-            info.location = it->second;
-          }
-          for (const std::string& r : c.recompile_reasons) {
-            info.recompileReasons.append(qs(r));
-          }
-          for (const std::string& r : c.graph_break_reasons) {
-            info.graphBreakReasons.append(qs(r));
-          }
-          if (frame.location.isEmpty()) {
-            frame.location = info.location;
-          }
-          frame.compiles.append(s);
-          compiles_[c.key_id] = info;
-          ++out.compileCount;
+      // Frames in first-seen order of their compiles, like IndexReader::frames().
+      std::map<std::optional<uint32_t>, int> framePos;
+      for (const ti::CompileKey& key : reader_->compile_keys(file.id)) {
+        CompileInfo info;
+        info.fileId = file.id;
+        info.display = qs(key.display);
+        CompileSummary& s = info.summary;
+        s.id = key.id;
+        s.rank = rank.rank;
+        std::optional<uint32_t> frameId;
+        if (key.cid) {
+          frameId = key.cid->frame_id;
+          s.frameId = key.cid->frame_id ? int(*key.cid->frame_id) : -1;
+          s.frameCompileId = key.cid->frame_compile_id ? int(*key.cid->frame_compile_id) : -1;
+          s.attempt = key.cid->attempt ? int(*key.cid->attempt) : 0;
+          s.compiledAutogradId =
+              key.cid->compiled_autograd_id ? int(*key.cid->compiled_autograd_id) : -1;
         }
-        rank.frames.append(frame);
+        std::vector<const ti::CompilationMetrics*> ms;
+        if (auto it = fc.metricsByKey.find(key.id); it != fc.metricsByKey.end()) {
+          for (size_t i : it->second) {
+            const ti::CompilationMetrics& m = fc.metrics[i];
+            if (m.event_key != "compilation_metrics") {
+              continue;
+            }
+            ms.push_back(&m);
+            if (m.entire_frame_compile_time_s) {
+              s.durationSeconds = std::max(0.0, s.durationSeconds) + *m.entire_frame_compile_time_s;
+            }
+            if (m.start_time && s.startUs < 0) {
+              s.startUs = *m.start_time * 1e6;
+            }
+          }
+        }
+        s.outcome = outcomeOf(ms, cacheHits.contains(key.id));
+        if (auto it = fc.stackByKey.find(key.id);
+            it != fc.stackByKey.end() && !it->second.empty()) {
+          info.location = frameText(it->second.back());
+        }
+        auto [pos, inserted] = framePos.emplace(frameId, int(rank.frames.size()));
+        if (inserted) {
+          FrameSummary frame;
+          frame.rank = rank.rank;
+          frame.frameId = frameId ? int(*frameId) : -1;
+          rank.frames.append(frame);
+        }
+        FrameSummary& frame = rank.frames[pos->second];
+        if (frame.location.isEmpty()) {
+          frame.location = info.location;
+        }
+        frame.compiles.append(s);
+        compiles_[key.id] = info;
+        ++out.compileCount;
       }
       out.ranks.append(rank);
     }
@@ -259,78 +271,66 @@ public:
 
   CompileDetail compileDetail(qint64 compileId) override {
     const CompileInfo& info = compile(compileId);
+    const FileCache& fc = cache(info.fileId);
     CompileDetail d;
     d.summary = info.summary;
     d.location = info.location;
-    d.recompileReasons = info.recompileReasons;
-    d.restartReasons = info.graphBreakReasons;
-    for (const ti::CompilationMetrics& m : metricsOf(info.fileId)) {
-      if (m.key_id != compileId) {
-        continue;
-      }
-      if (m.fail_type) {
-        d.failType = qs(*m.fail_type);
-      }
-      if (m.fail_reason) {
-        d.failReason = qs(*m.fail_reason);
-      }
-      if (m.restart_reasons) {
-        for (const std::string& r : *m.restart_reasons) {
-          if (!d.restartReasons.contains(qs(r))) {
-            d.restartReasons.append(qs(r));
+    const std::vector<size_t> noOutputs;
+    const auto outIt = fc.outputsByKey.find(compileId);
+    const std::vector<size_t>& outputs = outIt == fc.outputsByKey.end() ? noOutputs : outIt->second;
+    // Recompile and graph-break reasons are artifacts of the compile: read them when shown.
+    for (size_t i : outputs) {
+      const ti::Output& o = fc.outputs[i];
+      const QString base = baseName(o);
+      if (base == QLatin1String("recompile_reasons")) {
+        if (const auto p = reader_->payload(o.event_id)) {
+          const QJsonArray arr =
+              QJsonDocument::fromJson(QByteArray(p->data(), qsizetype(p->size()))).array();
+          for (const QJsonValue& v : arr) {
+            if (v.isString()) {
+              d.recompileReasons.append(v.toString());
+            }
           }
         }
-      }
-      auto phase = [&](const char* name, const std::optional<double>& v) {
-        if (v) {
-          d.phaseSeconds.append({QString::fromLatin1(name), *v});
-        }
-      };
-      if (m.event_key == "compilation_metrics") {
-        phase("entire_frame_compile", m.entire_frame_compile_time_s);
-        phase("dynamo before restart", m.dynamo_time_before_restart_s);
-        phase("backend_compile", m.backend_compile_time_s);
-        phase("inductor_compile", m.inductor_compile_time_s);
-        phase("code_gen", m.code_gen_time_s);
-      }
-      const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(m.metadata_json));
-      const QJsonObject obj = doc.object();
-      for (auto it = obj.begin(); it != obj.end(); ++it) {
-        const QString v = jsonValueText(it.value());
-        if (!v.isEmpty() && v != QLatin1String("[]") && v != QLatin1String("{}")) {
-          d.metrics.append({m.event_key == "compilation_metrics"
-                                ? it.key()
-                                : QStringLiteral("%1.%2").arg(qs(m.event_key), it.key()),
-                            v});
+      } else if (base == QLatin1String("dynamo_graph_break_reason")) {
+        if (const auto p = reader_->payload(o.event_id)) {
+          d.restartReasons.append(qs(*p));
         }
       }
     }
-    // The chromium spans of this compile, summed per name: the finer-grained breakdown.
-    QMap<QString, double> spanSeconds;
-    QStringList spanOrder;
-    for (const ti::ChromiumSpan& s : spansOf(info.fileId)) {
-      if (collapsedDisplay(s.cid) != info.display) {
-        continue;
+    if (auto it = fc.metricsByKey.find(compileId); it != fc.metricsByKey.end()) {
+      for (size_t i : it->second) {
+        addMetrics(fc.metrics[i], d);
       }
-      const QString name = qs(s.name);
-      if (!spanSeconds.contains(name)) {
-        spanOrder.append(name);
-      }
-      spanSeconds[name] += s.duration_us / 1e6;
     }
-    for (const QString& name : spanOrder) {
-      d.phaseSeconds.append({name + QStringLiteral(" (trace)"), spanSeconds.value(name)});
-    }
-    for (const ti::DynamoStart& s : reader_->dynamo_starts(info.fileId)) {
-      if (s.key_id == compileId) {
-        for (const ti::Frame& f : s.stack) {
-          d.userStack.append(frameText(f));
+    // The chromium spans of this compile, summed per name: the finer-grained breakdown. Reading
+    // a file's spans takes ~1 s on a 1 GB log, so the first screen does not wait for it: the
+    // timeline reads them next, and the window then asks for this compile again.
+    if (fc.spansLoaded) {
+      QMap<QString, double> spanSeconds;
+      QStringList spanOrder;
+      for (int i : fc.spansByDisplay.value(info.display)) {
+        const ti::ChromiumSpan& s = fc.spans[size_t(i)];
+        const QString name = qs(s.name);
+        if (!spanSeconds.contains(name)) {
+          spanOrder.append(name);
         }
-        break;
+        spanSeconds[name] += s.duration_us / 1e6;
+      }
+      for (const QString& name : spanOrder) {
+        d.phaseSeconds.append({name + QStringLiteral(" (trace)"), spanSeconds.value(name)});
+      }
+    } else {
+      d.tracePending = true;
+    }
+    if (auto it = fc.stackByKey.find(compileId); it != fc.stackByKey.end()) {
+      for (const ti::Frame& f : it->second) {
+        d.userStack.append(frameText(f));
       }
     }
-    for (const ti::Output& o : outputsOf(info.fileId)) {
-      if (o.key_id != compileId || o.kind == ti::OutputKind::payload_copy) {
+    for (size_t i : outputs) {
+      const ti::Output& o = fc.outputs[i];
+      if (o.kind == ti::OutputKind::payload_copy) {
         continue;
       }
       ArtifactRef a;
@@ -375,50 +375,60 @@ public:
       byDisplay.insert(QString::number(info.fileId) + info.display, id);
     }
     for (const ti::FileInfo& file : files_) {
-      const int rank = file.rank             ? int(*file.rank)
-                       : file.rank_from_name ? int(*file.rank_from_name)
-                                             : -1;
-      for (const ti::ChromiumSpan& s : spansOf(file.id)) {
-        TimelineSpan t;
-        t.rank = rank;
-        t.name = qs(s.name);
-        t.startUs = s.start_us;
-        t.durationUs = s.duration_us;
-        t.depth = s.depth;
-        t.compileId = byDisplay.value(QString::number(file.id) + collapsedDisplay(s.cid), -1);
-        out.append(t);
+      const int rank = rankOf(file);
+      const FileCache& fc = spans(file.id);
+      out.reserve(out.size() + qsizetype(fc.spans.size()));
+      for (auto it = fc.spansByDisplay.cbegin(); it != fc.spansByDisplay.cend(); ++it) {
+        const qint64 compileId = byDisplay.value(QString::number(file.id) + it.key(), -1);
+        for (int i : it.value()) {
+          const ti::ChromiumSpan& s = fc.spans[size_t(i)];
+          out.append({rank, qs(s.name), s.start_us, s.duration_us, s.depth, compileId});
+        }
       }
     }
+    std::stable_sort(out.begin(), out.end(), [](const TimelineSpan& a, const TimelineSpan& b) {
+      return a.rank != b.rank ? a.rank < b.rank : a.startUs < b.startUs;
+    });
     return out;
   }
 
   QList<SearchHit> search(const QString& query, int offset, int limit) override {
-    if (!reader_->has_search_index()) {
-      // Built on first use: most sessions never search, and building costs a pass over
-      // every payload.
-      reader_.reset();
-      std::string error;
-      const bool built = ti::IndexReader::build_search_index(fsPath(indexPath_), &error);
-      reopen();
-      if (!built) {
-        throw BackendError("Could not build the search index: " + error);
-      }
-    }
+    prepareSearch();
     if (query != searchQuery_) {
       searchQuery_ = query;
       searchLines_.clear();
-      searchRows_ = 0;
+      searchCursor_ = 0;
       searchDone_ = false;
+      searchMatches_.clear();
+      searchMatch_ = searchUse_ = 0;
     }
     const QStringList terms = queryTerms(query);
-    while (!searchDone_ && searchLines_.size() < offset + limit) {
-      const int64_t want = std::max<int64_t>(200, searchRows_ * 2);
-      const std::vector<ti::SearchHit> rows = reader_->search(query.toStdString(), want);
-      for (size_t i = size_t(searchRows_); i < rows.size(); ++i) {
-        expandHit(rows[i], terms);
+    const int want = offset + limit;
+    while (searchLines_.size() < want) {
+      if (searchMatch_ < searchMatches_.size()) {
+        expandMatch(terms, want);
+        continue;
       }
-      searchDone_ = int64_t(rows.size()) < want;
-      searchRows_ = int64_t(rows.size());
+      if (searchDone_) {
+        break;
+      }
+      // A few payloads at a time: each can hold many matching lines and be logged many times.
+      constexpr int64_t kPayloadsPerStep = 8;
+      constexpr int64_t kMaxUsesPerPayload = 5000;
+      std::string error;
+      searchMatches_ = queries_->search(query.toStdString(), searchCursor_, kPayloadsPerStep,
+                                        kMaxUsesPerPayload, &error, /*snippets=*/false);
+      searchMatch_ = 0;
+      searchUse_ = 0;
+      if (!error.empty()) {
+        searchDone_ = true;
+        searchMatches_.clear();
+        throw BackendError("Search failed: " + error);
+      }
+      if (!searchMatches_.empty()) {
+        searchCursor_ = searchMatches_.back().fts_rowid;
+      }
+      searchDone_ = int64_t(searchMatches_.size()) < kPayloadsPerStep;
     }
     return searchLines_.mid(offset, limit);
   }
@@ -442,8 +452,8 @@ public:
           unknown.append(qs(k));
         }
       }
-      for (const ti::Output& o : outputsOf(file.id)) {
-        if (!o.key_id && o.kind != ti::OutputKind::payload_copy && o.in_directory) {
+      for (const ti::Output& o : cache(file.id).outputs) {
+        if (isOrphan(o)) {
           ++orphans;
         }
       }
@@ -462,7 +472,144 @@ public:
     return out;
   }
 
+  QList<HealthIssue> healthIssues(int limit) override {
+    QList<HealthIssue> out;
+    const std::unique_ptr<ti::GuiQueries>& queries = guiQueries();
+    for (const ti::FileInfo& file : files_) {
+      const QString name = qs(file.name);
+      QHash<QString, QString> descriptions;
+      for (const ti::HealthCounter& h : reader_->health(file.id)) {
+        descriptions.insert(qs(h.name), qs(h.description));
+      }
+      // The ingest keeps the first 10,000 bad lines of a file (bad_lines table).
+      for (const ti::BadLine& b : reader_->bad_lines(file.id, limit)) {
+        HealthIssue i;
+        i.kind = qs(b.counter);
+        i.severity = qs(std::string(ti::to_string(
+            ti::health_info(healthId(b.counter).value_or(ti::HealthId::fail_glog)).severity)));
+        i.file = name;
+        i.line = b.line;
+        i.detail = badLineDetail(i.kind, qs(b.excerpt));
+        out.append(i);
+      }
+      for (const ti::UnknownKeyRow& u : queries->unknown_keys(file.id)) {
+        out.append({QStringLiteral("unknown_event_kinds"), QStringLiteral("info"), name,
+                    u.first_line,
+                    QStringLiteral("\"%1\": an event kind tlparse does not know, %2 time(s); "
+                                   "this is its first line")
+                        .arg(qs(u.key))
+                        .arg(u.count),
+                    -1});
+      }
+      for (const ti::Output& o : cache(file.id).outputs) {
+        if (isOrphan(o)) {
+          out.append({QStringLiteral("artifacts_without_compile"), QStringLiteral("warning"), name,
+                      o.line,
+                      QStringLiteral("%1 (%2) has no compile id; activate to open it")
+                          .arg(qs(o.name), qs(o.event_key)),
+                      o.id});
+        }
+      }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const HealthIssue& a, const HealthIssue& b) {
+      return a.file != b.file ? a.file < b.file : a.line < b.line;
+    });
+    if (out.size() > limit) {
+      out.resize(limit);
+    }
+    return out;
+  }
+
 private:
+  static int rankOf(const ti::FileInfo& file) {
+    return file.rank ? int(*file.rank) : file.rank_from_name ? int(*file.rank_from_name) : -1;
+  }
+
+  static bool isOrphan(const ti::Output& o) {
+    return !o.key_id && o.kind != ti::OutputKind::payload_copy && o.in_directory;
+  }
+
+  static std::optional<ti::HealthId> healthId(const std::string& name) {
+    for (size_t i = 0; i < ti::kHealthCounterCount; ++i) {
+      if (ti::health_info(ti::HealthId(i)).name == name) {
+        return ti::HealthId(i);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // What went wrong on a bad line, in words, then the start of the line.
+  static QString badLineDetail(const QString& counter, const QString& excerpt) {
+    static const QHash<QString, QString> what = {
+        {QStringLiteral("fail_glog"), QStringLiteral("no glog prefix")},
+        {QStringLiteral("fail_json"), QStringLiteral("envelope is not valid JSON (truncated?) or "
+                                                     "has wrongly typed keys")},
+        {QStringLiteral("fail_payload_md5"),
+         QStringLiteral("payload MD5 differs from the declared has_payload")},
+        {QStringLiteral("invalid_utf8"), QStringLiteral("binary garbage: not valid UTF-8")},
+        {QStringLiteral("line_too_long"), QStringLiteral("overlong line, skipped")},
+        {QStringLiteral("payload_too_large"), QStringLiteral("payload too large, truncated")},
+        {QStringLiteral("truncated_last_line"), QStringLiteral("file ends without a newline")},
+        {QStringLiteral("stray_payload_lines"), QStringLiteral("payload line without an envelope")},
+        {QStringLiteral("fail_dynamo_guards_json"),
+         QStringLiteral("dynamo_guards payload is not a list of guards")},
+        {QStringLiteral("fail_parser"), QStringLiteral("a parser rejected the event")},
+        {QStringLiteral("bad_chromium_event"),
+         QStringLiteral("chromium_event payload is not a JSON object")},
+        {QStringLiteral("unsafe_output_name"), QStringLiteral("unsafe output name replaced")},
+        {QStringLiteral("unresolved_string"),
+         QStringLiteral("stack frame names a string index never interned")},
+        {QStringLiteral("other_rank"), QStringLiteral("line of another rank")},
+    };
+    const QString w = what.value(counter, counter);
+    if (excerpt.isEmpty()) {
+      return w;
+    }
+    if (counter == QLatin1String("fail_payload_md5")) {
+      return QStringLiteral("%1 (declared %2)").arg(w, excerpt);
+    }
+    return QStringLiteral("%1: %2").arg(w, excerpt);
+  }
+
+  void addMetrics(const ti::CompilationMetrics& m, CompileDetail& d) {
+    if (m.fail_type) {
+      d.failType = qs(*m.fail_type);
+    }
+    if (m.fail_reason) {
+      d.failReason = qs(*m.fail_reason);
+    }
+    if (m.restart_reasons) {
+      for (const std::string& r : *m.restart_reasons) {
+        if (!d.restartReasons.contains(qs(r))) {
+          d.restartReasons.append(qs(r));
+        }
+      }
+    }
+    auto phase = [&](const char* name, const std::optional<double>& v) {
+      if (v) {
+        d.phaseSeconds.append({QString::fromLatin1(name), *v});
+      }
+    };
+    if (m.event_key == "compilation_metrics") {
+      phase("entire_frame_compile", m.entire_frame_compile_time_s);
+      phase("dynamo before restart", m.dynamo_time_before_restart_s);
+      phase("backend_compile", m.backend_compile_time_s);
+      phase("inductor_compile", m.inductor_compile_time_s);
+      phase("code_gen", m.code_gen_time_s);
+    }
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(m.metadata_json));
+    const QJsonObject obj = doc.object();
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      const QString v = jsonValueText(it.value());
+      if (!v.isEmpty() && v != QLatin1String("[]") && v != QLatin1String("{}")) {
+        d.metrics.append({m.event_key == "compilation_metrics"
+                              ? it.key()
+                              : QStringLiteral("%1.%2").arg(qs(m.event_key), it.key()),
+                          v});
+      }
+    }
+  }
+
   const CompileInfo& compile(qint64 id) const {
     auto it = compiles_.find(id);
     if (it == compiles_.end()) {
@@ -471,73 +618,157 @@ private:
     return it->second;
   }
 
-  void reopen() {
+  const std::unique_ptr<ti::GuiQueries>& guiQueries() {
+    if (!queries_) {
+      std::string error;
+      queries_ = ti::GuiQueries::open(fsPath(indexPath_), &error);
+      if (!queries_) {
+        throw BackendError("Could not open the index: " + error);
+      }
+    }
+    return queries_;
+  }
+
+  // The search table and its lookup indexes are written into the index once (the first search
+  // of an index pays for it; later sessions find them there).
+  void prepareSearch() {
+    if (guiQueries()->search_ready()) {
+      return;
+    }
+    reader_.reset();
+    queries_.reset();
     std::string error;
+    const bool built = ti::GuiQueries::prepare_search(fsPath(indexPath_), &error);
     reader_ = ti::IndexReader::open(fsPath(indexPath_), &error);
     if (!reader_) {
       throw BackendError("Could not reopen the index: " + error);
     }
+    if (!built) {
+      throw BackendError("Could not build the search index (is the index file writable?): " +
+                         error);
+    }
+    guiQueries();
   }
 
-  const std::vector<ti::Output>& outputsOf(int64_t fileId) {
-    auto it = outputs_.find(fileId);
-    if (it == outputs_.end()) {
-      it = outputs_.emplace(fileId, reader_->outputs(fileId)).first;
+  FileCache& cache(int64_t fileId) {
+    auto it = files_cache_.find(fileId);
+    if (it != files_cache_.end()) {
+      return it->second;
     }
-    return it->second;
-  }
-  const std::vector<ti::CompilationMetrics>& metricsOf(int64_t fileId) {
-    auto it = metrics_.find(fileId);
-    if (it == metrics_.end()) {
-      it = metrics_.emplace(fileId, reader_->compilation_metrics(fileId)).first;
-    }
-    return it->second;
-  }
-  const std::vector<ti::ChromiumSpan>& spansOf(int64_t fileId) {
-    auto it = spans_.find(fileId);
-    if (it == spans_.end()) {
-      it = spans_.emplace(fileId, reader_->chromium_spans(fileId)).first;
-    }
-    return it->second;
-  }
-
-  // One FTS row (an event) becomes one hit per matching line of its payload.
-  void expandHit(const ti::SearchHit& row, const QStringList& terms) {
-    SearchHit base;
-    base.compileLabel = qs(row.compile_display);
-    base.artifactId = row.output_id ? *row.output_id : -1;
-    if (const auto ev = reader_->event(row.event_id); ev && ev->key_id) {
-      base.compileId = *ev->key_id;
-    }
-    if (row.output_id) {
-      if (const auto o = reader_->output(*row.output_id)) {
-        base.artifactName = baseName(*o);
+    FileCache& fc = files_cache_[fileId];
+    fc.outputs = reader_->outputs(fileId);
+    for (size_t i = 0; i < fc.outputs.size(); ++i) {
+      if (fc.outputs[i].key_id) {
+        fc.outputsByKey[*fc.outputs[i].key_id].push_back(i);
       }
     }
-    if (base.artifactName.isEmpty()) {
-      base.artifactName = QStringLiteral("event at log line %1").arg(row.line);
+    fc.metrics = reader_->compilation_metrics(fileId);
+    for (size_t i = 0; i < fc.metrics.size(); ++i) {
+      if (fc.metrics[i].key_id) {
+        fc.metricsByKey[*fc.metrics[i].key_id].push_back(i);
+      }
     }
+    for (ti::DynamoStart& s : reader_->dynamo_starts(fileId)) {
+      if (s.key_id && !s.stack.empty() && !fc.stackByKey.count(*s.key_id)) {
+        fc.stackByKey.emplace(*s.key_id, std::move(s.stack));
+      }
+    }
+    return fc;
+  }
+
+  const FileCache& spans(int64_t fileId) {
+    FileCache& fc = cache(fileId);
+    if (!fc.spansLoaded) {
+      fc.spans = reader_->chromium_spans(fileId);
+      for (size_t i = 0; i < fc.spans.size(); ++i) {
+        fc.spansByDisplay[collapsedDisplay(fc.spans[i].cid)].append(int(i));
+      }
+      fc.spansLoaded = true;
+    }
+    return fc;
+  }
+
+  // The lines of `text` holding any of `terms` (ASCII case folded), at most 50: scanned as
+  // bytes, and only the matching lines become QStrings (payloads run to megabytes).
+  static QList<QPair<int, QString>> matchingLines(std::string_view text, const QStringList& terms) {
     constexpr int kMaxLinesPerArtifact = 50;
-    int found = 0;
-    if (const auto payload = reader_->payload(row.event_id); payload && !terms.isEmpty()) {
-      const QStringList lines = qs(*payload).split(QLatin1Char('\n'));
-      for (int i = 0; i < lines.size() && found < kMaxLinesPerArtifact; ++i) {
-        for (const QString& t : terms) {
-          if (lines[i].contains(t, Qt::CaseInsensitive)) {
-            SearchHit h = base;
-            h.line = i + 1;
-            h.snippet = lines[i].left(300);
-            searchLines_.append(h);
-            ++found;
-            break;
+    QList<QPair<int, QString>> out;
+    std::vector<std::string> needles;
+    for (const QString& t : terms) {
+      needles.push_back(t.toLower().toStdString());
+    }
+    if (needles.empty()) {
+      return out;
+    }
+    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+    int lineNo = 0;
+    size_t start = 0;
+    while (start <= text.size() && out.size() < kMaxLinesPerArtifact) {
+      size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) {
+        end = text.size();
+      }
+      ++lineNo;
+      const std::string_view line = text.substr(start, end - start);
+      for (const std::string& n : needles) {
+        const auto it = std::search(line.begin(), line.end(), n.begin(), n.end(),
+                                    [&](char a, char b) { return fold(a) == b; });
+        if (it != line.end()) {
+          out.append({lineNo, qs(std::string(line.substr(0, 600))).left(300)});
+          break;
+        }
+      }
+      start = end + 1;
+    }
+    return out;
+  }
+
+  // One matching payload becomes one hit per matching line, for every event that logged it.
+  // Expands the current match use by use until `want` hits are buffered (a payload logged by
+  // hundreds of compiles would otherwise make hundreds of hits nobody scrolled to).
+  void expandMatch(const QStringList& terms, int want) {
+    const ti::PayloadMatch& m = searchMatches_[searchMatch_];
+    if (searchUse_ == 0) {
+      searchMatchLines_.clear();
+      if (!m.uses.empty()) {
+        if (const auto payload = reader_->payload(m.uses.front().event_id)) {
+          searchMatchLines_ = matchingLines(*payload, terms);
+          if (searchMatchLines_.isEmpty()) {
+            // FTS matched a token the plain text search did not see: point at the payload.
+            const std::string_view p = *payload;
+            searchMatchLines_.append(
+                {1, qs(std::string(p.substr(0, std::min<size_t>(p.find('\n'), 300))))});
           }
         }
       }
+      if (searchMatchLines_.isEmpty()) {
+        searchMatchLines_.append({0, QString()});
+      }
     }
-    if (found == 0) {
-      SearchHit h = base;
-      h.snippet = qs(row.snippet);
-      searchLines_.append(h);
+    while (searchUse_ < m.uses.size() && searchLines_.size() < want) {
+      const ti::PayloadUse& u = m.uses[searchUse_++];
+      SearchHit base;
+      base.compileLabel = qs(u.compile_display);
+      base.compileId = u.key_id ? *u.key_id : -1;
+      base.artifactId = u.output_id ? *u.output_id : -1;
+      if (u.output_id) {
+        if (const auto o = reader_->output(*u.output_id)) {
+          base.artifactName = baseName(*o);
+        }
+      }
+      if (base.artifactName.isEmpty()) {
+        base.artifactName = QStringLiteral("event at log line %1").arg(u.line);
+      }
+      for (const auto& [line, text] : searchMatchLines_) {
+        SearchHit h = base;
+        h.line = line;
+        h.snippet = text;
+        searchLines_.append(h);
+      }
+    }
+    if (searchUse_ >= m.uses.size()) {
+      ++searchMatch_;
+      searchUse_ = 0;
     }
   }
 
@@ -545,23 +776,26 @@ private:
   QString indexPath_;
   QString sourcePath_;
   std::unique_ptr<ti::IndexReader> reader_;
+  std::unique_ptr<ti::GuiQueries> queries_;
   std::vector<ti::FileInfo> files_;
   std::unordered_map<qint64, CompileInfo> compiles_;
-  std::unordered_map<int64_t, std::vector<ti::Output>> outputs_;
-  std::unordered_map<int64_t, std::vector<ti::CompilationMetrics>> metrics_;
-  std::unordered_map<int64_t, std::vector<ti::ChromiumSpan>> spans_;
+  std::unordered_map<int64_t, FileCache> files_cache_;
   QString searchQuery_;
   QList<SearchHit> searchLines_;
-  int64_t searchRows_ = 0;
-  bool searchDone_ = false;
+  int64_t searchCursor_ = 0;                    // FTS rowid of the last payload fetched
+  bool searchDone_ = false;                     // no payloads after the cursor
+  std::vector<ti::PayloadMatch> searchMatches_; // the last payloads fetched
+  size_t searchMatch_ = 0;                      // the one being expanded
+  size_t searchUse_ = 0;                        // its next use to expand
+  QList<QPair<int, QString>> searchMatchLines_; // its matching lines (1-based, text)
 };
 
-// The state an ingest thread shares with the worker that waits for it. The thread keeps it
-// (and the temporary folder it writes into) alive after a cancel, until the ingest returns.
+// The state an ingest thread shares with the worker that waits for it.
 struct IngestJob {
   std::shared_ptr<QTemporaryDir> dir;
   std::atomic<uint64_t> done{0};
   std::atomic<bool> finished{false};
+  std::atomic<bool> cancel{false}; // the ingest polls it between lines
   tlparse::ingest::IngestResult result;
 };
 
@@ -613,8 +847,9 @@ std::unique_ptr<IndexBackend> openWithTlparse(const OpenRequest& request,
     }
     indexPath = job->dir->filePath(QStringLiteral("index.sqlite"));
   }
-  std::thread([job, logs, indexPath] {
+  std::thread ingest([job, logs, indexPath] {
     tlparse::ingest::IngestOptions options;
+    options.cancel = &job->cancel;
     // Progress comes per file; files are ingested in order, so a drop means the next file.
     auto base = std::make_shared<uint64_t>(0);
     auto last = std::make_shared<std::pair<uint64_t, uint64_t>>(0, 0);
@@ -632,16 +867,24 @@ std::unique_ptr<IndexBackend> openWithTlparse(const OpenRequest& request,
       job->result.error = e.what();
     }
     job->finished.store(true);
-  }).detach();
+  });
   const QString what = QStringLiteral("Indexing %1 log file(s) (%2 MB)")
                            .arg(logs.size())
                            .arg(double(total) / 1e6, 0, 'f', 1);
   while (!job->finished.load()) {
     if (cancel.load()) {
-      return nullptr; // the ingest thread finishes on its own and frees what it holds
+      // The ingest stops at its next line and deletes the partial index; waiting for it keeps
+      // a cancelled ingest from competing with whatever is opened next.
+      job->cancel.store(true);
+      ingest.join();
+      return nullptr;
     }
     progress(qint64(job->done.load()), qint64(total), what);
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  ingest.join();
+  if (job->result.cancelled || cancel.load()) {
+    return nullptr;
   }
   if (!job->result.ok) {
     throw BackendError("Indexing failed: " + job->result.error);

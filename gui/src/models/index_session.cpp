@@ -22,6 +22,7 @@ void registerTypes() {
     qRegisterMetaType<QList<gui::TimelineSpan>>();
     qRegisterMetaType<QList<gui::SearchHit>>();
     qRegisterMetaType<QList<gui::HealthRow>>();
+    qRegisterMetaType<QList<gui::HealthIssue>>();
     qRegisterMetaType<QList<gui::RecompileRow>>();
     return true;
   }();
@@ -40,6 +41,7 @@ IndexSession::IndexSession(BackendFactory factory, QObject* parent)
   connect(worker_, &IndexWorker::opened, this, &IndexSession::onOpened);
   connect(worker_, &IndexWorker::timelineReady, this, &IndexSession::timelineReady);
   connect(worker_, &IndexWorker::healthReady, this, &IndexSession::healthReady);
+  connect(worker_, &IndexWorker::healthIssuesReady, this, &IndexSession::healthIssuesReady);
   connect(worker_, &IndexWorker::openFailed, this, [this](const QString& message) {
     opening_ = false;
     Q_EMIT openFailed(message);
@@ -83,6 +85,13 @@ void IndexSession::onOpened(const IndexOverview& overview) {
   open_ = true;
   overview_ = overview;
   Q_EMIT opened(overview_);
+  if (autoSecondary_) {
+    requestSecondary();
+  }
+}
+
+void IndexSession::requestSecondary() {
+  QMetaObject::invokeMethod(worker_, [w = worker_] { w->loadSecondary(); });
 }
 
 void IndexSession::requestCompile(qint64 compileId) {
@@ -153,9 +162,15 @@ void IndexWorker::open(const QString& path) {
     return;
   }
   Q_EMIT opened(overview_);
-  // The rest is not needed for the first screen: it follows in its own signals.
+}
+
+void IndexWorker::loadSecondary() {
+  // Not needed for the first screen: each follows in its own signal.
   guarded(tr("timeline"), [&] { Q_EMIT timelineReady(backend_->timeline()); });
-  guarded(tr("data health"), [&] { Q_EMIT healthReady(backend_->health()); });
+  guarded(tr("data health"), [&] {
+    Q_EMIT healthReady(backend_->health());
+    Q_EMIT healthIssuesReady(backend_->healthIssues(IndexSession::kMaxHealthIssues));
+  });
 }
 
 void IndexWorker::loadCompile(qint64 compileId) {

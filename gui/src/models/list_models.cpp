@@ -5,6 +5,7 @@
 
 #include <QColor>
 #include <QLocale>
+#include <algorithm>
 
 namespace gui {
 
@@ -164,6 +165,119 @@ QVariant HealthModel::headerData(int section, Qt::Orientation orientation, int r
     return tr("Count");
   case DescriptionColumn:
     return tr("What it means");
+  default:
+    return {};
+  }
+}
+
+HealthIssueModel::HealthIssueModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void HealthIssueModel::setIssues(const QList<HealthIssue>& issues) {
+  all_ = issues;
+  refilter();
+}
+
+void HealthIssueModel::setKindFilter(const QString& kind) {
+  if (kind != filter_) {
+    filter_ = kind;
+    refilter();
+  }
+}
+
+void HealthIssueModel::refilter() {
+  beginResetModel();
+  issues_.clear();
+  for (const HealthIssue& i : all_) {
+    if (filter_.isEmpty() || i.kind == filter_) {
+      issues_.append(i);
+    }
+  }
+  shown_ = std::min<int>(kBatchSize, int(issues_.size()));
+  // Listeners of the reset may fetch at once; that must wait until the reset is announced
+  // (the same rule as CompileTreeModel).
+  notifying_ = true;
+  endResetModel();
+  notifying_ = false;
+}
+
+int HealthIssueModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : shown_;
+}
+
+int HealthIssueModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+bool HealthIssueModel::canFetchMore(const QModelIndex& parent) const {
+  return !notifying_ && !parent.isValid() && shown_ < int(issues_.size());
+}
+
+void HealthIssueModel::fetchMore(const QModelIndex& parent) {
+  if (!canFetchMore(parent)) {
+    return;
+  }
+  const int next = std::min<int>(shown_ + kBatchSize, int(issues_.size()));
+  notifying_ = true;
+  beginInsertRows({}, shown_, next - 1);
+  shown_ = next;
+  endInsertRows();
+  notifying_ = false;
+}
+
+QVariant HealthIssueModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+    return {};
+  }
+  const HealthIssue& i = issues_[index.row()];
+  switch (role) {
+  case ArtifactIdRole:
+    return i.artifactId >= 0 ? QVariant(i.artifactId) : QVariant();
+  case KindRole:
+    return i.kind;
+  case Qt::ForegroundRole:
+    if (i.severity == QLatin1String("error")) {
+      return QColor(0xc6, 0x28, 0x28);
+    }
+    if (i.severity == QLatin1String("warning")) {
+      return QColor(0xb2, 0x6a, 0x00);
+    }
+    return {};
+  case Qt::TextAlignmentRole:
+    return index.column() == LineColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                                        : QVariant();
+  case Qt::ToolTipRole:
+    return index.column() == DetailColumn ? QVariant(i.detail) : QVariant();
+  case Qt::DisplayRole:
+    switch (index.column()) {
+    case FileColumn:
+      return i.file;
+    case LineColumn:
+      return i.line;
+    case KindColumn:
+      return i.kind;
+    case DetailColumn:
+      return i.detail;
+    default:
+      return {};
+    }
+  default:
+    return {};
+  }
+}
+
+QVariant HealthIssueModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (section) {
+  case FileColumn:
+    return tr("File");
+  case LineColumn:
+    return tr("Line");
+  case KindColumn:
+    return tr("Counter");
+  case DetailColumn:
+    return tr("What was wrong");
   default:
     return {};
   }

@@ -1,5 +1,7 @@
 // Recompilations, as PyTorch's w02 workload: a static compile, a size change that makes dim 0
-// dynamic, a dtype change, a scalar change, then a function with a graph break.
+// dynamic, a dtype change, a scalar change, then a function with a graph break. The trace has
+// the compile ids, recompile reasons and graph break of PyTorch's log of w02
+// (tests/compiler/sample_logs_test.cpp checks it).
 //   TORCH_TRACE=/tmp/trace ./sample_recompile
 #include "compiler/capture/compile.h"
 #include "compiler/ops/ops.h"
@@ -12,7 +14,10 @@ using namespace compiler;
 int main() {
   auto f_eager = [](const Tensor& x, double scale) {
     Tensor y = mul(sin(x), scale);
-    return add(relu(y), mean(x, {-1}, true));
+    // Named steps keep the ops in Python's order (C++ leaves argument order unspecified).
+    Tensor r = relu(y);
+    Tensor m = mean(x, {-1}, true);
+    return add(r, m);
   };
   auto f = compile(f_eager, {.name = "f", .arg_names = {"x", "scale"}});
   for (std::int64_t n : {8, 16, 32, 64}) {
@@ -26,11 +31,11 @@ int main() {
 
   auto g_eager = [](const Tensor& x) {
     Tensor a = cos(x);
-    // A data-dependent branch: the graph breaks here, the rest is a resume frame.
-    if (gt(amax(a), 0.5).to_bool()) {
-      return mul(a, 2.0);
-    }
-    return a;
+    // Printing a tensor's value reads it on the host: a graph break at a call, as print() is
+    // in the Python workload. The graph restarts, ends before sum().item(), and the rest of
+    // the function is a resume frame.
+    std::printf("graph break here (%.3f)\n", sum(a).item_double());
+    return mul(a, 2.0);
   };
   auto g = compile(g_eager, {.name = "g", .arg_names = {"x"}});
   Tensor x4 = samples::wave({4, 4});

@@ -196,12 +196,25 @@ TEST_CASE("item() breaks the graph: the prefix runs compiled and the rest is a r
   // A second call with the same branch is all cache hits.
   CHECK(same_values(cf(pos), f(pos)));
   CHECK(cf.records().size() == 2);
-  // The other branch compiles the resume frame again, guarded on the branch taken.
+  // The branch ended the graph without a restart, as a data-dependent jump does in Dynamo.
+  CHECK(prefix.compile_id == std::to_string(prefix.frame_id) + "/0");
+  CHECK(contains(resume.frame_name, "torch_dynamo_resume_in_"));
+  // The other branch is a frame of its own (Dynamo's resume function per jump target): the
+  // next frame id, compile 0, no recompile.
   Tensor negative = Tensor::from_values({-1, -2, -3, -4, -5, -6, -7, -8, -9, -10}, {10});
   CHECK(same_values(cf(negative), f(negative)));
   REQUIRE(cf.records().size() == 3);
-  CHECK(cf.records()[2].frame_id == resume.frame_id);
-  CHECK(contains(cf.records()[2].recompile_reasons[0], "___break_value == True"));
+  CHECK(cf.records()[2].frame_id == resume.frame_id + 1);
+  CHECK(cf.records()[2].compile_id == std::to_string(resume.frame_id + 1) + "/0");
+  CHECK(cf.records()[2].recompile_reasons.empty());
+  CHECK(cf.records()[2].frame_name == resume.frame_name);
+  CHECK(contains(cf.records()[2].graph, "torch.ops.aten.sub(l_x_, 1.0)"));
+  CHECK(contains(cf.records()[2].guards, "L['___break_value'] == False"));
+  // Both branches are cached now.
+  CHECK(same_values(cf(pos), f(pos)));
+  CHECK(same_values(cf(negative), f(negative)));
+  CHECK(cf.records().size() == 3);
+  CHECK(cf.stats().graph_breaks == 1);
 }
 
 TEST_CASE("a resume frame reads results of the frame before the break", "[compiler][capture]") {

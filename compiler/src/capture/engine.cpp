@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <shared_mutex>
 
 namespace compiler {
 
@@ -46,6 +48,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::atomic<std::int64_t> g_next_frame_id{0};
+// Dynamo's frame_key counts every compile the process starts, from 1.
+std::atomic<std::int64_t> g_next_frame_key{1};
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -92,7 +96,10 @@ struct Entry {
   std::int64_t break_index = -1;
   std::vector<Arg> break_args;
   std::source_location break_where;
+  // The frame after the break. A branch on a tensor (to_bool()) has one per outcome, as
+  // Dynamo makes one resume function per jump target: `resume` for true, `resume_false`.
   std::unique_ptr<Frame> resume;
+  std::unique_ptr<Frame> resume_false;
 };
 
 struct Frame {
@@ -112,24 +119,84 @@ struct CallState {
   std::span<const GuardInput> arg_inputs;
   std::vector<Value> env;                // by op index
   std::vector<const std::string*> names; // node names by op index
+  std::source_location call_site;        // where the user called the compiled function
 };
+
+// The counters, updated from every calling thread.
+struct AtomicStats {
+  std::atomic<std::int64_t> calls{0};
+  std::atomic<std::int64_t> cache_hits{0};
+  std::atomic<std::int64_t> compiles{0};
+  std::atomic<std::int64_t> failed_compiles{0};
+  std::atomic<std::int64_t> graph_breaks{0};
+  std::atomic<std::int64_t> eager_frames{0};
+  std::atomic<std::int64_t> frames{0};
+
+  CaptureStats snapshot() const noexcept {
+    constexpr auto kOrder = std::memory_order_relaxed;
+    CaptureStats s;
+    s.calls = calls.load(kOrder);
+    s.cache_hits = cache_hits.load(kOrder);
+    s.compiles = compiles.load(kOrder);
+    s.failed_compiles = failed_compiles.load(kOrder);
+    s.graph_breaks = graph_breaks.load(kOrder);
+    s.eager_frames = eager_frames.load(kOrder);
+    s.frames = frames.load(kOrder);
+    return s;
+  }
+};
+
+void bump(std::atomic<std::int64_t>& counter) noexcept {
+  counter.fetch_add(1, std::memory_order_relaxed);
+}
 
 std::string reason_for_break(OpKind op) {
   return std::string("Data-dependent operation ") + std::string(op_aten_name(op)) + " (" +
          std::string(op_name(op)) + "())";
 }
 
+// The graph break's message in Dynamo's layout (a type line, then explanation, hints and a
+// debug context): what restart_reasons records and the break reason shows.
+std::string break_message(OpKind op) {
+  std::string out;
+  if (op == OpKind::to_bool) {
+    out += "Data-dependent branching\n";
+    out += "  Explanation: Detected data-dependent branching (a C++ branch on to_bool() of a "
+           "tensor, e.g. `if (gt(sum(x), 0.0).to_bool())`). Tracing runs on fake tensors that "
+           "have no data, so it cannot follow control flow that depends on tensor values.\n";
+    out += "  Hint: The graph ends at the branch and the side taken continues in a resume "
+           "frame; to keep one graph, select with where() instead of branching.\n";
+  } else {
+    out += "Unsupported Tensor." + std::string(op_name(op)) + "() call\n";
+    out += "  Explanation: " + std::string(op_name(op)) +
+           "() reads tensor data on the host; tracing runs on fake tensors that have no data, "
+           "so the graph ends before it and the rest of the function continues in a new "
+           "frame.\n";
+    out += "  Hint: Keep the value in a 0-dim tensor and use it in tensor ops, or accept the "
+           "split.\n";
+  }
+  out += "\n  Developer debug context: " + std::string(op_aten_name(op)) + " (" +
+         std::string(op_name(op)) + "())";
+  return out;
+}
+
+// The dynamo_graph_break_reason payload. A branch reads as Dynamo's data-dependent jump; a
+// host read as an untraceable call (Dynamo restarts at those).
 std::string break_explanation(OpKind op, const std::source_location& where) {
   std::string out = "Graph break in user code at ";
   out += where.file_name();
   out += ":" + std::to_string(where.line()) + "\n";
-  out += "Graph Break Reason: " + reason_for_break(op) + "\n";
-  out += "  Explanation: " + std::string(op_name(op)) +
-         "() reads tensor data on the host; tracing runs on fake tensors that have no data, so "
-         "the graph ends here and the rest of the function continues in a new frame.\n";
-  out += "  Hint: keep the computation in tensor ops (for example where() instead of a C++ "
-         "branch on to_bool()), or accept the split.\n\n";
+  out += "Graph Break Reason: ";
+  if (op != OpKind::to_bool) {
+    out += "Encountered graph break when attempting to trace CALL: a function call, e.g. "
+           "f(x, y):\n\n";
+  }
+  out += break_message(op) + "\n\n";
   out += "User code traceback:\n" + detail::format_user_frame(where) + "\n";
+  std::string_view text = detail::source_line(where);
+  if (!text.empty()) {
+    out += "    " + std::string(text) + "\n";
+  }
   return out;
 }
 
@@ -140,14 +207,30 @@ struct Engine::Impl {
   CompileOptions options;
   std::source_location where;
   Frame root;
-  CaptureStats stats;
+  AtomicStats stats;
   std::vector<CompileRecord> records;
+  // Lookups in the frames' caches share it; a compile (which adds entries, frames and records)
+  // holds it alone.
+  std::shared_mutex mutex;
+  // The call site of the call being compiled (set under the exclusive lock).
+  std::source_location call_site;
 
   Impl(Body b, CompileOptions o, std::source_location w)
       : body(std::move(b)), options(std::move(o)), where(w) {
     root.where = w;
     root.name = options.name.empty() ? std::string(detail::short_function_name(w.function_name()))
                                      : options.name;
+  }
+
+  // The user stack of a compile of frame `f`, as dynamo_start logs it: the caller of the
+  // compiled function, then the function (or the resume point) being compiled. Dynamo logs the
+  // caller only for resume frames; we log it always since a C++ lambda's own location is
+  // rarely informative on its own.
+  std::array<tracer::StackFrame, 2> user_stack(const Frame& f) const {
+    std::array<tracer::StackFrame, 2> frames{detail::user_frame(call_site),
+                                             detail::user_frame(f.where)};
+    frames[1].name = f.name;
+    return frames;
   }
 
   std::string arg_name(std::size_t i) const {
@@ -258,6 +341,7 @@ struct Engine::Impl {
     r.env = std::make_unique<ShapeEnv>();
     detail::FrameTracer::Config cfg;
     cfg.stop_at = stop_at;
+    cfg.branch_in_place = !options.fullgraph;
     cfg.first_op = f.first_op;
     cfg.served = st.env;
     cfg.served_names = st.names;
@@ -267,6 +351,7 @@ struct Engine::Impl {
     detail::FrameTracer& tr = *r.tracer;
 
     SymGuardRecorderScope recorder(r.env.get());
+    r.env->set_call_site(st.call_site);
     // Symbols are created before the first op runs: attribute them to the traced function.
     r.env->set_user_location(f.where);
     std::vector<Value> fn_args(st.args.begin(), st.args.end());
@@ -309,7 +394,8 @@ struct Engine::Impl {
     return r;
   }
 
-  void emit_metrics(const Entry* e, const Frame& f, const std::string& id_text,
+  void emit_metrics(const Entry* e, const Frame& f, std::int64_t frame_key,
+                    const std::string& id_text, std::int64_t num_graph_breaks,
                     std::int64_t start_us_epoch, Clock::time_point t0, double backend_s,
                     const std::vector<std::string>& restart_reasons, double before_restart_s,
                     const char* fail_type, const std::string& fail_reason,
@@ -319,7 +405,7 @@ struct Engine::Impl {
     std::int64_t total_us = micros_since(t0);
     tracer::event(keys::compilation_metrics, [&](tracer::JsonWriter& w) {
       w.member("compile_id", id_text);
-      w.member("frame_key", std::to_string(f.id));
+      w.member("frame_key", std::to_string(frame_key));
       w.member("co_name", f.name);
       w.member("co_filename", f.where.file_name());
       w.member("co_firstlineno", static_cast<std::int64_t>(f.where.line()));
@@ -358,11 +444,9 @@ struct Engine::Impl {
       w.end_array();
       w.member("dynamo_time_before_restart_s", before_restart_s);
       w.key("stack_trace").begin_array();
-      w.value("Line: " + std::to_string(where.line()) + ", Name: " + root.name +
-              ", Filename: " + where.file_name());
-      if (&f != &root) {
-        w.value("Line: " + std::to_string(f.where.line()) + ", Name: " + f.name +
-                ", Filename: " + f.where.file_name());
+      for (const tracer::StackFrame& sf : user_stack(f)) {
+        w.value("Line: " + std::to_string(sf.line) + ", Name: " + std::string(sf.name) +
+                ", Filename: " + std::string(sf.filename));
       }
       w.end_array();
       if (fail_type != nullptr) {
@@ -370,11 +454,8 @@ struct Engine::Impl {
       } else {
         w.key("exception_stack_trace").null();
       }
-      if (e != nullptr) {
-        w.member("graph_node_shapes", graph_node_shapes(e->graph));
-      } else {
-        w.key("graph_node_shapes").null();
-      }
+      // A failed compile has no graph: Dynamo logs an empty mapping.
+      w.member("graph_node_shapes", e != nullptr ? graph_node_shapes(e->graph) : std::string("{}"));
       w.member("has_guarded_code", e != nullptr);
       w.member("start_time_us", start_us_epoch);
       w.member("duration_us", total_us);
@@ -390,7 +471,11 @@ struct Engine::Impl {
       } else {
         w.member("recompile_reason", recompile_reason);
       }
-      w.member("num_graph_breaks", static_cast<std::int64_t>(restart_reasons.size()));
+      if (e != nullptr) {
+        w.member("num_graph_breaks", num_graph_breaks);
+      } else {
+        w.key("num_graph_breaks").null();
+      }
       if (e != nullptr) {
         w.member("guard_latency_us", static_cast<std::int64_t>(guard_latency_us));
       } else {
@@ -406,14 +491,40 @@ struct Engine::Impl {
     });
   }
 
+  // The dynamo_error artifact of a failed compile: a traceback through the user's frames (the
+  // call, the compiled function, the failing line) ending in the error, as Python prints one.
+  void emit_dynamo_error(const Frame& f, const char* type, const std::string& message,
+                         const std::source_location* fail_where) const {
+    tracer::artifact(keys::dynamo_error, tracer::Encoding::String, [&](std::string& out) {
+      out += "Traceback (most recent call last):\n";
+      for (const tracer::StackFrame& sf : user_stack(f)) {
+        out += "  File \"" + std::string(sf.filename) + "\", line " + std::to_string(sf.line) +
+               ", in " + std::string(sf.name) + "\n";
+        if (!sf.loc.empty()) {
+          out += "    " + std::string(sf.loc) + "\n";
+        }
+      }
+      if (fail_where != nullptr && fail_where->file_name()[0] != '\0') {
+        out += detail::format_user_frame(*fail_where) + "\n";
+        std::string_view text = detail::source_line(*fail_where);
+        if (!text.empty()) {
+          out += "    " + std::string(text) + "\n";
+        }
+      }
+      out += std::string(type) + ": " + message + "\n";
+    });
+  }
+
   Entry* compile_frame(Frame& f, CallState& st) {
     Clock::time_point t0 = Clock::now();
     std::int64_t start_us = static_cast<std::int64_t>(tracer::now_us());
     if (f.id < 0) {
       f.id = g_next_frame_id.fetch_add(1);
-      ++stats.frames;
+      bump(stats.frames);
     }
     std::int64_t compile_number = f.compiles++;
+    const std::int64_t frame_key = g_next_frame_key.fetch_add(1);
+    call_site = st.call_site;
     tracer::CompileId id{std::nullopt, f.id, compile_number, 0};
     std::string id_text = std::to_string(f.id) + "/" + std::to_string(compile_number);
 
@@ -451,11 +562,7 @@ struct Engine::Impl {
       tracer::ChromiumSpan whole("entire_frame_compile");
       tracer::event(keys::dynamo_start, [&](tracer::JsonWriter& w) {
         w.key("stack");
-        std::array<tracer::StackFrame, 2> frames{detail::user_frame(where),
-                                                 detail::user_frame(f.where)};
-        frames[0].name = root.name;
-        frames[1].name = f.name;
-        tracer::write_stack(w, std::span(frames.data(), &f == &root ? 1 : 2));
+        tracer::write_stack(w, user_stack(f));
       });
       TraceResult tr;
       std::optional<std::int64_t> stop_at;
@@ -468,7 +575,7 @@ struct Engine::Impl {
           tr = trace(f, st, stop_at);
           break;
         } catch (const detail::GraphBreakSignal& g) {
-          ++stats.graph_breaks;
+          bump(stats.graph_breaks);
           std::string text = break_explanation(g.op, g.where);
           if (options.fullgraph) {
             std::string msg = "graph break under fullgraph=true: " + reason_for_break(g.op) +
@@ -482,16 +589,17 @@ struct Engine::Impl {
             rec.failed = true;
             rec.graph_break_reason = text;
             records.push_back(rec);
-            ++stats.failed_compiles;
-            emit_metrics(nullptr, f, id_text, start_us, t0, 0.0, {}, 0.0, "Unsupported", msg,
-                         &g.where, f.entries.size(),
+            bump(stats.failed_compiles);
+            emit_dynamo_error(f, "compiler::UserError", msg, &g.where);
+            emit_metrics(nullptr, f, frame_key, id_text, 0, start_us, t0, 0.0, {},
+                         seconds_since(t0), "Unsupported", msg, &g.where, f.entries.size(),
                          rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(), 0);
             throw UserError(msg, g.where);
           }
           tracer::artifact(keys::dynamo_graph_break_reason, tracer::Encoding::String,
                            [&](std::string& out) { out += text; });
           rec.graph_break_reason = text;
-          restart_reasons.push_back(reason_for_break(g.op));
+          restart_reasons.push_back(break_message(g.op));
           before_restart_s = seconds_since(t0);
           stop_at = g.op_index;
           if (attempt > 0) {
@@ -504,6 +612,15 @@ struct Engine::Impl {
         }
       }
       detail::FrameTracer& ft = *tr.tracer;
+      if (ft.stopped_at_break() && !stop_at) {
+        // A branch on a tensor value: the graph ended where the branch is, in this attempt,
+        // as Dynamo compiles the graph at a data-dependent jump without restarting.
+        bump(stats.graph_breaks);
+        std::string text = break_explanation(ft.break_op(), ft.break_where());
+        tracer::artifact(keys::dynamo_graph_break_reason, tracer::Encoding::String,
+                         [&](std::string& out) { out += text; });
+        rec.graph_break_reason = text;
+      }
       entry->graph = std::move(ft.graph());
       {
         tracer::event_with_payload(
@@ -580,13 +697,19 @@ struct Engine::Impl {
         entry->break_index = ft.break_index();
         entry->break_args = ft.break_args();
         entry->break_where = ft.break_where();
-        entry->resume = std::make_unique<Frame>();
-        Frame& r = *entry->resume;
-        r.first_op = ft.break_index() + 1;
-        r.where = ft.break_where();
-        r.name = "resume_in_" +
-                 std::string(detail::short_function_name(ft.break_where().function_name())) +
-                 "_at_" + std::to_string(ft.break_where().line());
+        // Named as Dynamo names resume functions: after the compiled function and the line.
+        auto make_resume = [&] {
+          auto r = std::make_unique<Frame>();
+          r->first_op = ft.break_index() + 1;
+          r->where = ft.break_where();
+          r->name =
+              "torch_dynamo_resume_in_" + root.name + "_at_" + std::to_string(r->where.line());
+          return r;
+        };
+        entry->resume = make_resume();
+        if (entry->break_op == OpKind::to_bool) {
+          entry->resume_false = make_resume();
+        }
       }
       for (const SymbolInfo& s : tr.env->symbols()) {
         rec.symbols.push_back("s" + std::to_string(s.id) + " = " + s.source_name());
@@ -598,19 +721,21 @@ struct Engine::Impl {
       if (!rec.failed) {
         rec.failed = true;
         records.push_back(rec);
-        ++stats.failed_compiles;
+        bump(stats.failed_compiles);
         const std::source_location& w = e.where();
-        emit_metrics(nullptr, f, id_text, start_us, t0, 0.0, restart_reasons, before_restart_s,
-                     "UserError", e.what(), &w, f.entries.size(), "", 0);
+        emit_dynamo_error(f, "compiler::UserError", e.what(), &w);
+        emit_metrics(nullptr, f, frame_key, id_text, 0, start_us, t0, 0.0, restart_reasons,
+                     seconds_since(t0), "UserError", e.what(), &w, f.entries.size(), "", 0);
       }
       throw;
     } catch (const std::exception& e) {
       // Anything else the user's function threw while traced: record the failed compile.
       rec.failed = true;
       records.push_back(rec);
-      ++stats.failed_compiles;
-      emit_metrics(nullptr, f, id_text, start_us, t0, 0.0, restart_reasons, before_restart_s,
-                   "Exception", e.what(), nullptr, f.entries.size(), "", 0);
+      bump(stats.failed_compiles);
+      emit_dynamo_error(f, "std::exception", e.what(), nullptr);
+      emit_metrics(nullptr, f, frame_key, id_text, 0, start_us, t0, 0.0, restart_reasons,
+                   seconds_since(t0), "Exception", e.what(), nullptr, f.entries.size(), "", 0);
       throw;
     }
     entry->id = id;
@@ -620,9 +745,10 @@ struct Engine::Impl {
     rec.guard_count = entry->guards.check_count();
     rec.graph_op_count = entry->graph.op_count();
     records.push_back(rec);
-    ++stats.compiles;
-    emit_metrics(entry.get(), f, id_text, start_us, t0, backend_s, restart_reasons,
-                 before_restart_s, nullptr, "", nullptr, f.entries.size(),
+    bump(stats.compiles);
+    emit_metrics(entry.get(), f, frame_key, id_text,
+                 static_cast<std::int64_t>(restart_reasons.size()), start_us, t0, backend_s,
+                 restart_reasons, before_restart_s, nullptr, "", nullptr, f.entries.size(),
                  rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(),
                  guard_latency_us);
     f.entries.push_back(std::move(entry));
@@ -631,7 +757,7 @@ struct Engine::Impl {
 
   // Runs the rest of the call eagerly from frame `f` (the recompile limit was hit there).
   std::vector<Value> run_eager_from(Frame& f, CallState& st) {
-    ++stats.eager_frames;
+    bump(stats.eager_frames);
     if (&f == &root) {
       OpHookGuard no_hook(nullptr);
       return body(st.args, st.arg_inputs);
@@ -656,46 +782,73 @@ struct Engine::Impl {
     return body(st.args, st.arg_inputs);
   }
 
-  std::vector<Value> call(std::span<const Value> args, std::span<const GuardInput> inputs) {
-    ++stats.calls;
+  // Warns once per frame that it hit the recompile limit, with the last reason (under the
+  // exclusive lock).
+  void warn_recompile_limit(Frame& f, const CallState& st) const {
+    if (f.limit_warned) {
+      return;
+    }
+    f.limit_warned = true;
+    std::vector<GuardInput> last;
+    gather_inputs(*f.entries.front(), st, last);
+    std::string reason = f.entries.front()->guards.failure_reason(last).value_or("guards failed");
+    std::fprintf(stderr,
+                 "torchscope: compile(): frame %lld (%s) hit the recompile limit (%d); it runs "
+                 "eagerly from now on. Last reason: %s\n",
+                 static_cast<long long>(f.id), f.name.c_str(), options.recompile_limit,
+                 reason.c_str());
+  }
+
+  // The first entry of `f` whose guards pass for this call, or null.
+  Entry* lookup(const Frame& f, const CallState& st, std::vector<GuardInput>& gi) const {
+    for (const auto& e : f.entries) {
+      bool ok;
+      if (e->identity_inputs && e->guard_refs.size() == st.arg_inputs.size()) {
+        ok = e->guards.check(st.arg_inputs);
+      } else {
+        gather_inputs(*e, st, gi);
+        ok = e->guards.check(gi);
+      }
+      if (ok) {
+        return e.get();
+      }
+    }
+    return nullptr;
+  }
+
+  std::vector<Value> call(std::span<const Value> args, std::span<const GuardInput> inputs,
+                          const std::source_location& call_site_now) {
+    bump(stats.calls);
     CallState st;
     st.args = args;
     st.arg_inputs = inputs;
+    st.call_site = call_site_now;
     Frame* f = &root;
     std::vector<GuardInput> gi;
     for (;;) {
       Entry* hit = nullptr;
-      for (const auto& e : f->entries) {
-        bool ok;
-        if (e->identity_inputs && e->guard_refs.size() == inputs.size()) {
-          ok = e->guards.check(inputs);
-        } else {
-          gather_inputs(*e, st, gi);
-          ok = e->guards.check(gi);
-        }
-        if (ok) {
-          hit = e.get();
-          break;
-        }
+      {
+        // Entries are only ever appended (under the exclusive lock) and never move, so a hit
+        // stays valid after the shared lock is released.
+        std::shared_lock lock(mutex);
+        hit = lookup(*f, st, gi);
       }
       if (hit != nullptr) {
-        ++stats.cache_hits;
-      } else if (static_cast<int>(f->entries.size()) >= options.recompile_limit) {
-        if (!f->limit_warned) {
-          f->limit_warned = true;
-          std::vector<GuardInput> last;
-          gather_inputs(*f->entries.front(), st, last);
-          std::string reason =
-              f->entries.front()->guards.failure_reason(last).value_or("guards failed");
-          std::fprintf(stderr,
-                       "torchscope: compile(): frame %lld (%s) hit the recompile limit (%d); it "
-                       "runs eagerly from now on. Last reason: %s\n",
-                       static_cast<long long>(f->id), f->name.c_str(), options.recompile_limit,
-                       reason.c_str());
-        }
-        return run_eager_from(*f, st);
+        bump(stats.cache_hits);
       } else {
-        hit = compile_frame(*f, st);
+        std::unique_lock lock(mutex);
+        // Another thread may have compiled an entry for these inputs meanwhile.
+        hit = lookup(*f, st, gi);
+        if (hit == nullptr) {
+          if (static_cast<int>(f->entries.size()) >= options.recompile_limit) {
+            warn_recompile_limit(*f, st);
+            lock.unlock();
+            return run_eager_from(*f, st);
+          }
+          hit = compile_frame(*f, st);
+        } else {
+          bump(stats.cache_hits);
+        }
       }
       std::span<const GuardInput> hit_inputs = inputs;
       if (!hit->identity_inputs) {
@@ -738,7 +891,10 @@ struct Engine::Impl {
         CallSiteScope site(hit->break_where);
         st.env[static_cast<std::size_t>(hit->break_index)] = run_eager(hit->break_op, bargs);
       }
-      f = hit->resume.get();
+      const Value& taken = st.env[static_cast<std::size_t>(hit->break_index)];
+      const bool* branch = std::get_if<bool>(&taken);
+      f = branch != nullptr && !*branch && hit->resume_false ? hit->resume_false.get()
+                                                             : hit->resume.get();
     }
   }
 };
@@ -748,18 +904,20 @@ Engine::Engine(Body body, CompileOptions options, std::source_location where)
 
 Engine::~Engine() = default;
 
-std::vector<Value> Engine::call(std::span<const Value> args, std::span<const GuardInput> inputs) {
-  return impl_->call(args, inputs);
+std::vector<Value> Engine::call(std::span<const Value> args, std::span<const GuardInput> inputs,
+                                const std::source_location& call_site) {
+  return impl_->call(args, inputs, call_site);
 }
 
-const CaptureStats& Engine::stats() const noexcept {
-  return impl_->stats;
+CaptureStats Engine::stats() const noexcept {
+  return impl_->stats.snapshot();
 }
 const std::vector<CompileRecord>& Engine::records() const noexcept {
   return impl_->records;
 }
 
 void Engine::reset() {
+  std::unique_lock lock(impl_->mutex);
   impl_->root.entries.clear();
   impl_->root.dims.clear();
   impl_->root.compiles = 0;

@@ -17,6 +17,7 @@ TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_CAPTURE_EVENT_KEY)
 // Artifact names are not event kinds; the catalogue lists the known ones.
 inline constexpr std::string_view recompile_reasons = "recompile_reasons";
 inline constexpr std::string_view dynamo_graph_break_reason = "dynamo_graph_break_reason";
+inline constexpr std::string_view dynamo_error = "dynamo_error";
 
 constexpr bool known_artifact(std::string_view name) {
 #define TORCHSCOPE_CAPTURE_ARTIFACT(artifact_name, encoding)                                       \
@@ -29,5 +30,6 @@ constexpr bool known_artifact(std::string_view name) {
 }
 static_assert(known_artifact(recompile_reasons), "recompile_reasons is in the catalogue");
 static_assert(known_artifact(dynamo_graph_break_reason), "graph break reasons are catalogued");
+static_assert(known_artifact(dynamo_error), "compile errors are catalogued");
 
 } // namespace compiler::capture::keys

@@ -56,6 +56,13 @@ void FrameTracer::set_proxy(const Tensor& t, std::int64_t node) {
 
 Tensor FrameTracer::wrap_tensor_input(const Tensor& real, InputRef ref, std::uint32_t guard_index,
                                       std::string name, const std::vector<bool>& dynamic_dims) {
+  // Described first, then its symbols created, in the order Dynamo logs them.
+  register_tensor_input(real, ref, guard_index, name, dynamic_dims);
+  return make_fake(real, ref, guard_index, std::move(name), dynamic_dims);
+}
+
+Tensor FrameTracer::make_fake(const Tensor& real, InputRef ref, std::uint32_t guard_index,
+                              std::string name, const std::vector<bool>& dynamic_dims) {
   std::vector<SymInt> sizes;
   sizes.reserve(real.sizes().size());
   for (std::size_t d = 0; d < real.sizes().size(); ++d) {
@@ -75,7 +82,12 @@ Tensor FrameTracer::wrap_tensor_input(const Tensor& real, InputRef ref, std::uin
   p->guard_index = guard_index;
   p->name = name;
   fake.impl()->trace_slot = std::move(p);
+  return fake;
+}
 
+void FrameTracer::register_tensor_input(const Tensor& real, InputRef ref, std::uint32_t guard_index,
+                                        const std::string& name,
+                                        const std::vector<bool>& dynamic_dims) {
   std::int64_t id = next_described_++;
   tracer::event(keys::describe_storage, [&](tracer::JsonWriter& w) {
     w.member("id", id).member("describer_id", describer_id_);
@@ -111,12 +123,11 @@ Tensor FrameTracer::wrap_tensor_input(const Tensor& real, InputRef ref, std::uin
   TracedInput in;
   in.guard_index = guard_index;
   in.ref = ref;
-  in.name = std::move(name);
+  in.name = name;
   in.kind = GuardInput::Kind::Tensor;
   in.real = real.impl_ptr();
   in.dynamic_dims = dynamic_dims;
   inputs_.push_back(std::move(in));
-  return fake;
 }
 
 void FrameTracer::add_scalar_input(const Value& v, InputRef ref, std::uint32_t guard_index,
@@ -155,6 +166,13 @@ void FrameTracer::on_attribute_read(const nn::Module& module, std::string_view n
 }
 
 std::size_t FrameTracer::materialize(ProxySlot& p, const Tensor& t) {
+  if (!p.registered) {
+    // A served value's first use: it becomes an input of this frame now.
+    p.guard_index = next_extra_guard_++;
+    p.registered = true;
+    const Tensor& real = std::get<Tensor>(config_.served[p.source.index]);
+    register_tensor_input(real, p.source, p.guard_index, p.name, {});
+  }
   Node n;
   n.kind = NodeKind::Placeholder;
   n.meta = meta_of(t);
@@ -259,9 +277,11 @@ Value FrameTracer::serve(std::int64_t index) {
       config_.served_names[static_cast<std::size_t>(index)] != nullptr) {
     name = *config_.served_names[static_cast<std::size_t>(index)];
   }
-  Tensor fake = wrap_tensor_input(
-      *real, InputRef{InputRef::Kind::PriorValue, static_cast<std::size_t>(index)},
-      next_extra_guard_++, std::move(name), {});
+  // Guarded and described only once an op uses it (materialize()).
+  Tensor fake =
+      make_fake(*real, InputRef{InputRef::Kind::PriorValue, static_cast<std::size_t>(index)}, 0,
+                std::move(name), {});
+  static_cast<ProxySlot*>(slot_of(*fake.impl()))->registered = false;
   served_fakes_.emplace(index, fake);
   return fake;
 }
@@ -272,8 +292,10 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
     return serve(index);
   }
   env_.set_user_location(loc);
+  note_scalar_uses(args, loc);
   if (op_category(op) == OpCategory::DataDependent) {
-    if (config_.stop_at && *config_.stop_at == index) {
+    if ((config_.stop_at && *config_.stop_at == index) ||
+        (config_.branch_in_place && op == OpKind::to_bool)) {
       break_recorded_ = true;
       break_op_ = op;
       break_index_ = index;
@@ -294,7 +316,15 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
   for (const Value& v : args) {
     n.args.push_back(to_arg(v));
   }
-  Value out = run_meta(op, args);
+  env_.set_in_op(true);
+  Value out;
+  try {
+    out = run_meta(op, args);
+  } catch (...) {
+    env_.set_in_op(false);
+    throw;
+  }
+  env_.set_in_op(false);
   const Tensor* t = std::get_if<Tensor>(&out);
   if (t == nullptr || !t->defined()) {
     return out; // metadata-only results (none today) are constants of the trace
@@ -303,6 +333,33 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
   std::size_t node = graph_.add_node(std::move(n), op_name(op));
   set_proxy(*t, static_cast<std::int64_t>(node));
   return out;
+}
+
+void FrameTracer::note_scalar_uses(std::span<const Value> args, const std::source_location& loc) {
+  // Scalars reach ops as plain values, so their first use is found by value: the first op that
+  // receives a scalar equal to a not-yet-used scalar input. Only the guards' location comments
+  // depend on it.
+  for (TracedInput& in : inputs_) {
+    if (in.where.file_name()[0] != '\0' || in.kind == GuardInput::Kind::Tensor ||
+        in.kind == GuardInput::Kind::Module || in.kind == GuardInput::Kind::None) {
+      continue;
+    }
+    for (const Value& v : args) {
+      bool same = false;
+      if (const double* d = std::get_if<double>(&v); d && in.kind == GuardInput::Kind::Float) {
+        same = *d == std::get<double>(in.value);
+      } else if (const bool* b = std::get_if<bool>(&v); b && in.kind == GuardInput::Kind::Bool) {
+        same = *b == std::get<bool>(in.value);
+      } else if (const SymInt* i = std::get_if<SymInt>(&v);
+                 i && !i->is_symbolic() && in.kind == GuardInput::Kind::Int) {
+        same = i->hint() == std::get<SymInt>(in.value).hint();
+      }
+      if (same) {
+        in.where = loc;
+        break;
+      }
+    }
+  }
 }
 
 void FrameTracer::finish_with_outputs(std::span<const Value> results) {

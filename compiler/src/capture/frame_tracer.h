@@ -62,6 +62,9 @@ public:
     std::span<const Value> served;                    // real results by op index
     std::span<const std::string* const> served_names; // node names by op index (may be null)
     std::uint32_t first_extra_guard = 0;              // guard index of the first served input
+    // A branch on a tensor (to_bool()) ends the graph in this attempt, as a data-dependent
+    // jump does in Dynamo; other data-dependent ops raise GraphBreakSignal (a restart).
+    bool branch_in_place = false;
   };
 
   FrameTracer(Config config, ShapeEnv& env);
@@ -101,6 +104,13 @@ private:
   std::size_t node_of(const Tensor& t);
   std::size_t materialize(ProxySlot& p, const Tensor& t);
   Value serve(std::int64_t index);
+  // The fake stand-in of `real` with its proxy (symbols for `dynamic_dims`).
+  Tensor make_fake(const Tensor& real, InputRef ref, std::uint32_t guard_index, std::string name,
+                   const std::vector<bool>& dynamic_dims);
+  // Makes `real` a guarded input of the frame and writes its describe_* events.
+  void register_tensor_input(const Tensor& real, InputRef ref, std::uint32_t guard_index,
+                             const std::string& name, const std::vector<bool>& dynamic_dims);
+  void note_scalar_uses(std::span<const Value> args, const std::source_location& loc);
   void set_proxy(const Tensor& t, std::int64_t node);
 
   Config config_;

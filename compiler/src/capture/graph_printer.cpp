@@ -189,7 +189,8 @@ std::string graph_node_shapes(const Graph& graph) {
     out += n.name + "': [";
     for (std::size_t i = 0; i < n.meta.sizes.size(); ++i) {
       out += i ? ", " : "";
-      out += n.meta.sizes[i].is_symbolic() ? n.meta.sizes[i].to_string()
+      // A Python dict literal as Dynamo logs it: symbolic sizes are quoted strings.
+      out += n.meta.sizes[i].is_symbolic() ? "'" + n.meta.sizes[i].to_string() + "'"
                                            : std::to_string(n.meta.sizes[i].hint());
     }
     out += "]";

@@ -22,7 +22,13 @@ std::string location_comment(const std::source_location& where) {
   if (where.file_name() == nullptr || where.file_name()[0] == '\0') {
     return "";
   }
+  // As Dynamo's guard comments: the source text, then where it is.
   std::string out = "  # ";
+  std::string_view text = detail::source_line(where);
+  if (!text.empty()) {
+    out += text;
+    out += "  # ";
+  }
   out += where.file_name();
   out += ':';
   out += std::to_string(where.line());

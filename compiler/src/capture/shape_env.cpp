@@ -132,7 +132,7 @@ SymInt ShapeEnv::create_symbol(std::int64_t hint, SymbolSource source) {
     w.key("user_stack");
     detail::write_user_stack(w, s.where);
     w.key("stack");
-    detail::write_user_stack(w, s.where);
+    detail::write_user_stack(w, call_site_, s.where);
   });
   return SymInt(hint, SymNode::symbol(info.id));
 }
@@ -216,7 +216,7 @@ void ShapeEnv::add_guard(ShapeGuard guard) {
     w.key("user_stack");
     detail::write_user_stack(w, guard.where);
     w.key("stack");
-    detail::write_user_stack(w, guard.where);
+    detail::write_user_stack(w, call_site_, guard.where);
   });
 }
 

@@ -26,6 +26,9 @@ struct ProxySlot : TraceSlot {
   InputRef source;            // for inputs: where the value comes from at run time
   std::uint32_t guard_index = 0;
   std::string name; // for inputs: "x"
+  // False for a value served to a resume frame until an op uses it: only then does it become
+  // a guarded, described input (unused earlier results cost nothing).
+  bool registered = true;
 };
 
 struct DynamicMarksSlot : TraceSlot {

@@ -14,11 +14,21 @@ namespace compiler::capture::detail {
 // Python frame would show.
 std::string_view short_function_name(std::string_view pretty);
 
-// One user frame for `where` (file name, line, short function name).
+// The text of the source line at `where`, stripped of surrounding blanks, read from the source
+// file when it can be read (empty otherwise), as Python's linecache does for tracebacks. Files
+// are read once and kept; the returned view stays valid. Cold path: compiles only.
+std::string_view source_line(const std::source_location& where);
+
+// One user frame for `where` (file name, line, short function name, source text).
 tracer::StackFrame user_frame(const std::source_location& where);
 
 // Writes `[frame]` (or `[]` when `where` has no file) as a stack array, interning the file.
 void write_user_stack(tracer::JsonWriter& w, const std::source_location& where);
+
+// Writes `[caller, frame]` as a stack array, leaving out either when it has no file: the
+// "stack" of create_symbol and guard_added_fast (the user's call, then the traced line).
+void write_user_stack(tracer::JsonWriter& w, const std::source_location& caller,
+                      const std::source_location& where);
 
 // "File \"f.cpp\", line 12, in fn" lines, as Python tracebacks print user frames.
 std::string format_user_frame(const std::source_location& where);

@@ -117,8 +117,14 @@ std::int64_t wrap_dim_or_fail(std::int64_t d, std::int64_t rank) {
 }
 } // namespace
 
-SymInt Tensor::size(std::int64_t d) const {
-  return impl_->sym_sizes[static_cast<std::size_t>(wrap_dim_or_fail(d, dim()))];
+SymInt Tensor::size(std::int64_t d, std::source_location where) const {
+  const SymInt& s = impl_->sym_sizes[static_cast<std::size_t>(wrap_dim_or_fail(d, dim()))];
+  if (s.is_symbolic()) {
+    if (SymGuardRecorder* r = active_sym_guard_recorder()) {
+      r->on_size_read(where);
+    }
+  }
+  return s;
 }
 
 std::int64_t Tensor::stride(std::int64_t d) const {

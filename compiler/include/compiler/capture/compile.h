@@ -74,7 +74,7 @@ struct CaptureStats {
 struct CompileRecord {
   std::string compile_id; // "0/1"
   std::int64_t frame_id = 0;
-  std::string frame_name; // "f", "resume_in_f_at_12"
+  std::string frame_name; // "f", "torch_dynamo_resume_in_f_at_12"
   std::vector<std::string> recompile_reasons;
   std::string graph;                     // the FX-style printout (without source code lines)
   std::string guards;                    // the guard tree
@@ -100,11 +100,17 @@ public:
   Engine& operator=(const Engine&) = delete;
 
   // One call: guard, run or compile, fall back to eager; returns the function's result.
-  std::vector<Value> call(std::span<const Value> args, std::span<const GuardInput> inputs);
+  // `call_site` is where the user called the compiled function: the outer frame of the user
+  // stack that dynamo_start and compilation_metrics log. Safe to call from several threads:
+  // cache lookups share a lock, a compile holds it alone.
+  std::vector<Value> call(std::span<const Value> args, std::span<const GuardInput> inputs,
+                          const std::source_location& call_site = std::source_location::current());
 
-  const CaptureStats& stats() const noexcept;
+  // A snapshot of the counters.
+  CaptureStats stats() const noexcept;
+  // Every compile so far. Not synchronised: read it when no other thread is calling.
   const std::vector<CompileRecord>& records() const noexcept;
-  // Forgets every compiled entry (frame ids stay as assigned).
+  // Forgets every compiled entry (frame ids stay as assigned). Not while another thread calls.
   void reset();
 
   struct Impl;
@@ -249,15 +255,18 @@ public:
   CompiledFunction(F fn, CompileOptions options, std::source_location where)
       : engine_(std::make_shared<Engine>(make_body(std::move(fn)), std::move(options), where)) {}
 
-  R operator()(const std::remove_cvref_t<A>&... args) const {
+  // The defaulted last parameter records the caller's location (the user stack of the logs);
+  // the argument list itself is fixed by the function's signature, so callers never pass it.
+  R operator()(const std::remove_cvref_t<A>&... args,
+               std::source_location call_site = std::source_location::current()) const {
     const std::array<GuardInput, sizeof...(A)> inputs{
         arg_guard_input<std::remove_cvref_t<A>>(args)...};
     const std::array<Value, sizeof...(A)> values{arg_to_value<std::remove_cvref_t<A>>(args)...};
-    std::vector<Value> out = engine_->call(values, inputs);
+    std::vector<Value> out = engine_->call(values, inputs, call_site);
     return result_from<R>(out);
   }
 
-  const CaptureStats& stats() const noexcept { return engine_->stats(); }
+  CaptureStats stats() const noexcept { return engine_->stats(); }
   const std::vector<CompileRecord>& records() const noexcept { return engine_->records(); }
   void reset() { engine_->reset(); }
 

@@ -66,6 +66,8 @@ public:
   // The user op whose tracing is in progress: guards and symbols are attributed to it.
   void set_user_location(const std::source_location& where) noexcept { where_ = where; }
   const std::source_location& user_location() const noexcept { return where_; }
+  // Where the user called the compiled function: the outer frame of the events' "stack".
+  void set_call_site(const std::source_location& where) noexcept { call_site_ = where; }
 
   // The first op that used tensor input `arg`: its symbols are attributed to that line (as
   // PyTorch shows a size guard at the user line that first used the size).
@@ -73,6 +75,14 @@ public:
 
   void on_compare(SymCmp op, const SymInt& lhs, const SymInt& rhs, bool result) override;
   void on_specialize(const SymInt& value) override;
+  // Outside an op's own computation, a size read moves the user location to the reading line.
+  void on_size_read(const std::source_location& where) override {
+    if (!in_op_) {
+      where_ = where;
+    }
+  }
+  // Set while an op's metadata is computed: size reads inside the op are not the user's.
+  void set_in_op(bool in_op) noexcept { in_op_ = in_op; }
 
   const std::vector<SymbolInfo>& symbols() const noexcept { return symbols_; }
   const std::vector<ShapeGuard>& guards() const noexcept { return guards_; }
@@ -88,6 +98,8 @@ private:
   std::vector<SymbolInfo> symbols_;
   std::vector<ShapeGuard> guards_;
   std::source_location where_;
+  std::source_location call_site_;
+  bool in_op_ = false;
 };
 
 } // namespace compiler::capture

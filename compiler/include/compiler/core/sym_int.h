@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <source_location>
 #include <span>
 #include <string>
 
@@ -76,6 +77,9 @@ public:
   virtual void on_compare(SymCmp op, const SymInt& lhs, const SymInt& rhs, bool result) = 0;
   // The value was used as a plain integer (guard_int): it must equal its hint.
   virtual void on_specialize(const SymInt& value) = 0;
+  // User code at `where` read a symbolic size (Tensor::size): the decisions that follow are
+  // attributed to that line, as Dynamo attributes guards to the instruction being traced.
+  virtual void on_size_read(const std::source_location& where) { (void)where; }
 };
 
 // The thread's active recorder, or nullptr.

@@ -94,8 +94,9 @@ public:
 
   DType dtype() const { return checked().dtype; }
   std::int64_t dim() const { return static_cast<std::int64_t>(checked().sizes.size()); }
-  // Negative d counts from the end; UserError when out of range.
-  SymInt size(std::int64_t d) const;
+  // Negative d counts from the end; UserError when out of range. `where` (the caller's line)
+  // tells a trace where a symbolic size was read, for the guards that follow.
+  SymInt size(std::int64_t d, std::source_location where = std::source_location::current()) const;
   std::int64_t stride(std::int64_t d) const;
   const std::vector<SymInt>& sym_sizes() const { return checked().sym_sizes; }
   const std::vector<std::int64_t>& sizes() const { return checked().sizes; }

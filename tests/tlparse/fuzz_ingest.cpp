@@ -1,5 +1,7 @@
 // fuzz_ingest: libFuzzer over the whole ingest, from bytes to an index, then every read API
-// query. Nothing may crash, hang or fail: bad data is only counted.
+// query, then the GUI's queries (search table, paged search, unknown keys). Nothing may crash,
+// hang or fail: bad data is only counted.
+#include "tlparse/index/gui_queries.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 
@@ -9,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace fs = std::filesystem;
@@ -49,6 +52,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)reader->compilation_metrics(f.id);
     (void)reader->frames(f.id);
     (void)reader->chromium_spans(f.id);
+  }
+  std::vector<int64_t> file_ids;
+  for (const auto& f : reader->files()) {
+    file_ids.push_back(f.id);
+  }
+  reader.reset(); // prepare_search writes into the index file
+  if (!tlparse::index::GuiQueries::prepare_search(dir / "index.sqlite", &error)) {
+    std::abort();
+  }
+  auto gui = tlparse::index::GuiQueries::open(dir / "index.sqlite", &error);
+  if (!gui || !gui->search_ready()) {
+    std::abort();
+  }
+  for (const char* query : {"torch", "graph*", "\"add\" OR mul", "AND ("}) {
+    int64_t after = 0;
+    for (int page = 0; page < 3; ++page) { // a malformed query only sets the error
+      const auto hits = gui->search(query, after, 4, 2, &error);
+      if (hits.empty()) {
+        break;
+      }
+      after = hits.back().fts_rowid;
+    }
+  }
+  for (int64_t id : file_ids) {
+    (void)gui->unknown_keys(id);
   }
   return 0;
 }

@@ -192,11 +192,7 @@ std::string break_explanation(OpKind op, const std::source_location& where) {
            "f(x, y):\n\n";
   }
   out += break_message(op) + "\n\n";
-  out += "User code traceback:\n" + detail::format_user_frame(where) + "\n";
-  std::string_view text = detail::source_line(where);
-  if (!text.empty()) {
-    out += "    " + std::string(text) + "\n";
-  }
+  out += "User code traceback:\n" + detail::format_user_frame(detail::user_frame(where));
   return out;
 }
 
@@ -498,18 +494,10 @@ struct Engine::Impl {
     tracer::artifact(keys::dynamo_error, tracer::Encoding::String, [&](std::string& out) {
       out += "Traceback (most recent call last):\n";
       for (const tracer::StackFrame& sf : user_stack(f)) {
-        out += "  File \"" + std::string(sf.filename) + "\", line " + std::to_string(sf.line) +
-               ", in " + std::string(sf.name) + "\n";
-        if (!sf.loc.empty()) {
-          out += "    " + std::string(sf.loc) + "\n";
-        }
+        out += detail::format_user_frame(sf);
       }
       if (fail_where != nullptr && fail_where->file_name()[0] != '\0') {
-        out += detail::format_user_frame(*fail_where) + "\n";
-        std::string_view text = detail::source_line(*fail_where);
-        if (!text.empty()) {
-          out += "    " + std::string(text) + "\n";
-        }
+        out += detail::format_user_frame(detail::user_frame(*fail_where));
       }
       out += std::string(type) + ": " + message + "\n";
     });

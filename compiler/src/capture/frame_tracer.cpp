@@ -40,6 +40,19 @@ std::string placeholder_name(const std::string& source) {
   return "l_" + source + "_";
 }
 
+// Marks the computation of an op's own metadata, also when it throws: size reads inside it
+// are not the user's (ShapeEnv::on_size_read).
+class InOpScope {
+public:
+  explicit InOpScope(ShapeEnv& env) : env_(env) { env_.set_in_op(true); }
+  ~InOpScope() { env_.set_in_op(false); }
+  InOpScope(const InOpScope&) = delete;
+  InOpScope& operator=(const InOpScope&) = delete;
+
+private:
+  ShapeEnv& env_;
+};
+
 } // namespace
 
 FrameTracer::FrameTracer(Config config, ShapeEnv& env)
@@ -316,15 +329,11 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
   for (const Value& v : args) {
     n.args.push_back(to_arg(v));
   }
-  env_.set_in_op(true);
   Value out;
-  try {
+  {
+    InOpScope in_op(env_);
     out = run_meta(op, args);
-  } catch (...) {
-    env_.set_in_op(false);
-    throw;
   }
-  env_.set_in_op(false);
   const Tensor* t = std::get_if<Tensor>(&out);
   if (t == nullptr || !t->defined()) {
     return out; // metadata-only results (none today) are constants of the trace

@@ -4,37 +4,12 @@
 #include "capture/trace_util.h"
 #include "tracer/json_writer.h"
 
-#include <fstream>
-#include <map>
-#include <mutex>
+#include <string>
+#include <vector>
 
 namespace compiler::capture {
 
 namespace {
-
-// The text of line `line` of `file`, stripped of indentation; "" when unreadable. Files are
-// read once per process: printing happens only while tracing, on the compile path.
-std::string source_line(const char* file, std::uint_least32_t line) {
-  static std::mutex mu;
-  static std::map<std::string, std::vector<std::string>> cache;
-  std::lock_guard lock(mu);
-  auto it = cache.find(file);
-  if (it == cache.end()) {
-    std::vector<std::string> lines;
-    std::ifstream in(file);
-    std::string l;
-    while (in && std::getline(in, l)) {
-      lines.push_back(l);
-    }
-    it = cache.emplace(file, std::move(lines)).first;
-  }
-  if (line == 0 || line > it->second.size()) {
-    return "";
-  }
-  std::string text = it->second[line - 1];
-  std::size_t start = text.find_first_not_of(" \t");
-  return start == std::string::npos ? "" : text.substr(start);
-}
 
 std::string placeholder_param(const Node& n) {
   // FX names the parameter after the source with its case flipped: l_x_ <- L_x_.
@@ -133,9 +108,10 @@ std::string print_graph(const Graph& graph, bool read_source_lines) {
         out += ":" + std::to_string(n.where.line()) + " in " +
                std::string(detail::short_function_name(n.where.function_name()));
         if (read_source_lines) {
-          std::string code = source_line(n.where.file_name(), n.where.line());
+          const std::string_view code = detail::source_line(n.where);
           if (!code.empty()) {
-            out += ", code: " + code;
+            out += ", code: ";
+            out += code;
           }
         }
         out += "\n";

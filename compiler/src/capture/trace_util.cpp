@@ -85,13 +85,19 @@ void write_user_stack(tracer::JsonWriter& w, const std::source_location& caller,
   tracer::write_stack(w, std::span(frames.data(), n));
 }
 
-std::string format_user_frame(const std::source_location& where) {
+std::string format_user_frame(const tracer::StackFrame& frame) {
   std::string out = "  File \"";
-  out += where.file_name();
+  out += frame.filename;
   out += "\", line ";
-  out += std::to_string(where.line());
+  out += std::to_string(frame.line);
   out += ", in ";
-  out += short_function_name(where.function_name());
+  out += frame.name;
+  out += "\n";
+  if (!frame.loc.empty()) {
+    out += "    ";
+    out += frame.loc;
+    out += "\n";
+  }
   return out;
 }
 

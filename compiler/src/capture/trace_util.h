@@ -30,7 +30,8 @@ void write_user_stack(tracer::JsonWriter& w, const std::source_location& where);
 void write_user_stack(tracer::JsonWriter& w, const std::source_location& caller,
                       const std::source_location& where);
 
-// "File \"f.cpp\", line 12, in fn" lines, as Python tracebacks print user frames.
-std::string format_user_frame(const std::source_location& where);
+// One frame of a Python-style traceback: "  File \"f.cpp\", line 12, in fn\n", then the
+// frame's source text indented on its own line when it has one.
+std::string format_user_frame(const tracer::StackFrame& frame);
 
 } // namespace compiler::capture::detail

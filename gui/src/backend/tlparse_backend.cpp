@@ -145,27 +145,22 @@ struct FileCache {
   QHash<QString, QList<int>> spansByDisplay; // collapsed display -> indexes into `spans`
 };
 
-// tlparse's outcome rule (§3.2, as IndexReader::frames() applies it) over one compile's metrics.
+// tlparse's status of a compile (§3.2) as the tree's outcome; a cache hit is an ok compile
+// whose artifacts came from the cache.
 CompileOutcome outcomeOf(const std::vector<const ti::CompilationMetrics*>& ms, bool cacheHit) {
-  if (ms.empty()) {
-    return CompileOutcome::Unknown;
-  }
-  bool error = false, empty = false, restart = false;
-  for (const ti::CompilationMetrics* m : ms) {
-    error = error || m->fail_type.has_value();
-    empty = empty || !m->graph_op_count || *m->graph_op_count == 0;
-    restart = restart || !m->restart_reasons || !m->restart_reasons->empty();
-  }
-  if (error) {
-    return CompileOutcome::Failed;
-  }
-  if (empty) {
-    return CompileOutcome::EmptyGraph;
-  }
-  if (restart) {
+  switch (ti::compile_status(ms)) {
+  case ti::CompileStatus::ok:
+    return cacheHit ? CompileOutcome::CacheHit : CompileOutcome::Ok;
+  case ti::CompileStatus::restart:
     return CompileOutcome::GraphBreak;
+  case ti::CompileStatus::empty:
+    return CompileOutcome::EmptyGraph;
+  case ti::CompileStatus::error:
+    return CompileOutcome::Failed;
+  case ti::CompileStatus::missing:
+    break;
   }
-  return cacheHit ? CompileOutcome::CacheHit : CompileOutcome::Ok;
+  return CompileOutcome::Unknown;
 }
 
 class TlparseBackend final : public IndexBackend {

@@ -20,6 +20,12 @@ bool exists(sqlite3* db, const char* name) {
   return s.step();
 }
 
+// The search table and the lookup indexes prepare_search() adds.
+bool search_tables_exist(sqlite3* db) {
+  return exists(db, "payload_fts") && exists(db, "gui_events_by_payload") &&
+         exists(db, "gui_outputs_by_event");
+}
+
 } // namespace
 
 struct GuiQueries::Impl {
@@ -48,8 +54,7 @@ bool GuiQueries::prepare_search(const std::filesystem::path& path, std::string* 
     if (!db.open(path.string(), SQLITE_OPEN_READONLY, error)) {
       return false;
     }
-    if (exists(db.get(), "payload_fts") && exists(db.get(), "gui_events_by_payload") &&
-        exists(db.get(), "gui_outputs_by_event")) {
+    if (search_tables_exist(db.get())) {
       return true;
     }
     if (!exists(db.get(), "payload_fts") && !IndexReader::build_search_index(path, error)) {
@@ -61,9 +66,7 @@ bool GuiQueries::prepare_search(const std::filesystem::path& path, std::string* 
 }
 
 bool GuiQueries::search_ready() const {
-  sqlite3* db = impl_->db.get();
-  return exists(db, "payload_fts") && exists(db, "gui_events_by_payload") &&
-         exists(db, "gui_outputs_by_event");
+  return search_tables_exist(impl_->db.get());
 }
 
 std::vector<PayloadMatch> GuiQueries::search(const std::string& query, int64_t after_rowid,

@@ -814,14 +814,36 @@ std::vector<BadLine> IndexReader::bad_lines(int64_t file_id, int64_t limit) cons
   return out;
 }
 
+CompileStatus compile_status(std::span<const CompilationMetrics* const> metrics) {
+  if (metrics.empty()) {
+    return CompileStatus::missing;
+  }
+  auto any = [&](auto&& pred) { return std::any_of(metrics.begin(), metrics.end(), pred); };
+  if (any([](const CompilationMetrics* m) { return m->fail_type.has_value(); })) {
+    return CompileStatus::error;
+  }
+  if (any([](const CompilationMetrics* m) {
+        return !m->graph_op_count || *m->graph_op_count == 0;
+      })) {
+    return CompileStatus::empty;
+  }
+  if (any([](const CompilationMetrics* m) {
+        return !m->restart_reasons || !m->restart_reasons->empty();
+      })) {
+    return CompileStatus::restart;
+  }
+  return CompileStatus::ok;
+}
+
 std::vector<FrameSummary> IndexReader::frames(int64_t file_id) const {
   std::vector<FrameSummary> out;
   std::map<std::optional<uint32_t>, size_t> frame_pos;
   // Metrics per key decide the status (§3.2).
-  std::map<int64_t, std::vector<CompilationMetrics>> metrics_by_key;
-  for (auto& m : compilation_metrics(file_id)) {
+  const std::vector<CompilationMetrics> metrics = compilation_metrics(file_id);
+  std::map<int64_t, std::vector<const CompilationMetrics*>> metrics_by_key;
+  for (const CompilationMetrics& m : metrics) {
     if (m.event_key == "compilation_metrics" && m.key_id) {
-      metrics_by_key[*m.key_id].push_back(std::move(m));
+      metrics_by_key[*m.key_id].push_back(&m);
     }
   }
   sqlite3* db = impl_->db.get();
@@ -854,23 +876,8 @@ std::vector<FrameSummary> IndexReader::frames(int64_t file_id) const {
     while (g.step()) {
       c.graph_break_reasons.push_back(g.text(0));
     }
-    auto it = metrics_by_key.find(key.id);
-    if (it == metrics_by_key.end()) {
-      c.status = CompileStatus::missing;
-    } else {
-      const auto& ms = it->second;
-      const bool error =
-          std::any_of(ms.begin(), ms.end(), [](auto& m) { return m.fail_type.has_value(); });
-      const bool empty = std::any_of(ms.begin(), ms.end(), [](auto& m) {
-        return !m.graph_op_count || *m.graph_op_count == 0;
-      });
-      const bool restart = std::any_of(ms.begin(), ms.end(), [](auto& m) {
-        return !m.restart_reasons || !m.restart_reasons->empty();
-      });
-      c.status = error     ? CompileStatus::error
-                 : empty   ? CompileStatus::empty
-                 : restart ? CompileStatus::restart
-                           : CompileStatus::ok;
+    if (auto it = metrics_by_key.find(key.id); it != metrics_by_key.end()) {
+      c.status = compile_status(it->second);
     }
     auto [pos, inserted] = frame_pos.emplace(c.frame_id, out.size());
     if (inserted) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -209,6 +210,9 @@ struct ChromiumSpan {
 
 enum class CompileStatus { ok, restart, empty, error, missing }; // §3.2 status colours
 std::string_view to_string(CompileStatus s);
+// The §3.2 status of one compile from its `compilation_metrics` events: error if any failed,
+// else empty if any graph had no ops, else restart if any restarted, else ok; missing for none.
+CompileStatus compile_status(std::span<const CompilationMetrics* const> metrics);
 
 // One compile (collapsed key) of a frame, for the GUI's frames -> compiles view.
 struct CompileSummary {

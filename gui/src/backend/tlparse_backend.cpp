@@ -472,16 +472,15 @@ public:
     const std::unique_ptr<ti::GuiQueries>& queries = guiQueries();
     for (const ti::FileInfo& file : files_) {
       const QString name = qs(file.name);
-      QHash<QString, QString> descriptions;
+      QHash<QString, QString> severities; // by counter, as the index recorded them
       for (const ti::HealthCounter& h : reader_->health(file.id)) {
-        descriptions.insert(qs(h.name), qs(h.description));
+        severities.insert(qs(h.name), qs(std::string(ti::to_string(h.severity))));
       }
       // The ingest keeps the first 10,000 bad lines of a file (bad_lines table).
       for (const ti::BadLine& b : reader_->bad_lines(file.id, limit)) {
         HealthIssue i;
         i.kind = qs(b.counter);
-        i.severity = qs(std::string(ti::to_string(
-            ti::health_info(healthId(b.counter).value_or(ti::HealthId::fail_glog)).severity)));
+        i.severity = severities.value(i.kind, QStringLiteral("error"));
         i.file = name;
         i.line = b.line;
         i.detail = badLineDetail(i.kind, qs(b.excerpt));
@@ -522,15 +521,6 @@ private:
 
   static bool isOrphan(const ti::Output& o) {
     return !o.key_id && o.kind != ti::OutputKind::payload_copy && o.in_directory;
-  }
-
-  static std::optional<ti::HealthId> healthId(const std::string& name) {
-    for (size_t i = 0; i < ti::kHealthCounterCount; ++i) {
-      if (ti::health_info(ti::HealthId(i)).name == name) {
-        return ti::HealthId(i);
-      }
-    }
-    return std::nullopt;
   }
 
   // What went wrong on a bad line, in words, then the start of the line.

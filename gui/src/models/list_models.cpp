@@ -9,6 +9,22 @@
 
 namespace gui {
 
+namespace {
+
+// The text colour of a health counter or issue of this severity ("error", "warning"; none for
+// "info").
+QVariant severityColor(const QString& severity) {
+  if (severity == QLatin1String("error")) {
+    return QColor(0xc6, 0x28, 0x28);
+  }
+  if (severity == QLatin1String("warning")) {
+    return QColor(0xb2, 0x6a, 0x00);
+  }
+  return {};
+}
+
+} // namespace
+
 ArtifactListModel::ArtifactListModel(QObject* parent) : QAbstractListModel(parent) {}
 
 void ArtifactListModel::setArtifacts(const QList<ArtifactRef>& artifacts) {
@@ -124,13 +140,7 @@ QVariant HealthModel::data(const QModelIndex& index, int role) const {
   }
   const HealthRow& r = rows_[index.row()];
   if (role == Qt::ForegroundRole && r.count > 0) {
-    if (r.severity == QLatin1String("error")) {
-      return QColor(0xc6, 0x28, 0x28);
-    }
-    if (r.severity == QLatin1String("warning")) {
-      return QColor(0xb2, 0x6a, 0x00);
-    }
-    return {};
+    return severityColor(r.severity);
   }
   if (role == Qt::TextAlignmentRole && index.column() == CountColumn) {
     return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -235,13 +245,7 @@ QVariant HealthIssueModel::data(const QModelIndex& index, int role) const {
   case KindRole:
     return i.kind;
   case Qt::ForegroundRole:
-    if (i.severity == QLatin1String("error")) {
-      return QColor(0xc6, 0x28, 0x28);
-    }
-    if (i.severity == QLatin1String("warning")) {
-      return QColor(0xb2, 0x6a, 0x00);
-    }
-    return {};
+    return severityColor(i.severity);
   case Qt::TextAlignmentRole:
     return index.column() == LineColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
                                         : QVariant();

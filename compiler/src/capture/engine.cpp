@@ -3,12 +3,12 @@
 // docs/COMPILER.md describes the design; this file follows it.
 #include "capture/event_keys.h"
 #include "capture/frame_tracer.h"
+#include "capture/graph_names.h"
 #include "capture/trace_slot.h"
-#include "capture/trace_util.h"
+#include "compiler/backend/backend.h"
 #include "compiler/capture/compile.h"
-#include "compiler/capture/graph_printer.h"
-#include "compiler/capture/interpreter.h"
 #include "tracer/trace.h"
+#include "tracing/trace_util.h"
 
 #include <array>
 #include <atomic>
@@ -89,8 +89,9 @@ struct Entry {
   std::string id_text;
   GuardSet guards;
   Graph graph;
-  std::vector<InputRef> guard_refs; // guard input i comes from guard_refs[i]
-  bool identity_inputs = false;     // guard input i is argument i (the root frame)
+  std::unique_ptr<backend::CompiledGraph> compiled; // what the backend made of `graph`
+  std::vector<InputRef> guard_refs;                 // guard input i comes from guard_refs[i]
+  bool identity_inputs = false;                     // guard input i is argument i (the root frame)
   bool breaks = false;
   OpKind break_op = OpKind::item;
   std::int64_t break_index = -1;
@@ -192,7 +193,7 @@ std::string break_explanation(OpKind op, const std::source_location& where) {
            "f(x, y):\n\n";
   }
   out += break_message(op) + "\n\n";
-  out += "User code traceback:\n" + detail::format_user_frame(detail::user_frame(where));
+  out += "User code traceback:\n" + tracing::format_user_frame(tracing::user_frame(where));
   return out;
 }
 
@@ -214,7 +215,7 @@ struct Engine::Impl {
   Impl(Body b, CompileOptions o, std::source_location w)
       : body(std::move(b)), options(std::move(o)), where(w) {
     root.where = w;
-    root.name = options.name.empty() ? std::string(detail::short_function_name(w.function_name()))
+    root.name = options.name.empty() ? std::string(tracing::short_function_name(w.function_name()))
                                      : options.name;
   }
 
@@ -223,8 +224,8 @@ struct Engine::Impl {
   // caller only for resume frames; we log it always since a C++ lambda's own location is
   // rarely informative on its own.
   std::array<tracer::StackFrame, 2> user_stack(const Frame& f) const {
-    std::array<tracer::StackFrame, 2> frames{detail::user_frame(call_site),
-                                             detail::user_frame(f.where)};
+    std::array<tracer::StackFrame, 2> frames{tracing::user_frame(call_site),
+                                             tracing::user_frame(f.where)};
     frames[1].name = f.name;
     return frames;
   }
@@ -494,10 +495,10 @@ struct Engine::Impl {
     tracer::artifact(keys::dynamo_error, tracer::Encoding::String, [&](std::string& out) {
       out += "Traceback (most recent call last):\n";
       for (const tracer::StackFrame& sf : user_stack(f)) {
-        out += detail::format_user_frame(sf);
+        out += tracing::format_user_frame(sf);
       }
       if (fail_where != nullptr && fail_where->file_name()[0] != '\0') {
-        out += detail::format_user_frame(detail::user_frame(*fail_where));
+        out += tracing::format_user_frame(tracing::user_frame(*fail_where));
       }
       out += std::string(type) + ": " + message + "\n";
     });
@@ -569,7 +570,7 @@ struct Engine::Impl {
             std::string msg = "graph break under fullgraph=true: " + reason_for_break(g.op) +
                               " at " + g.where.file_name() + ":" + std::to_string(g.where.line()) +
                               " in " +
-                              std::string(detail::short_function_name(g.where.function_name())) +
+                              std::string(tracing::short_function_name(g.where.function_name())) +
                               ". Hint: " + std::string(op_name(g.op)) +
                               "() needs tensor data, which a single graph cannot read; compute "
                               "the result with tensor ops (where(), masks) or compile with "
@@ -623,7 +624,10 @@ struct Engine::Impl {
       {
         Clock::time_point b0 = Clock::now();
         tracer::ChromiumSpan span("backend_compile");
-        // The backend is the interpreter for now: nothing to generate.
+        entry->compiled = backend::compile_graph(
+            {.graph = entry->graph,
+             .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,
+             .frame_name = f.name});
         backend_s = seconds_since(b0);
       }
       {
@@ -853,7 +857,7 @@ struct Engine::Impl {
           placeholders.push_back(input_value(n.input, st));
         }
       }
-      std::vector<Value> values = interpret(hit->graph, placeholders, sv);
+      std::vector<Value> values = hit->compiled->run(placeholders, sv);
       if (!hit->breaks) {
         std::size_t out = hit->graph.output_index();
         TORCHSCOPE_ASSERT(out < hit->graph.size(), "a final frame has an output node");

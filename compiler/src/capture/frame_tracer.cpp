@@ -2,7 +2,7 @@
 #include "capture/frame_tracer.h"
 
 #include "capture/event_keys.h"
-#include "capture/trace_util.h"
+#include "tracing/trace_util.h"
 #include "compiler/core/errors.h"
 #include "tracer/trace.h"
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "capture/trace_slot.h"
-#include "compiler/capture/graph.h"
+#include "capture/graph_names.h"
 #include "compiler/capture/guards.h"
 #include "compiler/capture/shape_env.h"
 #include "compiler/nn/module.h"

@@ -1,7 +1,7 @@
 // GuardSet: building the flat check list, evaluating it, explaining failures, printing it.
 #include "compiler/capture/guards.h"
 
-#include "capture/trace_util.h"
+#include "tracing/trace_util.h"
 #include "tracer/json_writer.h"
 
 #include <array>
@@ -24,7 +24,7 @@ std::string location_comment(const std::source_location& where) {
   }
   // As Dynamo's guard comments: the source text, then where it is.
   std::string out = "  # ";
-  std::string_view text = detail::source_line(where);
+  std::string_view text = tracing::source_line(where);
   if (!text.empty()) {
     out += text;
     out += "  # ";
@@ -33,7 +33,7 @@ std::string location_comment(const std::source_location& where) {
   out += ':';
   out += std::to_string(where.line());
   out += " in ";
-  out += detail::short_function_name(where.function_name());
+  out += tracing::short_function_name(where.function_name());
   return out;
 }
 

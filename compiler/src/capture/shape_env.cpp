@@ -2,7 +2,7 @@
 #include "compiler/capture/shape_env.h"
 
 #include "capture/event_keys.h"
-#include "capture/trace_util.h"
+#include "tracing/trace_util.h"
 #include "tracer/trace.h"
 
 #include <algorithm>
@@ -130,9 +130,9 @@ SymInt ShapeEnv::create_symbol(std::int64_t hint, SymbolSource source) {
     w.member("vr", range_text(s.lower, s.upper));
     w.member("source", s.source_name());
     w.key("user_stack");
-    detail::write_user_stack(w, s.where);
+    tracing::write_user_stack(w, s.where);
     w.key("stack");
-    detail::write_user_stack(w, call_site_, s.where);
+    tracing::write_user_stack(w, call_site_, s.where);
   });
   return SymInt(hint, SymNode::symbol(info.id));
 }
@@ -214,9 +214,9 @@ void ShapeEnv::add_guard(ShapeGuard guard) {
   tracer::event(keys::guard_added_fast, [&](tracer::JsonWriter& w) {
     w.member("expr", text);
     w.key("user_stack");
-    detail::write_user_stack(w, guard.where);
+    tracing::write_user_stack(w, guard.where);
     w.key("stack");
-    detail::write_user_stack(w, call_site_, guard.where);
+    tracing::write_user_stack(w, call_site_, guard.where);
   });
 }
 
@@ -278,9 +278,9 @@ void ShapeEnv::on_specialize(const SymInt& value) {
       w.member("value", std::to_string(value.hint()));
       w.member("reason", "guard_int");
       w.key("stack");
-      detail::write_user_stack(w, where_);
+      tracing::write_user_stack(w, where_);
       w.key("user_stack");
-      detail::write_user_stack(w, where_);
+      tracing::write_user_stack(w, where_);
     });
   }
   add_guard(std::move(g));

@@ -4,7 +4,7 @@
 // TraceSlot so the slot's kind can be read before casting.
 #pragma once
 
-#include "compiler/capture/graph.h"
+#include "capture/graph_names.h"
 
 #include <cstdint>
 #include <memory>

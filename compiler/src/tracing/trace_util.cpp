@@ -1,5 +1,5 @@
 // Internal trace helpers for capture (see trace_util.h).
-#include "capture/trace_util.h"
+#include "tracing/trace_util.h"
 
 #include <array>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-namespace compiler::capture::detail {
+namespace compiler::tracing {
 
 std::string_view short_function_name(std::string_view pretty) {
   if (pretty.empty()) {
@@ -101,4 +101,4 @@ std::string format_user_frame(const tracer::StackFrame& frame) {
   return out;
 }
 
-} // namespace compiler::capture::detail
+} // namespace compiler::tracing

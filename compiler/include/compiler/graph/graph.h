@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace compiler::capture {
+namespace compiler::graph {
 
 // clang-format off
 #define TORCHSCOPE_GRAPH_NODE_KINDS(X)                                                  \
@@ -110,4 +110,4 @@ private:
 // "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.
 std::string meta_annotation(const TensorMeta& meta);
 
-} // namespace compiler::capture
+} // namespace compiler::graph

@@ -3,12 +3,12 @@
 // It stands in for code generation until the later stages exist.
 #pragma once
 
-#include "compiler/capture/graph.h"
+#include "compiler/graph/graph.h"
 
 #include <span>
 #include <vector>
 
-namespace compiler::capture {
+namespace compiler::graph {
 
 // Runs `graph`: `inputs` holds one Value per placeholder, in placeholder order; `symbols` the
 // run-time value of each size symbol (for symbolic arguments such as view sizes). Returns the
@@ -21,4 +21,4 @@ std::vector<Value> interpret(const Graph& graph, std::span<const Value> inputs,
 std::vector<Value> resolve_args(const Graph& graph, const Node& node, std::span<const Value> values,
                                 std::span<const std::int64_t> symbols);
 
-} // namespace compiler::capture
+} // namespace compiler::graph

@@ -1,9 +1,9 @@
 // Graph IR: node naming, counts, and the FX-style type annotation.
-#include "compiler/capture/graph.h"
+#include "compiler/graph/graph.h"
 
 #include <algorithm>
 
-namespace compiler::capture {
+namespace compiler::graph {
 
 std::string_view node_kind_name(NodeKind kind) noexcept {
   switch (kind) {
@@ -95,4 +95,4 @@ std::string meta_annotation(const TensorMeta& meta) {
   return out;
 }
 
-} // namespace compiler::capture
+} // namespace compiler::graph

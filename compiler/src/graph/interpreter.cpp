@@ -1,9 +1,9 @@
 // The graph interpreter: one run_eager call per node.
-#include "compiler/capture/interpreter.h"
+#include "compiler/graph/interpreter.h"
 
 #include "compiler/core/errors.h"
 
-namespace compiler::capture {
+namespace compiler::graph {
 
 namespace {
 
@@ -81,4 +81,4 @@ std::vector<Value> interpret(const Graph& graph, std::span<const Value> inputs,
   return values;
 }
 
-} // namespace compiler::capture
+} // namespace compiler::graph

@@ -3,12 +3,12 @@
 // naming the user's line whenever it changes.
 #pragma once
 
-#include "compiler/capture/graph.h"
+#include "compiler/graph/graph.h"
 #include "tracer/json_writer.h"
 
 #include <string>
 
-namespace compiler::capture {
+namespace compiler::graph {
 
 // The FX-style listing of `graph`. `read_source_lines` adds the user's code after "code:" by
 // reading the source file (cached per file); tests turn it off for stable output.
@@ -21,4 +21,4 @@ void write_graph_sizes(tracer::JsonWriter& w, const Graph& graph);
 // graph_node_shapes of compilation_metrics: "{'l_x_': [8, 128], 'sin': [8, 128]}".
 std::string graph_node_shapes(const Graph& graph);
 
-} // namespace compiler::capture
+} // namespace compiler::graph

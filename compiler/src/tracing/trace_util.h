@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace compiler::capture::detail {
+namespace compiler::tracing {
 
 // "main()::<lambda(compiler::Tensor)>" -> "<lambda>", "void f(int)" -> "f": the short name a
 // Python frame would show.
@@ -34,4 +34,4 @@ void write_user_stack(tracer::JsonWriter& w, const std::source_location& caller,
 // frame's source text indented on its own line when it has one.
 std::string format_user_frame(const tracer::StackFrame& frame);
 
-} // namespace compiler::capture::detail
+} // namespace compiler::tracing

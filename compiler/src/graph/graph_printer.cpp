@@ -1,13 +1,13 @@
 // FX-style printing of the capture graph (dynamo_output_graph).
-#include "compiler/capture/graph_printer.h"
+#include "compiler/graph/graph_printer.h"
 
-#include "capture/trace_util.h"
+#include "tracing/trace_util.h"
 #include "tracer/json_writer.h"
 
 #include <string>
 #include <vector>
 
-namespace compiler::capture {
+namespace compiler::graph {
 
 namespace {
 
@@ -106,9 +106,9 @@ std::string print_graph(const Graph& graph, bool read_source_lines) {
         out += "\n        # File: ";
         out += n.where.file_name();
         out += ":" + std::to_string(n.where.line()) + " in " +
-               std::string(detail::short_function_name(n.where.function_name()));
+               std::string(tracing::short_function_name(n.where.function_name()));
         if (read_source_lines) {
-          const std::string_view code = detail::source_line(n.where);
+          const std::string_view code = tracing::source_line(n.where);
           if (!code.empty()) {
             out += ", code: ";
             out += code;
@@ -174,4 +174,4 @@ std::string graph_node_shapes(const Graph& graph) {
   return out + "}";
 }
 
-} // namespace compiler::capture
+} // namespace compiler::graph

@@ -1,0 +1,50 @@
+// compiler/backend: the seam between capture and the stages after it (torch.compile's
+// `backend=` role). Capture hands each frame's graph to compile_graph(); the CompiledGraph it
+// returns runs that graph on real inputs every time the frame's guards pass. The stages after
+// capture (AOT autograd, graph passes, lowering, code generation) live behind this function,
+// so the capture engine never changes when they do.
+#pragma once
+
+#include "compiler/core/value.h"
+#include "compiler/graph/graph.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace compiler::backend {
+
+// Which node values the caller reads after a run.
+enum class Keep : std::uint8_t {
+  Outputs,  // the nodes the Output node names (a frame that returns)
+  AllNodes, // every call node (a frame that ends at a graph break: later frames read them)
+};
+
+struct CompileRequest {
+  const graph::Graph& graph;
+  Keep keep = Keep::Outputs;
+  std::string_view
+      frame_name; // the captured frame, for traces ("f", "torch_dynamo_resume_in_f_at_12")
+};
+
+// A graph made ready to run. Implementations may be called from several threads at once.
+class CompiledGraph {
+public:
+  virtual ~CompiledGraph() = default;
+  // Runs the graph. `inputs` holds one Value per placeholder, in placeholder order; `symbols`
+  // the run-time value of each size symbol. Returns one Value per graph node: every placeholder
+  // and every node the request keeps is set, the others may be empty.
+  virtual std::vector<Value> run(std::span<const Value> inputs,
+                                 std::span<const std::int64_t> symbols) const = 0;
+};
+
+// Compiles `request.graph`. Never returns null: what no later stage can compile runs on the
+// graph interpreter (graph/interpreter.h), so a result is always right.
+std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request);
+
+// The interpreter as a CompiledGraph: every node through its eager kernel.
+std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph);
+
+} // namespace compiler::backend

@@ -1,8 +1,8 @@
 // GuardSet: building the flat check list, evaluating it, explaining failures, printing it.
 #include "compiler/capture/guards.h"
 
-#include "tracing/trace_util.h"
 #include "tracer/json_writer.h"
+#include "tracing/trace_util.h"
 
 #include <array>
 #include <bit>
@@ -91,6 +91,8 @@ std::string_view scalar_type_name(DType t) noexcept {
     return "Int";
   case DType::Int64:
     return "Long";
+  case DType::Float64:
+    return "Double";
   case DType::Bool:
     return "Bool";
   }

@@ -60,7 +60,7 @@ const char* binary_name(BinaryOp op) {
 struct Plan {
   std::vector<SymInt> sizes;
   DType result;  // dtype of the output tensor
-  DType compute; // f32 or i64: what the loop computes in
+  DType compute; // f32, f64 or i64: what the loop computes in
 };
 
 Plan plan_binary(BinaryOp op, std::span<const Value> args) {
@@ -301,10 +301,8 @@ Value eager_binary(BinaryOp op, std::span<const Value> args) {
   if (const auto* b = std::get_if<Tensor>(&arg(args, 1))) {
     require_real(*b, binary_name(op));
   }
-  if (plan.compute == DType::Float32) {
-    return run_binary<float>(op, plan, args);
-  }
-  return run_binary<std::int64_t>(op, plan, args);
+  return visit_compute(plan.compute,
+                       [&](auto c) { return run_binary<decltype(c)>(op, plan, args); });
 }
 
 Value meta_binary(BinaryOp op, std::span<const Value> args) {
@@ -435,10 +433,7 @@ Value eager_unary(UnaryOp op, std::span<const Value> args, const char* name) {
   const Tensor& x = tensor_arg(args, 0);
   const UnaryPlan plan = plan_unary(op, x, name);
   require_real(x, name);
-  if (plan.compute == DType::Float32) {
-    return run_unary<float>(plan, x);
-  }
-  return run_unary<std::int64_t>(plan, x);
+  return visit_compute(plan.compute, [&](auto c) { return run_unary<decltype(c)>(plan, x); });
 }
 
 Value meta_unary(UnaryOp op, std::span<const Value> args, const char* name) {
@@ -555,10 +550,8 @@ Value eager_where(std::span<const Value> args) {
   require_real(cond, "where");
   require_real(a, "where");
   require_real(b, "where");
-  if (compute_type(plan.result) == DType::Float32) {
-    return run_where<float>(plan, cond, a, b);
-  }
-  return run_where<std::int64_t>(plan, cond, a, b);
+  return visit_compute(compute_type(plan.result),
+                       [&](auto c) { return run_where<decltype(c)>(plan, cond, a, b); });
 }
 
 Value meta_where(std::span<const Value> args) {

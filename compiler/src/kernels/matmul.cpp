@@ -107,16 +107,11 @@ Value run_matmul(const MatmulPlan& p, const Tensor& a, const Tensor& b) {
   const Tensor bc = broadcast_contiguous_as(b2, b_full, compute);
   const std::int64_t batch = product(size_hints(p.batch));
   Tensor out = make_output(p.out_sizes, compute, false);
-  if (compute == DType::Float32) {
-    matmul_loop<float>(
-        static_cast<const float*>(ac.raw_data()), static_cast<const float*>(bc.raw_data()),
-        static_cast<float*>(out.raw_data()), batch, p.n.hint(), p.k.hint(), p.m.hint());
-  } else {
-    matmul_loop<std::int64_t>(static_cast<const std::int64_t*>(ac.raw_data()),
-                              static_cast<const std::int64_t*>(bc.raw_data()),
-                              static_cast<std::int64_t*>(out.raw_data()), batch, p.n.hint(),
-                              p.k.hint(), p.m.hint());
-  }
+  visit_compute(compute, [&](auto c) {
+    using C = decltype(c);
+    matmul_loop<C>(static_cast<const C*>(ac.raw_data()), static_cast<const C*>(bc.raw_data()),
+                   static_cast<C*>(out.raw_data()), batch, p.n.hint(), p.k.hint(), p.m.hint());
+  });
   if (out.dtype() == p.result) {
     return out;
   }

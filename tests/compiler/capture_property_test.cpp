@@ -52,6 +52,11 @@ std::vector<NamedCase> cases() {
                  0);
   });
   add_case("where", [](const Tensor& a, const Tensor& b) { return where(gt(a, 0.0), a, b); });
+  add_case("maximum",
+           [](const Tensor& a, const Tensor& b) { return add(maximum(a, b), maximum(b, 0.25)); });
+  add_case("rsqrt_erf_detach", [](const Tensor& a, const Tensor&) {
+    return add(rsqrt(add(abs(a), 0.5)), erf(detach(a)));
+  });
   add_case("unary", [](const Tensor& a, const Tensor&) {
     return add(add(add(neg(a), exp(a)), add(log(abs(a)), sin(a))),
                add(add(cos(a), tanh(a)), add(sigmoid(a), relu(a))));
@@ -76,7 +81,7 @@ std::vector<NamedCase> cases() {
       [](const Tensor& a, const Tensor& b) {
         Tensor m = matmul(a, transpose(b, 0, 1));
         Tensor bm = bmm(unsqueeze(a, 0), unsqueeze(transpose(b, 0, 1), 0));
-        return add(m, squeeze(bm, 0));
+        return add(add(m, squeeze(bm, 0)), mm(a, transpose(b, 0, 1)));
       },
       true);
   add_case(
@@ -90,6 +95,13 @@ std::vector<NamedCase> cases() {
       [](const Tensor& a, const Tensor& b) {
         Tensor rows = embedding(contiguous(transpose(b, 0, 1)), argmax(a, 1));
         return add(sum(rows), cross_entropy(a, argmax(b, 1)));
+      },
+      true);
+  add_case(
+      "gather_scatter",
+      [](const Tensor& a, const Tensor& b) {
+        Tensor index = argmax(b, 0, true); // [1, n] row indices into a
+        return add(sum(gather(a, 0, index)), scatter_add(a, 0, index, slice(b, 0, 0, 1)));
       },
       true);
   add_case("views", [](const Tensor& a, const Tensor& b) {

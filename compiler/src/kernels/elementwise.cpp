@@ -1,4 +1,5 @@
-// Pointwise ops: binary (with broadcasting and type promotion), where, unary, and to_dtype.
+// Pointwise ops: binary (with broadcasting and type promotion, maximum included), where, unary,
+// and to_dtype.
 //
 // Every pointwise kernel has the same three steps, written once:
 //   1. plan: output shape (broadcast over SymInt sizes) and dtypes (result and compute type);
@@ -14,6 +15,7 @@
 #include "kernels/shape_util.h"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace compiler::kernels {
@@ -45,15 +47,15 @@ DType result_type(const Tensor& a, const Tensor& b) {
   return promote_types(a.dtype(), b.dtype());
 }
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Eq, Ne, Lt, Le, Gt, Ge };
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Eq, Ne, Lt, Le, Gt, Ge };
 
 bool is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq;
 }
 
 const char* binary_name(BinaryOp op) {
-  static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "pow", "eq",
-                                           "ne",  "lt",  "le",  "gt",  "ge"};
+  static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "pow", "maximum",
+                                           "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -138,6 +140,13 @@ C apply_arith(BinaryOp op, C x, C y) {
     } else {
       return int_pow(x, y);
     }
+  case BinaryOp::Maximum:
+    if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(x) || std::isnan(y)) {
+        return std::numeric_limits<C>::quiet_NaN(); // NaN propagates, as in torch.maximum
+      }
+    }
+    return x > y ? x : y;
   default:
     break;
   }
@@ -265,6 +274,8 @@ void binary_dispatch(BinaryOp op, const Operand<C>& x, const Operand<C>& y, void
     return binary_kernel<C, BinaryOp::Div>(x, y, o, n);
   case BinaryOp::Pow:
     return binary_kernel<C, BinaryOp::Pow>(x, y, o, n);
+  case BinaryOp::Maximum:
+    return binary_kernel<C, BinaryOp::Maximum>(x, y, o, n);
   case BinaryOp::Eq:
     return binary_kernel<C, BinaryOp::Eq>(x, y, ob, n);
   case BinaryOp::Ne:
@@ -312,7 +323,22 @@ Value meta_binary(BinaryOp op, std::span<const Value> args) {
 
 // ---------------------------------------------------------------- unary
 
-enum class UnaryOp { Neg, Exp, Log, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Sqrt, Abs };
+enum class UnaryOp {
+  Neg,
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Relu,
+  GeluErf,
+  GeluTanh,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Erf
+};
 
 // Transcendental ops promote integers to the default float type; the rest keep the dtype.
 bool is_float_op(UnaryOp op) {
@@ -347,8 +373,12 @@ C apply_unary(UnaryOp op, C x) {
     }
     case UnaryOp::Sqrt:
       return std::sqrt(x);
+    case UnaryOp::Rsqrt:
+      return C{1} / std::sqrt(x);
     case UnaryOp::Abs:
       return std::abs(x);
+    case UnaryOp::Erf:
+      return std::erf(x);
     }
   } else {
     switch (op) {
@@ -415,8 +445,12 @@ void unary_dispatch(UnaryOp op, const C* src, C* dst, std::int64_t n) {
     return unary_kernel<C, UnaryOp::GeluTanh>(src, dst, n);
   case UnaryOp::Sqrt:
     return unary_kernel<C, UnaryOp::Sqrt>(src, dst, n);
+  case UnaryOp::Rsqrt:
+    return unary_kernel<C, UnaryOp::Rsqrt>(src, dst, n);
   case UnaryOp::Abs:
     return unary_kernel<C, UnaryOp::Abs>(src, dst, n);
+  case UnaryOp::Erf:
+    return unary_kernel<C, UnaryOp::Erf>(src, dst, n);
   }
 }
 
@@ -508,6 +542,7 @@ TORCHSCOPE_BINARY_KERNELS(sub, Sub)
 TORCHSCOPE_BINARY_KERNELS(mul, Mul)
 TORCHSCOPE_BINARY_KERNELS(div, Div)
 TORCHSCOPE_BINARY_KERNELS(pow, Pow)
+TORCHSCOPE_BINARY_KERNELS(maximum, Maximum)
 TORCHSCOPE_BINARY_KERNELS(eq, Eq)
 TORCHSCOPE_BINARY_KERNELS(ne, Ne)
 TORCHSCOPE_BINARY_KERNELS(lt, Lt)
@@ -532,7 +567,9 @@ TORCHSCOPE_UNARY_KERNELS(tanh, Tanh)
 TORCHSCOPE_UNARY_KERNELS(sigmoid, Sigmoid)
 TORCHSCOPE_UNARY_KERNELS(relu, Relu)
 TORCHSCOPE_UNARY_KERNELS(sqrt, Sqrt)
+TORCHSCOPE_UNARY_KERNELS(rsqrt, Rsqrt)
 TORCHSCOPE_UNARY_KERNELS(abs, Abs)
+TORCHSCOPE_UNARY_KERNELS(erf, Erf)
 #undef TORCHSCOPE_UNARY_KERNELS
 
 Value eager_gelu(std::span<const Value> args) {

@@ -1,5 +1,5 @@
 // matmul (torch.matmul's rules: dot, matrix-vector, matrix-matrix, and batched with broadcast
-// batch dims) and bmm. Operands are brought to [batch, n, k] and [batch, k, m] contiguous
+// batch dims), mm and bmm. Operands are brought to [batch, n, k] and [batch, k, m] contiguous
 // buffers of the compute type; the product is the i-k-j loop (unit-stride inner loop, which the
 // compiler vectorises), with rows split across parallel_for.
 #include "kernels/copy.h"
@@ -130,7 +130,28 @@ MatmulPlan plan_bmm(const Tensor& a, const Tensor& b) {
   return plan_matmul(a, b, "bmm");
 }
 
+MatmulPlan plan_mm(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 2 || b.dim() != 2) {
+    user_error("mm: expected two 2-D tensors, got " + a.type_string() + " and " + b.type_string());
+  }
+  return plan_matmul(a, b, "mm");
+}
+
 } // namespace
+
+Value eager_mm(std::span<const Value> args) {
+  const Tensor& a = tensor_arg(args, 0);
+  const Tensor& b = tensor_arg(args, 1);
+  const MatmulPlan p = plan_mm(a, b);
+  require_real(a, "mm");
+  require_real(b, "mm");
+  return run_matmul(p, a, b);
+}
+
+Value meta_mm(std::span<const Value> args) {
+  const MatmulPlan p = plan_mm(tensor_arg(args, 0), tensor_arg(args, 1));
+  return make_output(p.out_sizes, p.result, true);
+}
 
 Value eager_matmul(std::span<const Value> args) {
   const Tensor& a = tensor_arg(args, 0);

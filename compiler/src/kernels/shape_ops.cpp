@@ -430,6 +430,15 @@ Value meta_squeeze(std::span<const Value> args) {
   return squeeze_op(args);
 }
 
+// detach: the same data and metadata in a new tensor (autograd treats it as a fresh leaf).
+Value eager_detach(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  return make_view(x, x.sym_sizes(), x.strides(), x.storage_offset());
+}
+Value meta_detach(std::span<const Value> args) {
+  return eager_detach(args);
+}
+
 Value eager_contiguous(std::span<const Value> args) {
   const Tensor& x = tensor_arg(args, 0);
   require_real(x, "contiguous");

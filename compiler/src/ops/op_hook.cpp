@@ -14,13 +14,19 @@ struct OpInfo {
   std::string_view name;
   std::string_view aten_name;
   OpCategory category;
+  OpLevel level;
   Value (*eager)(std::span<const Value>);
   Value (*meta)(std::span<const Value>);
 };
 
 constexpr std::array<OpInfo, kNumOps> kOps = {{
-#define TORCHSCOPE_OP_INFO(name, aten, category)                                                   \
-  {#name, aten, OpCategory::category, &kernels::eager_##name, &kernels::meta_##name},
+#define TORCHSCOPE_OP_INFO(name, aten, category, level)                                            \
+  {#name,                                                                                          \
+   aten,                                                                                           \
+   OpCategory::category,                                                                           \
+   OpLevel::level,                                                                                 \
+   &kernels::eager_##name,                                                                         \
+   &kernels::meta_##name},
     TORCHSCOPE_COMPILER_OPS(TORCHSCOPE_OP_INFO)
 #undef TORCHSCOPE_OP_INFO
 }};
@@ -42,6 +48,9 @@ std::string_view op_aten_name(OpKind op) noexcept {
 OpCategory op_category(OpKind op) noexcept {
   return info(op).category;
 }
+OpLevel op_level(OpKind op) noexcept {
+  return info(op).level;
+}
 
 std::string_view op_category_name(OpCategory c) noexcept {
   switch (c) {
@@ -57,6 +66,8 @@ std::string_view op_category_name(OpCategory c) noexcept {
     return "view";
   case OpCategory::Shape:
     return "shape";
+  case OpCategory::Indexing:
+    return "indexing";
   case OpCategory::Factory:
     return "factory";
   case OpCategory::DataDependent:
@@ -87,6 +98,14 @@ OpHookGuard::~OpHookGuard() {
 
 Value dispatch(OpKind op, std::span<const Value> args, const std::source_location& loc) {
   CallSiteScope site(loc);
+  if (t_hook != nullptr) {
+    return t_hook->call(op, args, loc);
+  }
+  return info(op).eager(args);
+}
+
+Value dispatch_below_autograd(OpKind op, std::span<const Value> args,
+                              const std::source_location& loc) {
   if (t_hook != nullptr) {
     return t_hook->call(op, args, loc);
   }

@@ -1,6 +1,7 @@
 // Op tables generated from op_list.h, the thread-local hook, and dispatch.
 #include "compiler/ops/op_hook.h"
 
+#include "autograd/record.h"
 #include "compiler/core/errors.h"
 #include "kernels/kernels.h"
 
@@ -98,6 +99,9 @@ OpHookGuard::~OpHookGuard() {
 
 Value dispatch(OpKind op, std::span<const Value> args, const std::source_location& loc) {
   CallSiteScope site(loc);
+  if (autograd::detail::wants_history(args)) [[unlikely]] {
+    return autograd::detail::call_with_history(op, args, loc);
+  }
   if (t_hook != nullptr) {
     return t_hook->call(op, args, loc);
   }

@@ -10,6 +10,7 @@
 #include "compiler/core/sym_int.h"
 #include "compiler/tensor/dtype.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,6 +21,10 @@
 #include <vector>
 
 namespace compiler {
+
+namespace autograd {
+struct AutogradMeta; // autograd/node.h
+} // namespace autograd
 
 // A block of CPU memory shared by a tensor and its views.
 class Storage {
@@ -35,9 +40,15 @@ public:
 
   static constexpr std::size_t kAlignment = 64;
 
+  // Counts in-place writes to this memory (the optimizers' updates). Autograd records it when
+  // it saves a tensor for backward and refuses to use the tensor if it changed since.
+  std::uint64_t version() const noexcept { return version_.load(std::memory_order_relaxed); }
+  void bump_version() noexcept { version_.fetch_add(1, std::memory_order_relaxed); }
+
 private:
   void* data_;
   std::size_t nbytes_;
+  std::atomic<std::uint64_t> version_{0};
 };
 
 // What a Tensor handle points at. Fields are public because the kernels and capture read and
@@ -52,6 +63,8 @@ struct TensorImpl {
   bool requires_grad = false;
   // Capture's slot (its proxy: the graph node and symbolic sizes); opaque to the tensor code.
   std::shared_ptr<void> trace_slot;
+  // Autograd's record (grad, grad_fn); null until autograd touches the tensor.
+  std::shared_ptr<autograd::AutogradMeta> autograd;
 };
 
 // Contiguous (row-major) strides for `sizes`.
@@ -108,7 +121,9 @@ public:
   SymInt sym_numel() const;
   bool is_contiguous() const;
   bool requires_grad() const { return checked().requires_grad; }
-  void set_requires_grad(bool value) { checked_mutable().requires_grad = value; }
+  // Makes this tensor a leaf that autograd tracks (or stops tracking it). UserError for a
+  // non-floating tensor or a non-leaf (a result of tracked ops). Defined in src/autograd/.
+  void set_requires_grad(bool value);
   std::string_view device() const noexcept { return "cpu"; }
   bool is_fake() const { return checked().storage == nullptr; }
   bool has_symbolic_sizes() const;
@@ -166,6 +181,23 @@ public:
 
   // Metadata as "f32[2, 3]" (symbolic sizes printed as expressions).
   std::string type_string() const;
+
+  // ---- autograd (autograd/autograd.h has the rest; defined in src/autograd/)
+  // The gradient backward() accumulated into this leaf; undefined before the first backward
+  // (and for non-leaves).
+  Tensor grad() const;
+  // Replaces the accumulated gradient (an undefined tensor clears it, as zero_grad does).
+  // (A Tensor is a handle: this changes the shared TensorImpl, hence const.)
+  void set_grad(const Tensor& grad) const;
+  // True unless the tensor is the result of ops autograd recorded.
+  bool is_leaf() const;
+  // Computes the gradients of this tensor with respect to the leaves it depends on and adds
+  // them to their grad(). `gradient` may be undefined only for a one-element tensor (it is
+  // then 1). The graph's saved tensors are freed unless `retain_graph`.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                std::source_location loc = std::source_location::current()) const;
+  // The same data, not tracked by autograd (forwards to the op detach()).
+  Tensor detach(std::source_location loc = std::source_location::current()) const;
 
 private:
   // The impl, or UserError for an undefined tensor (a "None" used as a tensor).

@@ -1,0 +1,8 @@
+# The AOT stage's tests (label `compiler`): eager autograd and its gradient check, the
+# optimizers, decompositions, the joint graph, the partitioner, the compiled training path and
+# its traces. Included by tests/compiler/CMakeLists.txt.
+torchscope_add_test(NAME compiler_autograd_tests LABELS compiler
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/autograd_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/autograd_gradcheck_test.cpp
+  LIBS torchscope_compiler)

@@ -5,4 +5,5 @@ torchscope_add_test(NAME compiler_autograd_tests LABELS compiler
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/autograd_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/autograd_gradcheck_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/optim_test.cpp
   LIBS torchscope_compiler)

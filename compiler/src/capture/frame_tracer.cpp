@@ -2,9 +2,9 @@
 #include "capture/frame_tracer.h"
 
 #include "capture/event_keys.h"
-#include "tracing/trace_util.h"
 #include "compiler/core/errors.h"
 #include "tracer/trace.h"
+#include "tracing/trace_util.h"
 
 #include <atomic>
 
@@ -33,6 +33,7 @@ TensorMeta meta_of(const Tensor& t) {
   m.dtype = t.dtype();
   m.sizes = t.sym_sizes();
   m.strides = t.strides();
+  m.requires_grad = t.requires_grad();
   return m;
 }
 

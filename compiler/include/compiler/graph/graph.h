@@ -71,6 +71,9 @@ struct TensorMeta {
   DType dtype = DType::Float32;
   std::vector<SymInt> sizes;
   std::vector<std::int64_t> strides;
+  // Whether the value required grad when traced (inputs: as passed; results: as autograd made
+  // them), which tells the AOT stage whether a graph needs a backward.
+  bool requires_grad = false;
 };
 
 struct Node {

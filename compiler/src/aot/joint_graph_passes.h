@@ -1,0 +1,26 @@
+// Internal: the joint-graph pass pipeline (the role of PyTorch's joint_graph_passes), run on
+// the joint graph before partitioning and on the inference graph before it is compiled. Each
+// pass is one file pair under passes/; this runs them in order, each in a chromium span named
+// as PyTorch names its passes ("pass.joint_graph_passes.remove_noop_ops"), and can return the
+// graph after each pass for debugging.
+#pragma once
+
+#include "compiler/graph/graph.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace compiler::aot::detail {
+
+struct PassReport {
+  std::string name;
+  std::size_t changed = 0; // nodes the pass removed or merged
+  std::string graph_after; // the graph's printout, when dumps were asked for
+};
+
+// Runs remove_noop_ops, cse and dce on `g`. With `dump`, each report holds the graph after
+// its pass.
+std::vector<PassReport> run_joint_graph_passes(graph::Graph& g, bool dump = false);
+
+} // namespace compiler::aot::detail

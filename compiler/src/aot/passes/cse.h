@@ -1,0 +1,15 @@
+// Joint-graph pass: common-subexpression elimination (PyTorch's fx_graph_cse). Two call nodes
+// with the same op and the same arguments compute the same value; later ones are replaced by
+// the first. Random ops are never merged. This is what lets a backward formula that recomputes
+// a forward intermediate (layer_norm's statistics) reuse the forward's node, so the
+// partitioner can save it instead of recomputing it.
+#pragma once
+
+#include "compiler/graph/graph.h"
+
+namespace compiler::aot::passes {
+
+// Returns how many nodes were merged away.
+std::size_t cse(graph::Graph& g);
+
+} // namespace compiler::aot::passes

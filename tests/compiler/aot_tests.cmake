@@ -12,4 +12,5 @@ torchscope_add_test(NAME compiler_aot_tests LABELS compiler
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/aot_decomposition_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_training_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/aot_partition_test.cpp
   LIBS torchscope_compiler)

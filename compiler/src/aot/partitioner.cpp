@@ -164,9 +164,9 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
   Partition p;
   p.saved = ordered_saved(c, saved, p.num_saved_primals);
   for (std::size_t i : p.saved) {
-    if (!c.primal[i]) {
-      p.saved_activation_bytes += detail::value_bytes(g.node(i));
-    }
+    const std::size_t bytes = detail::value_bytes(g.node(i));
+    p.saved_bytes += bytes;
+    p.saved_activation_bytes += c.primal[i] ? 0 : bytes;
   }
 
   // Forward: what its outputs and the saved values need.

@@ -53,7 +53,9 @@ struct Partition {
   // (first num_saved_primals, in primal order), then intermediate values.
   std::vector<std::size_t> saved;
   std::size_t num_saved_primals = 0;
-  // Bytes of the saved values that are not primals: the activation memory of a step.
+  // Bytes of every saved value, and of those that are not primals (the activation memory of a
+  // step: primals are alive anyway).
+  std::size_t saved_bytes = 0;
   std::size_t saved_activation_bytes = 0;
   // Joint nodes that may not be recomputed (min-cut partitions only).
   std::vector<std::size_t> banned;

@@ -14,3 +14,25 @@ torchscope_add_test(NAME compiler_aot_tests LABELS compiler
     ${CMAKE_CURRENT_LIST_DIR}/aot_training_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_partition_test.cpp
   LIBS torchscope_compiler)
+
+# The training samples' traces against PyTorch's w01 log (labels compiler, samples); reads the
+# logs with our tlparse when it is built.
+if(TARGET sample_train_mlp)
+  set(_aot_log_libs simdjson::simdjson)
+  if(TARGET torchscope_tlparse)
+    list(APPEND _aot_log_libs torchscope_tlparse)
+  endif()
+  torchscope_add_test(NAME compiler_aot_sample_logs_tests LABELS compiler samples
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/aot_sample_logs_test.cpp
+    LIBS ${_aot_log_libs})
+  target_compile_definitions(compiler_aot_sample_logs_tests PRIVATE
+    TORCHSCOPE_HAVE_TLPARSE=$<BOOL:$<TARGET_EXISTS:torchscope_tlparse>>
+    SAMPLE_TRAIN_MLP="$<TARGET_FILE:sample_train_mlp>"
+    SAMPLE_TRAIN_TRANSFORMER="$<TARGET_FILE:sample_train_transformer>")
+  add_dependencies(compiler_aot_sample_logs_tests sample_train_mlp sample_train_transformer)
+  if(TARGET tlparse)
+    target_compile_definitions(compiler_aot_sample_logs_tests PRIVATE
+      TLPARSE_BINARY="$<TARGET_FILE:tlparse>")
+    add_dependencies(compiler_aot_sample_logs_tests tlparse)
+  endif()
+endif()

@@ -7,6 +7,7 @@
 // must have the compile directories and Dynamo artifacts tlparse 0.4.3 wrote for PyTorch's.
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
+#include "support/trace_runs.h"
 
 #if TORCHSCOPE_HAVE_TLPARSE
 #include "tlparse/ingest/ingest.h"
@@ -28,41 +29,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs `exe` with TORCH_TRACE=`dir`; returns the one .log it wrote.
-fs::path run_sample(const std::string& exe, const fs::path& dir) {
-  const fs::path out = dir / "stdout.txt";
-  const std::string cmd =
-      "TORCH_TRACE='" + dir.string() + "' '" + exe + "' > '" + out.string() + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  INFO("sample output:\n" << test_support::read_file(out));
-  REQUIRE(rc == 0);
-  std::vector<fs::path> logs;
-  for (const fs::path& p : test_support::trace_files_under(dir)) {
-    if (p.extension() == ".log") {
-      logs.push_back(p);
-    }
-  }
-  REQUIRE(logs.size() == 1);
-  return logs[0];
-}
+using test_support::pytorch_log;
 
-// PyTorch's log of `workload`: ../shared's corpus when present, else the copy under tests/data.
-std::optional<fs::path> pytorch_log(const std::string& workload) {
-  std::vector<fs::path> roots;
-  if (auto shared = test_support::shared_dir()) {
-    roots.push_back(*shared / "corpus" / "pytorch-2.11" / workload);
-  }
-  roots.push_back(test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / workload);
-  for (const fs::path& root : roots) {
-    if (fs::is_directory(root)) {
-      for (const fs::path& p : test_support::trace_files_under(root)) {
-        if (p.extension() == ".log") {
-          return p;
-        }
-      }
-    }
-  }
-  return std::nullopt;
+fs::path run_sample(const std::string& exe, const fs::path& dir) {
+  return test_support::run_traced_program(exe, dir);
 }
 
 std::string text_of(simdjson::dom::element e) {

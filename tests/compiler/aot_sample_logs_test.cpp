@@ -333,6 +333,43 @@ TEST_CASE("train_mlp's trace has PyTorch's w01 events, order, graphs and metrics
   compare_report(ours_log);
 }
 
+TEST_CASE("sample_data_dependent's inference compiles have PyTorch's w03 AOT events in order",
+          "[compiler][samples][aot]") {
+  const std::optional<fs::path> theirs_log = test_support::pytorch_log("w03_data_dependent");
+  if (!theirs_log) {
+    TORCHSCOPE_SKIP("no PyTorch log of w03_data_dependent (../shared nor tests/data)");
+  }
+  test_support::TempDir dir("aot-sample-logs");
+  const fs::path ours_log = test_support::run_traced_program(SAMPLE_DATA_DEPENDENT, dir.path());
+  check_reads_cleanly(ours_log);
+  // The inference path, compile by compile: cache miss, metadata, the inference graph, the
+  // config, and the joint-graph passes with their before/after graphs inside the compile.
+  static const std::set<std::string> kInference = {
+      "artifact:aotautograd_cache_miss",
+      "chromium:B:create_aot_dispatcher_function",
+      "chromium:B:aot_collect_metadata",
+      "artifact:aot_forward_graph_fw_metadata",
+      "aot_inference_graph",
+      "artifact:torch._functorch.config",
+      "chromium:B:compile_fx.<locals>.fw_compiler_base",
+      "artifact:before_joint_graph",
+      "chromium:B:_recursive_joint_graph_passes",
+      "artifact:after_joint_graph",
+      "chromium:E:create_aot_dispatcher_function"};
+  auto sequence = [](const std::vector<Event>& events) {
+    std::vector<std::string> out;
+    for (const Event& e : events) {
+      if (kInference.count(e.label) > 0) {
+        out.push_back(e.compile + " " + e.label);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> expected = sequence(events_of(*theirs_log));
+  CHECK(expected.size() >= 30);
+  CHECK(sequence(events_of(ours_log)) == expected);
+}
+
 TEST_CASE("train_transformer's trace has the training compile's events and reads cleanly",
           "[compiler][samples][aot]") {
   test_support::TempDir dir("aot-sample-logs");

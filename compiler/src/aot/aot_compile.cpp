@@ -361,7 +361,7 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
 }
 
 std::shared_ptr<Traced> trace_inference_graph(const graph::Graph& captured, const AotOptions& o,
-                                              const TraceOptions& to, std::int64_t& pass_us) {
+                                              const TraceOptions& to) {
   auto t = std::make_shared<Traced>();
   {
     tracer::ChromiumSpan span("aot_collect_metadata");
@@ -375,18 +375,22 @@ std::shared_ptr<Traced> trace_inference_graph(const graph::Graph& captured, cons
   });
   tracer::artifact("torch._functorch.config", tracer::Encoding::String,
                    [&](std::string& out) { out += config_payload(o); });
-  // PyTorch runs the joint-graph passes on an inference graph as it compiles it.
+  return t;
+}
+
+// PyTorch runs the joint-graph passes on an inference graph as it starts compiling it.
+std::int64_t run_inference_passes(Traced& t) {
   tracer::artifact("before_joint_graph", tracer::Encoding::String, [&](std::string& out) {
-    out += print_inference(t->traced, AotPrintOptions::Style::Compact);
+    out += print_inference(t.traced, AotPrintOptions::Style::Compact);
   });
   const Clock::time_point p0 = Clock::now();
-  detail::run_joint_graph_passes(t->traced.graph);
-  pass_us = micros_since(p0);
+  detail::run_joint_graph_passes(t.traced.graph);
+  const std::int64_t us = micros_since(p0);
   tracer::artifact("after_joint_graph", tracer::Encoding::String, [&](std::string& out) {
-    out += print_inference(t->traced, AotPrintOptions::Style::Compact);
+    out += print_inference(t.traced, AotPrintOptions::Style::Compact);
   });
-  t->forward_text = print_inference(t->traced, AotPrintOptions::Style::Descriptors);
-  return t;
+  t.forward_text = print_inference(t.traced, AotPrintOptions::Style::Descriptors);
+  return us;
 }
 
 std::shared_ptr<detail::AotProgram> program_of(const graph::Graph& captured, const Traced& t,
@@ -485,13 +489,16 @@ std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured
       fresh = trace_training(captured, options, to, pass_us);
     }
     if (fresh == nullptr) {
-      fresh = trace_inference_graph(captured, options, to, pass_us);
+      fresh = trace_inference_graph(captured, options, to);
     }
     (fresh->training ? g_joint : g_inference).fetch_add(1, std::memory_order_relaxed);
+    tracer::ChromiumSpan compile_span("compile_fx.<locals>.fw_compiler_base");
+    if (!fresh->training) {
+      pass_us = run_inference_passes(*fresh);
+    }
     if (options.cache) {
       cache().put(key, fresh);
     }
-    tracer::ChromiumSpan compile_span("compile_fx.<locals>.fw_compiler_base");
     program = program_of(captured, *fresh, compiler);
     traced = std::move(fresh);
   }

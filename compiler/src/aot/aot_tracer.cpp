@@ -82,7 +82,7 @@ Tensor AotTracer::placeholder(const std::string& name, const graph::TensorMeta& 
   graph::Node n;
   n.kind = graph::NodeKind::Placeholder;
   n.meta = meta;
-  n.input = graph::InputRef{graph::InputRef::Kind::Argument, graph_.input_count()};
+  n.input = graph::InputRef{graph::InputRef::Kind::Argument, placeholders_++};
   const std::size_t index = graph_.add_node(std::move(n), name);
   Tensor fake = Tensor::fake(meta.sizes, meta.dtype, meta.strides);
   if (meta.requires_grad) {

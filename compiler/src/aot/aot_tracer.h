@@ -48,6 +48,7 @@ private:
   std::unordered_map<const void*, std::size_t> nodes_; // trace slot -> node
   std::unordered_map<std::string_view, int> name_counts_;
   bool decompose_;
+  std::size_t placeholders_ = 0;
   int depth_ = 0;
   std::source_location where_;
 };

@@ -40,12 +40,20 @@ std::size_t copy_node(graph::Graph& to, const graph::Node& n, std::span<const st
   return to.add_node(std::move(copy), name);
 }
 
-graph::Graph rebuild(const graph::Graph& g, std::span<const std::size_t> replace) {
+graph::Graph rebuild(graph::Graph&& g, std::span<const std::size_t> replace) {
   graph::Graph out;
   std::vector<std::size_t> map(g.size(), kNoNode);
+  std::string name;
   for (std::size_t i = 0; i < g.size(); ++i) {
     if (replace[i] == i) {
-      map[i] = copy_node(out, g.node(i), map);
+      graph::Node& n = g.nodes()[i];
+      for (graph::Arg& a : n.args) {
+        if (a.kind == graph::Arg::Kind::Node || a.kind == graph::Arg::Kind::NodeList) {
+          a = remap(a, map);
+        }
+      }
+      name = std::move(n.name);
+      map[i] = out.add_node(std::move(n), name);
     } else if (replace[i] != kNoNode) {
       TORCHSCOPE_ASSERT(replace[i] < i, "a node is replaced by a later one");
       map[i] = map[replace[i]];

@@ -40,7 +40,8 @@ std::size_t copy_node(graph::Graph& to, const graph::Node& n, std::span<const st
 // A new graph from `g` where node i is kept when replace[i] == i, and otherwise dropped with
 // its uses redirected to node replace[i] (an earlier node), or dropped outright when
 // replace[i] == kNoNode (it must then have no remaining users).
-graph::Graph rebuild(const graph::Graph& g, std::span<const std::size_t> replace);
+// The graph is consumed (its nodes are moved).
+graph::Graph rebuild(graph::Graph&& g, std::span<const std::size_t> replace);
 
 // The byte size of a node's tensor value (its meta sizes' hints times the element size); 0 for
 // non-tensors.

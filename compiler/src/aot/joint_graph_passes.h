@@ -3,6 +3,10 @@
 // pass is one file pair under passes/; this runs them in order, each in a chromium span named
 // as PyTorch names its passes ("pass.joint_graph_passes.remove_noop_ops"), and can return the
 // graph after each pass for debugging.
+//
+// The passes share one rewrite: `replace[i]` is i for a node kept, the (earlier, kept) node
+// whose value node i's users take instead, or kNoNode for a node dropped. A pass reads
+// arguments through `replace` and marks more entries; the graph is rebuilt once at the end.
 #pragma once
 
 #include "compiler/graph/graph.h"

@@ -339,8 +339,9 @@ private:
     if (is_view(g_.node(i))) {
       return false;
     }
+    // Only chains of views are followed, so the visited list stays short.
     std::vector<std::size_t> todo{i};
-    std::vector<bool> seen(n_, false);
+    std::vector<std::size_t> seen;
     while (!todo.empty()) {
       const std::size_t cur = todo.back();
       todo.pop_back();
@@ -352,8 +353,8 @@ private:
         if (!c_.required_fw[u] && !is_fusible(g_.node(cur), user)) {
           return true;
         }
-        if (is_view(user) && !seen[u]) {
-          seen[u] = true;
+        if (is_view(user) && std::find(seen.begin(), seen.end(), u) == seen.end()) {
+          seen.push_back(u);
           todo.push_back(u);
         }
       }

@@ -63,4 +63,9 @@ TracedGraph trace_joint(const graph::Graph& captured, const TraceOptions& option
 // The inference graph of `captured` (PyTorch's aot_inference_graph).
 TracedGraph trace_inference(const graph::Graph& captured, const TraceOptions& options = {});
 
+// The joint-graph passes the stage runs on a traced graph before partitioning (or compiling an
+// inference graph): remove_noop_ops, common-subexpression elimination, dead-code elimination.
+// The Output node's arguments keep their order, so the TracedGraph's metadata stays valid.
+void run_joint_passes(graph::Graph& graph);
+
 } // namespace compiler::aot

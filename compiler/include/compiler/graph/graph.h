@@ -16,6 +16,8 @@
 #include <memory>
 #include <source_location>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace compiler::graph {
@@ -107,7 +109,10 @@ public:
 
 private:
   std::vector<Node> nodes_;
-  std::vector<std::string> used_names_;
+  // Names in use, and the next suffix to try per base name: naming stays O(1) per node on the
+  // AOT stage's graphs of thousands of nodes.
+  std::unordered_set<std::string> used_names_;
+  std::unordered_map<std::string, int> next_suffix_;
 };
 
 // "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.

@@ -7,9 +7,12 @@
 
 #include "compiler/graph/graph.h"
 
+#include <vector>
+
 namespace compiler::aot::passes {
 
-// Returns how many nodes were merged away.
-std::size_t cse(graph::Graph& g);
+// Marks the repeated nodes of `g` in `replace` (see joint_graph_passes.h for the convention);
+// returns how many it marked.
+std::size_t cse(const graph::Graph& g, std::vector<std::size_t>& replace);
 
 } // namespace compiler::aot::passes

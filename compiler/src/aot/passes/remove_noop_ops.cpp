@@ -25,11 +25,12 @@ bool same_sizes(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
   return true;
 }
 
-const Node* tensor_input(const graph::Graph& g, const Node& n) {
+const Node* tensor_input(const graph::Graph& g, const Node& n,
+                         const std::vector<std::size_t>& replace) {
   if (n.args.empty() || n.args[0].kind != Arg::Kind::Node) {
     return nullptr;
   }
-  return &g.node(n.args[0].node);
+  return &g.node(replace[n.args[0].node]);
 }
 
 bool constant_equals(const Arg& a, double v) {
@@ -45,14 +46,14 @@ bool constant_equals(const Arg& a, double v) {
   return false;
 }
 
-bool is_noop(const graph::Graph& g, const Node& n) {
+bool is_noop(const graph::Graph& g, const Node& n, const std::vector<std::size_t>& replace) {
   if (n.kind != graph::NodeKind::CallOp) {
     return false;
   }
   if (n.op == OpKind::cat) {
     return n.args[0].kind == Arg::Kind::NodeList && n.args[0].nodes.size() == 1;
   }
-  const Node* in = tensor_input(g, n);
+  const Node* in = tensor_input(g, n, replace);
   if (in == nullptr || !in->meta.is_tensor || !n.meta.is_tensor || in->meta.dtype != n.meta.dtype ||
       !same_sizes(in->meta.sizes, n.meta.sizes)) {
     return false;
@@ -94,20 +95,15 @@ bool is_noop(const graph::Graph& g, const Node& n) {
 
 } // namespace
 
-std::size_t remove_noop_ops(graph::Graph& g) {
-  std::vector<std::size_t> replace(g.size());
+std::size_t remove_noop_ops(const graph::Graph& g, std::vector<std::size_t>& replace) {
   std::size_t removed = 0;
   for (std::size_t i = 0; i < g.size(); ++i) {
-    replace[i] = i;
     const Node& n = g.node(i);
-    if (is_noop(g, n)) {
+    if (replace[i] == i && is_noop(g, n, replace)) {
       const std::size_t input = n.op == OpKind::cat ? n.args[0].nodes.front() : n.args[0].node;
       replace[i] = replace[input];
       ++removed;
     }
-  }
-  if (removed > 0) {
-    g = detail::rebuild(g, replace);
   }
   return removed;
 }

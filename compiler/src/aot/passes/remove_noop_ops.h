@@ -7,9 +7,12 @@
 
 #include "compiler/graph/graph.h"
 
+#include <vector>
+
 namespace compiler::aot::passes {
 
-// Returns how many nodes were removed.
-std::size_t remove_noop_ops(graph::Graph& g);
+// Marks the no-ops of `g` in `replace` (see joint_graph_passes.h for the convention); returns
+// how many it marked.
+std::size_t remove_noop_ops(const graph::Graph& g, std::vector<std::size_t>& replace);
 
 } // namespace compiler::aot::passes

@@ -13,6 +13,7 @@ torchscope_add_test(NAME compiler_aot_tests LABELS compiler
     ${CMAKE_CURRENT_LIST_DIR}/aot_decomposition_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_training_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_partition_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/aot_graph_test.cpp
   LIBS torchscope_compiler)
 
 # The samples' traces against PyTorch's w01 (training) and w03 (inference) logs (labels compiler,

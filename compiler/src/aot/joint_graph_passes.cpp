@@ -60,8 +60,8 @@ std::vector<PassReport> run_joint_graph_passes(graph::Graph& g, bool dump) {
 
 namespace compiler::aot {
 
-void run_joint_passes(graph::Graph& graph) {
-  detail::run_joint_graph_passes(graph);
+std::vector<PassReport> run_joint_passes(graph::Graph& graph, bool dump) {
+  return detail::run_joint_graph_passes(graph, dump);
 }
 
 } // namespace compiler::aot

@@ -9,6 +9,7 @@
 // arguments through `replace` and marks more entries; the graph is rebuilt once at the end.
 #pragma once
 
+#include "compiler/aot/joint_graph.h"
 #include "compiler/graph/graph.h"
 
 #include <string>
@@ -17,11 +18,7 @@
 
 namespace compiler::aot::detail {
 
-struct PassReport {
-  std::string name;
-  std::size_t changed = 0; // nodes the pass removed or merged
-  std::string graph_after; // the graph's printout, when dumps were asked for
-};
+using aot::PassReport;
 
 // Runs remove_noop_ops, cse and dce on `g`. With `dump`, each report holds the graph after
 // its pass.

@@ -7,13 +7,10 @@
 // model, and bwd_compilation_metrics under the forward's compile id. Every log must read with
 // no failed line by tlparse 0.4.3's rules and by our tlparse, whose report must hold the AOT
 // artifacts tlparse 0.4.3 wrote for PyTorch's log.
+#include "sample_log_checks.h"
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
 #include "support/trace_runs.h"
-
-#if TORCHSCOPE_HAVE_TLPARSE
-#include "tlparse/ingest/ingest.h"
-#endif
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -27,6 +24,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using sample_logs::check_reads_cleanly;
 
 // One event as this test reads it: its compile id and a label ("aot_joint_graph",
 // "artifact:torch._functorch.config", "chromium:B:min_cut_rematerialization_partition").
@@ -174,23 +172,6 @@ std::map<std::string, std::string> metrics_of(const Event& e, const char* key) {
   return out;
 }
 
-void check_reads_cleanly(const fs::path& log) {
-  const test_support::TlparseRuleCounts counts = test_support::parse_file_by_tlparse_rules(log);
-  CHECK(counts.failures() == 0);
-  CHECK(counts.ok > 0);
-#if TORCHSCOPE_HAVE_TLPARSE
-  test_support::TempDir out("aot-log-index");
-  tlparse::ingest::IngestResult r =
-      tlparse::ingest::ingest_files({log}, out.path() / "index.sqlite", {});
-  REQUIRE(r.ok);
-  REQUIRE(r.files.size() == 1);
-  const tlparse::index::Stats& s = r.files[0].stats;
-  INFO("our tlparse: " << s.to_tlparse_string());
-  CHECK(s.strict_failures() == 0);
-  CHECK(s.ok == static_cast<uint64_t>(counts.ok));
-#endif
-}
-
 // The per-compile artifacts of this stage in a tlparse report listing, numbering dropped.
 std::set<std::string> aot_report_files(const std::vector<std::string>& paths) {
   static const std::regex artifact("^(-_\\d+_\\d+_\\d+)/(aot_\\w+|aotautograd_cache_\\w+|"
@@ -206,50 +187,18 @@ std::set<std::string> aot_report_files(const std::vector<std::string>& paths) {
   return out;
 }
 
+// Our tlparse's report of our log has the AOT artifacts tlparse 0.4.3 wrote for w01.
 void compare_report(const fs::path& log) {
-#ifdef TLPARSE_BINARY
-  std::vector<std::string> reference;
-  {
-    std::vector<fs::path> candidates;
-    if (auto shared = test_support::shared_dir()) {
-      candidates.push_back(*shared / "reference/tlparse-0.4.3/w01_mlp_train/files.txt");
-    }
-    candidates.push_back(test_support::source_dir() /
-                         "tests/data/pytorch-2.11/w01_mlp_train/files.txt");
-    for (const fs::path& c : candidates) {
-      if (fs::exists(c)) {
-        const std::string text = test_support::read_file(c);
-        std::size_t start = 0;
-        while (start < text.size()) {
-          std::size_t end = text.find('\n', start);
-          end = end == std::string::npos ? text.size() : end;
-          reference.push_back(text.substr(start, end - start));
-          start = end + 1;
-        }
-        break;
-      }
-    }
+  const std::optional<std::vector<std::string>> reference =
+      sample_logs::reference_files("w01_mlp_train");
+  REQUIRE(reference.has_value());
+  const std::optional<std::vector<std::string>> ours = sample_logs::report_listing(log);
+  if (!ours) {
+    WARN("SKIPPED: the tlparse binary is not built");
+    return;
   }
-  REQUIRE_FALSE(reference.empty());
-  test_support::TempDir out("aot-log-report");
-  const fs::path report = out.path() / "report";
-  const std::string cmd = "'" TLPARSE_BINARY "' '" + log.string() + "' -o '" + report.string() +
-                          "' --strict > '" + (out.path() / "tlparse.txt").string() + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  INFO("tlparse output:\n" << test_support::read_file(out.path() / "tlparse.txt"));
-  REQUIRE(rc == 0);
-  std::vector<std::string> ours;
-  for (const auto& e : fs::recursive_directory_iterator(report)) {
-    if (e.is_regular_file()) {
-      ours.push_back(fs::relative(e.path(), report).generic_string());
-    }
-  }
-  CHECK(aot_report_files(reference).size() == 7);
-  CHECK(aot_report_files(ours) == aot_report_files(reference));
-#else
-  (void)log;
-  WARN("SKIPPED: the tlparse binary is not built");
-#endif
+  CHECK(aot_report_files(*reference).size() == 7);
+  CHECK(aot_report_files(*ours) == aot_report_files(*reference));
 }
 
 } // namespace

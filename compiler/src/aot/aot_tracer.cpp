@@ -48,16 +48,6 @@ Tensor alias_of(const Tensor& t) {
 
 } // namespace
 
-graph::TensorMeta meta_of(const Tensor& t) {
-  graph::TensorMeta m;
-  m.is_tensor = true;
-  m.dtype = t.dtype();
-  m.sizes = t.sym_sizes();
-  m.strides = t.strides();
-  m.requires_grad = t.requires_grad();
-  return m;
-}
-
 Tensor AotTracer::track(const Tensor& fake, std::size_t node) {
   auto slot = std::make_shared<AotSlot>();
   slot->node = node;
@@ -182,7 +172,7 @@ Value AotTracer::call(OpKind op, std::span<const Value> args, const std::source_
   for (const Value& v : args) {
     n.args.push_back(to_arg(v));
   }
-  n.meta = meta_of(*t);
+  n.meta = graph::tensor_meta(*t);
   const std::size_t index = graph_.add_node(std::move(n), next_name(op_name(op)));
   return track(*t, index);
 }

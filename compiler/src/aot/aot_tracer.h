@@ -53,7 +53,4 @@ private:
   std::source_location where_;
 };
 
-// The FX metadata of a tensor.
-graph::TensorMeta meta_of(const Tensor& t);
-
 } // namespace compiler::aot::detail

@@ -43,7 +43,7 @@ Primals collect_primals(const Graph& g, bool lift) {
     s.is_constant = true;
     s.constant = t;
     p.sources.push_back(s);
-    p.metas.push_back(detail::meta_of(t));
+    p.metas.push_back(graph::tensor_meta(t));
   };
   std::size_t placeholders = 0;
   for (const Node& n : g.nodes()) {
@@ -112,7 +112,7 @@ Value resolve(const Arg& a, const std::vector<Value>& env, const Primals& primal
 }
 
 graph::TensorMeta contiguous_meta(const Tensor& t) {
-  graph::TensorMeta m = detail::meta_of(t);
+  graph::TensorMeta m = graph::tensor_meta(t);
   m.strides = contiguous_strides(t.sizes());
   m.requires_grad = false;
   return m;

@@ -1,6 +1,7 @@
 // The AOT-style graph printer.
 #include "compiler/graph/aot_graph_printer.h"
 
+#include "compiler/graph/graph_printer.h"
 #include "tracing/trace_util.h"
 
 #include <charconv>
@@ -10,33 +11,12 @@ namespace compiler::graph {
 
 namespace {
 
+// PyTorch prints float constants as Python's repr; everything else as the Dynamo printer does.
 std::string arg_text(const Graph& g, const Arg& a) {
-  switch (a.kind) {
-  case Arg::Kind::Node:
-    return g.node(a.node).name;
-  case Arg::Kind::NodeList: {
-    std::string out = "[";
-    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
-      out += (i ? ", " : "") + g.node(a.nodes[i]).name;
-    }
-    return out + "]";
+  if (const double* d = std::get_if<double>(&a.constant); d && a.kind == Arg::Kind::Constant) {
+    return python_float_repr(*d);
   }
-  case Arg::Kind::Symbolic:
-    return a.sym.to_string();
-  case Arg::Kind::SymList: {
-    std::string out = "[";
-    for (std::size_t i = 0; i < a.syms.size(); ++i) {
-      out += (i ? ", " : "") + a.syms[i].to_string();
-    }
-    return out + "]";
-  }
-  case Arg::Kind::Constant:
-    if (const double* d = std::get_if<double>(&a.constant)) {
-      return python_float_repr(*d);
-    }
-    return value_to_string(a.constant);
-  }
-  return "?";
+  return print_arg(g, a);
 }
 
 bool scalar_second(const Node& n) {

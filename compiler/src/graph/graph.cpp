@@ -56,6 +56,16 @@ std::size_t Graph::output_index() const noexcept {
   return nodes_.size();
 }
 
+TensorMeta tensor_meta(const Tensor& t) {
+  TensorMeta m;
+  m.is_tensor = true;
+  m.dtype = t.dtype();
+  m.sizes = t.sym_sizes();
+  m.strides = t.strides();
+  m.requires_grad = t.requires_grad();
+  return m;
+}
+
 std::string meta_annotation(const TensorMeta& meta) {
   if (!meta.is_tensor) {
     return "";

@@ -1,8 +1,8 @@
 // FX-style printing of the capture graph (dynamo_output_graph).
 #include "compiler/graph/graph_printer.h"
 
-#include "tracing/trace_util.h"
 #include "tracer/json_writer.h"
+#include "tracing/trace_util.h"
 
 #include <string>
 #include <vector>
@@ -65,6 +65,10 @@ void collect_symbols(const SymNode& n, std::vector<std::int64_t>& out) {
 }
 
 } // namespace
+
+std::string print_arg(const Graph& graph, const Arg& arg) {
+  return arg_text(graph, arg);
+}
 
 std::string print_graph(const Graph& graph, bool read_source_lines) {
   std::string out = "class GraphModule(torch.nn.Module):\n    def forward(self";

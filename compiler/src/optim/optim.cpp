@@ -22,6 +22,18 @@ Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
   }
 }
 
+template <class Update>
+void Optimizer::for_each_gradient(Update&& update) {
+  autograd::NoGradGuard no_grad;
+  ++steps_;
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const Tensor g = params_[i].grad();
+    if (g.defined()) {
+      update(i, params_[i], g);
+    }
+  }
+}
+
 void Optimizer::zero_grad() {
   for (const Tensor& p : params_) {
     p.set_grad(Tensor());
@@ -39,14 +51,7 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options)
 }
 
 void SGD::step() {
-  autograd::NoGradGuard no_grad;
-  ++steps_;
-  for (std::size_t i = 0; i < params_.size(); ++i) {
-    const Tensor& p = params_[i];
-    Tensor g = p.grad();
-    if (!g.defined()) {
-      continue;
-    }
+  for_each_gradient([&](std::size_t i, const Tensor& p, Tensor g) {
     if (options_.weight_decay != 0) {
       g = add(g, mul(p, options_.weight_decay));
     }
@@ -56,7 +61,7 @@ void SGD::step() {
       g = options_.nesterov ? add(g, mul(buf, options_.momentum)) : buf;
     }
     autograd::assign_(p, sub(p, mul(g, options_.lr)));
-  }
+  });
 }
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options)
@@ -71,14 +76,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions options)
 }
 
 void Adam::step() {
-  autograd::NoGradGuard no_grad;
-  ++steps_;
-  for (std::size_t i = 0; i < params_.size(); ++i) {
-    const Tensor& p = params_[i];
-    Tensor g = p.grad();
-    if (!g.defined()) {
-      continue;
-    }
+  for_each_gradient([&](std::size_t i, const Tensor& p, Tensor g) {
     Tensor base = p;
     if (options_.weight_decay != 0) {
       if (options_.decoupled_weight_decay) {
@@ -98,7 +96,7 @@ void Adam::step() {
     const Tensor denom = add(sqrt(div(v_[i], bias2)), options_.eps);
     const Tensor update = mul(div(div(m_[i], bias1), denom), options_.lr);
     autograd::assign_(p, sub(base, update));
-  }
+  });
 }
 
 } // namespace compiler::optim

@@ -115,6 +115,9 @@ private:
   std::unordered_map<std::string, int> next_suffix_;
 };
 
+// The metadata a graph records for a (real or fake) tensor value.
+TensorMeta tensor_meta(const Tensor& t);
+
 // "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.
 std::string meta_annotation(const TensorMeta& meta);
 

@@ -34,6 +34,11 @@ public:
   std::int64_t steps() const noexcept { return steps_; }
 
 protected:
+  // One step's loop: under no_grad, calls update(i, parameter, gradient) for each parameter
+  // that has a gradient.
+  template <class Update>
+  void for_each_gradient(Update&& update);
+
   std::vector<Tensor> params_;
   std::int64_t steps_ = 0;
 };

@@ -2,6 +2,7 @@
 #include "aot/passes/remove_noop_ops.h"
 
 #include "aot/graph_edit.h"
+#include "autograd/formula_helpers.h"
 #include "kernels/shape_util.h"
 
 #include <limits>
@@ -10,20 +11,9 @@ namespace compiler::aot::passes {
 
 namespace {
 
+using autograd::detail::same_sizes;
 using graph::Arg;
 using graph::Node;
-
-bool same_sizes(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i])) {
-      return false;
-    }
-  }
-  return true;
-}
 
 const Node* tensor_input(const graph::Graph& g, const Node& n,
                          const std::vector<std::size_t>& replace) {

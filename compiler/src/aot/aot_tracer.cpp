@@ -38,14 +38,6 @@ bool is_input(const TensorImpl* impl, std::span<const Value> args) {
   return false;
 }
 
-// A tensor with `t`'s metadata and trace slot under a new identity.
-Tensor alias_of(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>(*t.impl());
-  impl->autograd = nullptr;
-  impl->requires_grad = false;
-  return Tensor(std::move(impl));
-}
-
 } // namespace
 
 Tensor AotTracer::track(const Tensor& fake, std::size_t node) {
@@ -151,7 +143,7 @@ Value AotTracer::call(OpKind op, std::span<const Value> args, const std::source_
   if (decompose_ && !is_prim(op)) {
     Value out = decompose(op, args);
     if (const Tensor* t = std::get_if<Tensor>(&out); t != nullptr && is_input(t->impl(), args)) {
-      return alias_of(*t);
+      return autograd::alias_without_history(*t);
     }
     return out;
   }
@@ -162,7 +154,7 @@ Value AotTracer::call(OpKind op, std::span<const Value> args, const std::source_
   TORCHSCOPE_ASSERT(t != nullptr && t->defined(), "a traced op returned no tensor");
   if (is_input(t->impl(), args)) {
     // The op returned its input (contiguous of a contiguous tensor): no new value.
-    return alias_of(*t);
+    return autograd::alias_without_history(*t);
   }
   graph::Node n;
   n.kind = graph::NodeKind::CallOp;

@@ -9,6 +9,7 @@
 #include "compiler/aot/decompositions.h"
 
 #include "autograd/formula_helpers.h"
+#include "compiler/autograd/node.h"
 #include "compiler/core/errors.h"
 #include "compiler/ops/ops.h"
 #include "kernels/shape_util.h"
@@ -247,11 +248,7 @@ Value squeeze_decomp(Args a) {
 
 // detach = the same tensor under a new identity (autograd, above, stops history).
 Value detach_decomp(Args a) {
-  const Tensor& x = tensor(a, 0);
-  auto impl = std::make_shared<TensorImpl>(*x.impl());
-  impl->autograd = nullptr;
-  impl->requires_grad = false;
-  return Tensor(std::move(impl));
+  return autograd::alias_without_history(tensor(a, 0));
 }
 
 // stack = cat of the inputs unsqueezed at dim.

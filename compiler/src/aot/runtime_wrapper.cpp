@@ -21,15 +21,6 @@ SymInt concrete(const SymInt& s, std::span<const std::int64_t> symbols) {
   return s.is_symbolic() ? SymInt(s.node()->evaluate(symbols)) : s;
 }
 
-// `t` under a new identity (same data), for a result that must not share autograd state with
-// an input or another result.
-Tensor fresh_alias(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>(*t.impl());
-  impl->autograd = nullptr;
-  impl->requires_grad = false;
-  return Tensor(std::move(impl));
-}
-
 void write_bwd_metrics(const tracer::CompileId& id, std::int64_t start_us,
                        std::int64_t duration_us) {
   const std::string id_text = std::to_string(id.frame_id.value_or(0)) + "/" +
@@ -191,7 +182,7 @@ private:
     for (std::size_t j = 0; j < p.num_outputs; ++j) {
       if (Tensor* t = std::get_if<Tensor>(&outs[j]); t != nullptr && t->defined()) {
         if (!taken.insert(t->impl()).second) {
-          *t = fresh_alias(*t);
+          *t = autograd::alias_without_history(*t);
           taken.insert(t->impl());
         }
       }

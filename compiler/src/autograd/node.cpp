@@ -24,14 +24,6 @@ AutogradMeta& meta_of(const Tensor& t) {
   return *m;
 }
 
-// A new TensorImpl over the same data and proxy, with no autograd record.
-Tensor plain_alias(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>(*t.impl());
-  impl->autograd = nullptr;
-  impl->requires_grad = false;
-  return Tensor(std::move(impl));
-}
-
 } // namespace
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) {
@@ -39,7 +31,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) {
     return;
   }
   // An output would point back at the node saving it: keep a copy without its history.
-  data_ = is_output ? plain_alias(t) : t;
+  data_ = is_output ? alias_without_history(t) : t;
   activation_ = is_output || grad_fn_of(t) != nullptr;
   if (const auto& storage = t.impl()->storage) {
     version_ = storage->version();
@@ -89,6 +81,13 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     m.grad = add(m.grad, grads[0]);
   }
   return {};
+}
+
+Tensor alias_without_history(const Tensor& t) {
+  auto impl = std::make_shared<TensorImpl>(*t.impl());
+  impl->autograd = nullptr;
+  impl->requires_grad = false;
+  return Tensor(std::move(impl));
 }
 
 std::shared_ptr<Node> grad_fn_of(const Tensor& t) {

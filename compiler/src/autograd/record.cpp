@@ -278,10 +278,7 @@ Value call_with_history(OpKind op, std::span<const Value> args, const std::sourc
   if (is_input_impl(t->impl(), args)) {
     // The kernel returned its input (contiguous on a contiguous tensor): the result is a new
     // tensor for autograd, so give it its own TensorImpl.
-    auto impl = std::make_shared<TensorImpl>(*t->impl());
-    impl->autograd = nullptr;
-    impl->requires_grad = false;
-    *t = Tensor(std::move(impl));
+    *t = alias_without_history(*t);
   }
   auto node = std::make_shared<OpBackward>(op, d, args);
   if (!node->any_needs()) {

@@ -99,6 +99,11 @@ std::shared_ptr<Node> grad_fn_of(const Tensor& t);
 // Makes `t` output `output_nr` of `fn` (it then requires grad and is no longer a leaf).
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, std::uint32_t output_nr);
 
+// `t` under a new identity: a TensorImpl with the same data, metadata and trace slot, and no
+// autograd record (it does not require grad). For a result that must not share autograd
+// state with an input or another result, and for a saved output (no cycle through grad_fn).
+Tensor alias_without_history(const Tensor& t);
+
 // The bytes of distinct storages that the graph reachable from `roots` keeps for backward,
 // counting activations only (graph inputs such as parameters are not counted): the
 // activation memory of a training step.

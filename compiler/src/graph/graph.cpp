@@ -18,20 +18,19 @@ std::string_view node_kind_name(NodeKind kind) noexcept {
 
 std::size_t Graph::add_node(Node node, std::string_view base) {
   std::string name(base);
-  if (used_names_.count(name) > 0) {
+  if (!used_names_.insert(name).second) {
     // FX appends _1, _2, ... to repeated names (the first free one; names are never freed, so
     // the search resumes where it stopped for this base).
     int& i = next_suffix_[name];
     for (i = std::max(i, 1);; ++i) {
       std::string candidate = name + "_" + std::to_string(i);
-      if (used_names_.count(candidate) == 0) {
+      if (used_names_.insert(candidate).second) {
         name = std::move(candidate);
         ++i;
         break;
       }
     }
   }
-  used_names_.insert(name);
   node.name = std::move(name);
   nodes_.push_back(std::move(node));
   return nodes_.size() - 1;

@@ -106,7 +106,7 @@ Value run_matmul(const MatmulPlan& p, const Tensor& a, const Tensor& b) {
   const Tensor ac = broadcast_contiguous_as(a2, a_full, compute);
   const Tensor bc = broadcast_contiguous_as(b2, b_full, compute);
   const std::int64_t batch = product(size_hints(p.batch));
-  Tensor out = make_output(p.out_sizes, compute, false);
+  Tensor out = make_overwritten_output(p.out_sizes, compute); // matmul_loop zeroes each row
   visit_compute(compute, [&](auto c) {
     using C = decltype(c);
     matmul_loop<C>(static_cast<const C*>(ac.raw_data()), static_cast<const C*>(bc.raw_data()),

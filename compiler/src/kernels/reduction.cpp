@@ -141,7 +141,7 @@ Value eager_reduce(ReduceOp op, std::span<const Value> args) {
   if ((op == ReduceOp::Amax || op == ReduceOp::Amin) && inner == 0 && outer > 0) {
     user_error(std::string(reduce_name(op)) + ": cannot reduce over an empty dimension");
   }
-  Tensor out = make_output(plan.sizes, compute, false);
+  Tensor out = make_overwritten_output(plan.sizes, compute); // every row is written
   visit_compute(compute, [&](auto c) {
     using C = decltype(c);
     reduce_rows<C>(op, static_cast<const C*>(in.raw_data()), static_cast<C*>(out.raw_data()), outer,

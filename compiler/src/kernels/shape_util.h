@@ -42,6 +42,8 @@ void require_real(const Tensor& t, std::string_view op);
 
 // A new output: fake when `fake`, otherwise a real zero-filled contiguous tensor.
 Tensor make_output(std::vector<SymInt> sizes, DType dtype, bool fake);
+// A real contiguous output whose every element the kernel writes (no zero fill).
+Tensor make_overwritten_output(std::vector<SymInt> sizes, DType dtype);
 // A tensor sharing `base`'s storage (or fake like it) with new metadata.
 Tensor make_view(const Tensor& base, std::vector<SymInt> sizes, std::vector<std::int64_t> strides,
                  std::int64_t storage_offset);

@@ -8,14 +8,16 @@
 
 namespace compiler {
 
-Storage::Storage(std::size_t nbytes) : data_(nullptr), nbytes_(nbytes) {
+Storage::Storage(std::size_t nbytes, Fill fill) : data_(nullptr), nbytes_(nbytes) {
   // aligned_alloc needs a size that is a multiple of the alignment, and a non-zero one.
   const std::size_t rounded = ((nbytes + kAlignment - 1) / kAlignment) * kAlignment;
   data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   if (data_ == nullptr) {
     throw std::bad_alloc();
   }
-  std::memset(data_, 0, rounded == 0 ? kAlignment : rounded);
+  if (fill == Fill::Zeros) {
+    std::memset(data_, 0, rounded == 0 ? kAlignment : rounded);
+  }
 }
 
 Storage::~Storage() {

@@ -57,7 +57,9 @@ void check_sizes(std::span<const std::int64_t> sizes) {
 
 } // namespace
 
-Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype) {
+namespace {
+
+Tensor allocate(std::span<const std::int64_t> sizes, DType dtype, Storage::Fill fill) {
   check_sizes(sizes);
   auto impl = std::make_shared<TensorImpl>();
   impl->dtype = dtype;
@@ -65,8 +67,18 @@ Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype) {
   impl->sym_sizes = to_sym_sizes(sizes);
   impl->strides = contiguous_strides(sizes);
   impl->storage =
-      std::make_shared<Storage>(static_cast<std::size_t>(product(sizes)) * dtype_size(dtype));
+      std::make_shared<Storage>(static_cast<std::size_t>(product(sizes)) * dtype_size(dtype), fill);
   return Tensor(std::move(impl));
+}
+
+} // namespace
+
+Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype) {
+  return allocate(sizes, dtype, Storage::Fill::Zeros);
+}
+
+Tensor Tensor::empty_uninitialized(std::span<const std::int64_t> sizes, DType dtype) {
+  return allocate(sizes, dtype, Storage::Fill::Uninitialized);
 }
 
 Tensor Tensor::fake(std::vector<SymInt> sizes, DType dtype, std::vector<std::int64_t> strides,

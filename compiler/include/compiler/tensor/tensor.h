@@ -29,8 +29,10 @@ struct AutogradMeta; // autograd/node.h
 // A block of CPU memory shared by a tensor and its views.
 class Storage {
 public:
-  // Zero-filled, 64-byte aligned.
-  explicit Storage(std::size_t nbytes);
+  // Zero-filled unless the caller will write every byte itself (Fill::Uninitialized: kernel
+  // outputs, which skip a memset the size of the result); 64-byte aligned.
+  enum class Fill : std::uint8_t { Zeros, Uninitialized };
+  explicit Storage(std::size_t nbytes, Fill fill = Fill::Zeros);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -84,6 +86,10 @@ public:
   static Tensor empty(std::initializer_list<std::int64_t> sizes, DType dtype = DType::Float32) {
     return empty(std::span<const std::int64_t>(sizes.begin(), sizes.size()), dtype);
   }
+  // A real, contiguous tensor whose elements the caller must all write before reading (a
+  // kernel's output): like empty() without the zero fill.
+  static Tensor empty_uninitialized(std::span<const std::int64_t> sizes,
+                                    DType dtype = DType::Float32);
   // A fake tensor: metadata only. `strides` empty means contiguous (from the hints).
   static Tensor fake(std::vector<SymInt> sizes, DType dtype, std::vector<std::int64_t> strides = {},
                      std::int64_t storage_offset = 0);

@@ -404,6 +404,11 @@ std::shared_ptr<detail::AotProgram> program_of(const graph::Graph& captured, con
     }
   }
   p->primals = tg.primals;
+  p->primals_are_inputs = true;
+  for (std::size_t i = 0; i < tg.primals.size(); ++i) {
+    p->primals_are_inputs =
+        p->primals_are_inputs && !tg.primals[i].is_constant && tg.primals[i].placeholder == i;
+  }
   p->primal_requires_grad = tg.primal_requires_grad;
   p->num_outputs = tg.num_outputs;
   p->output_of = tg.output_of;

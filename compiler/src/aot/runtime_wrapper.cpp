@@ -144,31 +144,46 @@ public:
   std::vector<Value> run(std::span<const Value> inputs,
                          std::span<const std::int64_t> symbols) const override {
     const AotProgram& p = *program_;
-    std::vector<Value> primals;
-    primals.reserve(p.primals.size());
-    for (const PrimalSource& s : p.primals) {
-      primals.push_back(s.is_constant ? Value(s.constant) : inputs[s.placeholder]);
+    // The primals are the inputs themselves unless parameters were lifted (a cache hit's common
+    // case costs no copy).
+    std::vector<Value> lifted;
+    std::span<const Value> primals = inputs;
+    if (!p.primals_are_inputs) {
+      lifted.reserve(p.primals.size());
+      for (const PrimalSource& s : p.primals) {
+        lifted.push_back(s.is_constant ? Value(s.constant) : inputs[s.placeholder]);
+      }
+      primals = lifted;
     }
-    const std::vector<Value> values = p.forward_compiled->run(primals, symbols);
-    std::vector<Value> outs =
-        graph::resolve_args(p.forward, p.forward.node(p.forward.output_index()), values, symbols);
-    if (p.training && autograd::is_grad_enabled()) {
-      attach_backward(primals, outs, symbols);
-    }
+    std::vector<Value> values = p.forward_compiled->run(primals, symbols);
+    const graph::Node& out_node = p.forward.node(p.forward.output_index());
     std::vector<Value> result(p.captured_size);
     for (std::size_t k = 0; k < p.placeholder_nodes.size(); ++k) {
       result[p.placeholder_nodes[k]] = inputs[k];
     }
+    if (p.training && autograd::is_grad_enabled()) {
+      std::vector<Value> outs = graph::resolve_args(p.forward, out_node, values, symbols);
+      attach_backward(primals, outs, symbols);
+      for (std::size_t i = 0; i < p.captured_size; ++i) {
+        if (p.output_of[i] != TracedGraph::kNone) {
+          result[i] = outs[p.output_of[i]];
+        }
+      }
+      return result;
+    }
+    // Inference: the outputs straight from the graph's values (every output is a node).
     for (std::size_t i = 0; i < p.captured_size; ++i) {
       if (p.output_of[i] != TracedGraph::kNone) {
-        result[i] = outs[p.output_of[i]];
+        const graph::Arg& a = out_node.args[p.output_of[i]];
+        TORCHSCOPE_ASSERT(a.kind == graph::Arg::Kind::Node, "a forward output is not a node");
+        result[i] = values[a.node];
       }
     }
     return result;
   }
 
 private:
-  void attach_backward(const std::vector<Value>& primals, std::vector<Value>& outs,
+  void attach_backward(std::span<const Value> primals, std::vector<Value>& outs,
                        std::span<const std::int64_t> symbols) const {
     const AotProgram& p = *program_;
     // Results that are an input, or appear twice, get their own identity before they get a

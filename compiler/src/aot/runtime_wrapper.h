@@ -41,6 +41,7 @@ struct AotProgram {
   std::vector<std::size_t> placeholder_nodes;
   // Inputs of the compiled graphs: the captured placeholders and lifted parameters.
   std::vector<PrimalSource> primals;
+  bool primals_are_inputs = false; // no lifted parameters: primal i is placeholder i
   std::vector<bool> primal_requires_grad;
   // The forward (or inference) graph: its outputs are the captured graph's values (output_of
   // maps captured nodes to them), then, in training, the saved values.

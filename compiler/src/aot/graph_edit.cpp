@@ -17,40 +17,43 @@ std::vector<std::vector<std::size_t>> users_of(const graph::Graph& g) {
   return users;
 }
 
-graph::Arg remap(const graph::Arg& a, std::span<const std::size_t> map) {
-  graph::Arg out = a;
+void remap_in_place(graph::Arg& a, std::span<const std::size_t> map) {
   if (a.kind == graph::Arg::Kind::Node) {
     TORCHSCOPE_ASSERT(map[a.node] != kNoNode, "a copied node refers to a node left out");
-    out.node = map[a.node];
+    a.node = map[a.node];
   } else if (a.kind == graph::Arg::Kind::NodeList) {
-    for (std::size_t& i : out.nodes) {
+    for (std::size_t& i : a.nodes) {
       TORCHSCOPE_ASSERT(map[i] != kNoNode, "a copied node refers to a node left out");
       i = map[i];
     }
   }
+}
+
+graph::Arg remap(const graph::Arg& a, std::span<const std::size_t> map) {
+  graph::Arg out = a;
+  remap_in_place(out, map);
   return out;
 }
 
 std::size_t copy_node(graph::Graph& to, const graph::Node& n, std::span<const std::size_t> map) {
   graph::Node copy = n;
   for (graph::Arg& a : copy.args) {
-    a = remap(a, map);
+    remap_in_place(a, map);
   }
-  const std::string name = n.name;
+  std::string name = std::move(copy.name);
   return to.add_node(std::move(copy), name);
 }
 
 graph::Graph rebuild(graph::Graph&& g, std::span<const std::size_t> replace) {
   graph::Graph out;
+  out.reserve(g.size());
   std::vector<std::size_t> map(g.size(), kNoNode);
   std::string name;
   for (std::size_t i = 0; i < g.size(); ++i) {
     if (replace[i] == i) {
       graph::Node& n = g.nodes()[i];
       for (graph::Arg& a : n.args) {
-        if (a.kind == graph::Arg::Kind::Node || a.kind == graph::Arg::Kind::NodeList) {
-          a = remap(a, map);
-        }
+        remap_in_place(a, map);
       }
       name = std::move(n.name);
       map[i] = out.add_node(std::move(n), name);

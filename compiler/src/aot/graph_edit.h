@@ -33,6 +33,8 @@ std::vector<std::vector<std::size_t>> users_of(const graph::Graph& g);
 
 // `a` with its node references mapped through `map` (every referenced node must be mapped).
 graph::Arg remap(const graph::Arg& a, std::span<const std::size_t> map);
+// The same, changing `a` itself.
+void remap_in_place(graph::Arg& a, std::span<const std::size_t> map);
 
 // Appends a copy of `n` (arguments remapped) to `to`, keeping its name; returns its index.
 std::size_t copy_node(graph::Graph& to, const graph::Node& n, std::span<const std::size_t> map);

@@ -186,6 +186,8 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
     }
   }
   std::vector<std::size_t> map(n, kNoNode);
+  p.forward.reserve(static_cast<std::size_t>(std::count(in_fw.begin(), in_fw.end(), true)) +
+                    joint.primals.size() + 1);
   for (std::size_t i = 0; i < n; ++i) {
     if (c.primal[i] || (in_fw[i] && g.node(i).kind == NodeKind::CallOp)) {
       map[i] = detail::copy_node(p.forward, g.node(i), map);
@@ -222,11 +224,14 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
     }
   }
   std::fill(map.begin(), map.end(), kNoNode);
+  p.backward.reserve(static_cast<std::size_t>(std::count(in_bw.begin(), in_bw.end(), true)) +
+                     p.saved.size() + 1);
+  std::size_t inputs = 0;
   auto add_input = [&](std::size_t i) {
     Node ph;
     ph.kind = NodeKind::Placeholder;
     ph.meta = g.node(i).meta;
-    ph.input = graph::InputRef{graph::InputRef::Kind::Argument, p.backward.input_count()};
+    ph.input = graph::InputRef{graph::InputRef::Kind::Argument, inputs++};
     map[i] = p.backward.add_node(std::move(ph), g.node(i).name);
   };
   for (std::size_t i : p.saved) {

@@ -36,6 +36,11 @@ std::size_t Graph::add_node(Node node, std::string_view base) {
   return nodes_.size() - 1;
 }
 
+void Graph::reserve(std::size_t n) {
+  nodes_.reserve(n);
+  used_names_.reserve(n);
+}
+
 std::size_t Graph::op_count() const noexcept {
   return static_cast<std::size_t>(std::count_if(
       nodes_.begin(), nodes_.end(), [](const Node& n) { return n.kind == NodeKind::CallOp; }));

@@ -94,6 +94,8 @@ class Graph {
 public:
   // Appends a node, giving it a unique name derived from `base` ("mul", "mul_1", ...).
   std::size_t add_node(Node node, std::string_view base);
+  // Makes room for `n` nodes (a graph built by copying another's knows its size).
+  void reserve(std::size_t n);
 
   const std::vector<Node>& nodes() const noexcept { return nodes_; }
   std::vector<Node>& nodes() noexcept { return nodes_; }

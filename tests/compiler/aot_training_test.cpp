@@ -241,3 +241,24 @@ TEST_CASE("a compiled function that returns its input gives it a history of its 
   check_close(x.grad(), add(y.detach(), 1.0));
   check_close(y.grad(), x.detach());
 }
+
+TEST_CASE("backward() inside a compiled function is a user error naming the line",
+          "[compiler][aot]") {
+  int line = 0;
+  auto f = [&line](const Tensor& x) {
+    Tensor loss = sum(mul(x, x));
+    line = __LINE__ + 1;
+    loss.backward();
+    return loss;
+  };
+  auto cf = compile(f, {.arg_names = {"x"}});
+  const Tensor x = leaf({3}, 0.1);
+  try {
+    cf(x);
+    FAIL("expected a UserError");
+  } catch (const UserError& e) {
+    CHECK(contains(e.message(), "backward() inside a compiled function"));
+    CHECK(e.where().line() == static_cast<std::uint_least32_t>(line));
+  }
+  CHECK_FALSE(x.grad().defined());
+}

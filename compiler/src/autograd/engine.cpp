@@ -221,6 +221,14 @@ const std::source_location* current_backward_where() noexcept {
 void backward(std::span<const Tensor> outputs, std::span<const Tensor> grad_outputs,
               bool retain_graph, std::source_location loc) {
   CallSiteScope site(loc);
+  for (const Tensor& out : outputs) {
+    if (out.defined() && out.is_fake()) {
+      // Inside a compiled function the tensors are fake; accumulating into real leaves from
+      // there would mix traced values into their grad().
+      user_error("backward() inside a compiled function is not supported: return the loss and "
+                 "call backward() on the compiled function's result");
+    }
+  }
   std::vector<Edge> edges;
   std::vector<Tensor> grads;
   prepare_roots(outputs, grad_outputs, edges, grads);

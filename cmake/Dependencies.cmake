@@ -91,9 +91,10 @@ function(torchscope_link_llvm target)
   target_link_libraries(${target} PRIVATE ${_llvm_libs})
 endfunction()
 
-# torchscope_link_cuda(<target> LIBS <CUDA::target>...)
-# Links CUDA Toolkit libraries (for example CUDA::cuda_driver CUDA::nvrtc) into <target>
-# privately. Use it only under `if(TORCHSCOPE_HAS_CUDA)`.
+# torchscope_link_cuda(<target> LIBS <library>...)
+# Marks <target> as built with CUDA (TORCHSCOPE_HAS_CUDA=1) and links the named libraries into it
+# privately. Use it only under `if(TORCHSCOPE_HAS_CUDA)`. The compiler's runtime links no CUDA
+# library itself: it opens libcuda and NVRTC at run time (compiler/src/cuda/sources.cmake).
 function(torchscope_link_cuda target)
   cmake_parse_arguments(C "" "" "LIBS" ${ARGN})
   if(NOT TORCHSCOPE_HAS_CUDA)

@@ -19,7 +19,10 @@ NvrtcStatus load_nvrtc() {
     candidates.emplace_back(env);
   }
   candidates.emplace_back(TORCHSCOPE_NVRTC_SONAME);
-  candidates.emplace_back(std::string(TORCHSCOPE_CUDA_LIBRARY_DIR) + "/" + TORCHSCOPE_NVRTC_SONAME);
+  for (const char* dir :
+       {TORCHSCOPE_CUDA_LIBRARY_DIR, "/usr/local/cuda/lib64", "/usr/local/cuda/lib"}) {
+    candidates.emplace_back(std::string(dir) + "/" + TORCHSCOPE_NVRTC_SONAME);
+  }
   void* lib = nullptr;
   std::string tried;
   for (const std::string& candidate : candidates) {

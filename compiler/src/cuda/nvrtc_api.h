@@ -3,7 +3,7 @@
 //
 // It is looked for as TORCHSCOPE_NVRTC_LIBRARY (an environment variable naming the file), then
 // by its soname (libnvrtc.so.<toolkit major>, found through the loader's path), then in the
-// toolkit's library folder this build was configured with.
+// toolkit's library folder this build was configured with, then in /usr/local/cuda's.
 #pragma once
 
 #include <nvrtc.h>

@@ -76,6 +76,12 @@ int attribute(CUdevice device, CUdevice_attribute which) {
   return value;
 }
 
+// An informational attribute: 0 when this driver does not report it (some are deprecated).
+int optional_attribute(CUdevice device, CUdevice_attribute which) {
+  int value = 0;
+  return driver().cuDeviceGetAttribute(&value, which, device) == CUDA_SUCCESS ? value : 0;
+}
+
 } // namespace
 
 DeviceContext::DeviceContext(int index) : index_(index) {
@@ -89,7 +95,7 @@ DeviceContext::DeviceContext(int index) : index_(index) {
   properties_.minor = attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   properties_.multiprocessors = attribute(device_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   TORCHSCOPE_CU(cuDeviceTotalMem, &properties_.total_memory, device_);
-  properties_.l2_cache_bytes = attribute(device_, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  properties_.l2_cache_bytes = optional_attribute(device_, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   properties_.shared_memory_per_block =
       attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
   properties_.shared_memory_per_block_optin =
@@ -97,8 +103,8 @@ DeviceContext::DeviceContext(int index) : index_(index) {
   properties_.max_threads_per_block = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   properties_.warp_size = attribute(device_, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   properties_.memory_bus_width_bits =
-      attribute(device_, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-  properties_.memory_clock_khz = attribute(device_, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+      optional_attribute(device_, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  properties_.memory_clock_khz = optional_attribute(device_, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
   properties_.driver_version = driver_status().version;
   TORCHSCOPE_CU(cuStreamCreate, &default_stream_, CU_STREAM_NON_BLOCKING);
   allocator_backend_ = std::make_unique<DriverAllocatorBackend>(*this);
@@ -177,7 +183,10 @@ Stream::Stream(DeviceContext& ctx, bool non_blocking) : ctx_(ctx) {
 }
 
 Stream::~Stream() {
-  if (driver().cuStreamDestroy(stream_) != CUDA_SUCCESS) {
+  // Finish the stream's work first: blocks it freed go back to a pool keyed by its handle,
+  // which a later stream may be given.
+  if (driver().cuStreamSynchronize(stream_) != CUDA_SUCCESS ||
+      driver().cuStreamDestroy(stream_) != CUDA_SUCCESS) {
     std::fputs("torchscope: cuStreamDestroy failed\n", stderr);
   }
 }

@@ -80,7 +80,7 @@ DeviceContext& current_context();
 // The context of a CUDA Device (its index resolved).
 DeviceContext& context_of(Device device);
 
-// A CUDA stream, destroyed with the object.
+// A CUDA stream, destroyed (after its work has finished) with the object.
 class Stream {
 public:
   explicit Stream(DeviceContext& ctx, bool non_blocking = true);

@@ -11,6 +11,7 @@
 #include "compiler/cuda_test_kernels.h"
 #include "compiler/tensor/tensor.h"
 #include "cuda/copy_engine.h"
+#include "cuda/host_copy.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/module.h"
 #include "cuda/nvrtc_api.h"
@@ -171,7 +172,16 @@ void bench_device(int rounds, bool quick) {
   std::vector<double> host_us;
   std::vector<double> device_us;
   std::vector<double> raw_us;
+  std::vector<double> enqueue_us;
   for (int r = 0; r < rounds; ++r) {
+    // A burst short enough not to fill the launch queue: the host's own cost per launch.
+    ctx.synchronize();
+    const int burst = 256;
+    const auto b0 = Clock::now();
+    for (int i = 0; i < burst; ++i) {
+      empty.launch(Dim3{1}, Dim3{32}, 0, stream, nullptr);
+    }
+    enqueue_us.push_back(seconds_since(b0) * 1e6 / burst);
     ctx.synchronize();
     Event start(ctx, true);
     Event stop(ctx, true);
@@ -191,6 +201,7 @@ void bench_device(int rounds, bool quick) {
     raw_us.push_back(seconds_since(t1) * 1e6 / launches);
     ctx.synchronize();
   }
+  print("host enqueue per launch (256, queue not full)", summarise(enqueue_us), "us");
   print("host time per Kernel::launch", summarise(host_us), "us");
   print("host time per raw cuLaunchKernel", summarise(raw_us), "us");
   print("device time per kernel, back to back", summarise(device_us), "us");
@@ -240,6 +251,9 @@ void bench_device(int rounds, bool quick) {
   std::memset(host.data(), 1, host.size());
   void* pinned = nullptr;
   TORCHSCOPE_CU(cuMemHostAlloc, &pinned, sizes[3], 0u);
+  std::printf("  (staging: %d host threads; h2d direct from %zu bytes, d2h staged from %zu)\n",
+              host_copy_threads(), copy_policy().h2d_direct_min_bytes,
+              copy_policy().d2h_staged_min_bytes);
   using CopyFn = std::function<void(std::size_t)>;
   auto rate = [&](const CopyFn& fn, std::size_t bytes) {
     std::vector<double> samples;
@@ -286,6 +300,10 @@ void bench_device(int rounds, bool quick) {
         rate([&](std::size_t n) { TORCHSCOPE_CU(cuMemcpyDtoHAsync, pinned, src, n, stream); },
              sizes[3]),
         "GB/s");
+  print("host memcpy 256 MiB to pinned, 1 thread",
+        rate([&](std::size_t n) { std::memcpy(pinned, host.data(), n); }, sizes[3]), "GB/s");
+  print("host parallel_memcpy 256 MiB to pinned",
+        rate([&](std::size_t n) { parallel_memcpy(pinned, host.data(), n); }, sizes[3]), "GB/s");
   TORCHSCOPE_CU(cuMemFreeHost, pinned);
   alloc.free(reinterpret_cast<void*>(src));
   alloc.free(reinterpret_cast<void*>(dst));

@@ -11,6 +11,7 @@
 #include "compiler/ops/ops.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/copy_engine.h"
+#include "cuda/host_copy.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/module.h"
 #include "cuda/nvrtc_api.h"
@@ -254,6 +255,45 @@ TEST_CASE("the allocator keeps its books under concurrent use", "[compiler][cuda
   CHECK(s.allocated_bytes == 0);
   CHECK(s.requested_bytes == 0);
   CHECK(s.cache_hits + s.driver_allocations == s.allocations);
+}
+
+// ---- host copies (no GPU) ----
+
+TEST_CASE("parallel_memcpy copies every byte at any size and alignment, from any thread",
+          "[compiler][cuda]") {
+  CHECK(host_copy_threads() >= 1);
+  const std::size_t mib = std::size_t{1} << 20;
+  std::vector<unsigned char> src(9 * mib + 64);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    src[i] = static_cast<unsigned char>((i * 7919) % 253);
+  }
+  auto check = [&](std::size_t n, std::size_t src_offset, std::size_t dst_offset) {
+    std::vector<unsigned char> dst(n + 64, 0xee);
+    parallel_memcpy(dst.data() + dst_offset, src.data() + src_offset, n);
+    return std::memcmp(dst.data() + dst_offset, src.data() + src_offset, n) == 0 &&
+           (dst_offset == 0 || dst[dst_offset - 1] == 0xee) && dst[dst_offset + n] == 0xee;
+  };
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, mib - 1, mib, mib + 13, 9 * mib + 7}) {
+    INFO(n);
+    CHECK(check(n, 0, 0));
+    CHECK(check(n, 3, 17));
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        if (!check(2 * mib + static_cast<std::size_t>(t * 101 + i), static_cast<std::size_t>(t),
+                   static_cast<std::size_t>(i))) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  CHECK(wrong == 0);
 }
 
 // ---- kernel cache (no GPU) ----

@@ -9,6 +9,17 @@ endif()
 torchscope_add_test(NAME compiler_cuda_tests LABELS compiler
   SOURCES ${_cuda_test_sources}
   LIBS torchscope_compiler)
+# The kernel cache's entry reader and device strings, on any bytes (compiled in every build:
+# the cache needs nothing of CUDA, so the fuzz preset, built without it, fuzzes it too).
+torchscope_add_fuzzer(NAME fuzz_cuda_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/cuda_cache_fuzz.cpp
+  LIBS torchscope_compiler LABELS compiler
+  REPLAY "${PROJECT_SOURCE_DIR}/tests/data/cuda-cache")
+foreach(_fuzz_target fuzz_cuda_cache fuzz_cuda_cache_replay)
+  if(TARGET ${_fuzz_target})
+    target_include_directories(${_fuzz_target} PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
+  endif()
+endforeach()
+
 if(TORCHSCOPE_HAS_CUDA)
   # The runtime's internal headers (compiler/src/cuda/) and the toolkit's cuda.h under them.
   target_include_directories(compiler_cuda_tests PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")

@@ -1,6 +1,8 @@
 // Direct and staged copies (see copy_engine.h for the two paths).
 #include "cuda/copy_engine.h"
 
+#include "cuda/host_copy.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -22,12 +24,19 @@ std::size_t env_bytes(const char* name, std::size_t fallback) {
 
 constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 
+// The defaults, from bench_cuda_runtime on an H100 (docs/COMPILER.md, "GPU runtime"): staged
+// host-to-device copies beat the driver's pageable path at every size once their host half
+// runs on several threads, and never wait for the stream; device-to-host copies are staged
+// from 64 KiB, where the overlap of the two halves starts to pay.
+constexpr std::size_t kDefaultH2dDirectMin = kNever;
+constexpr std::size_t kDefaultD2hStagedMin = std::size_t{64} << 10;
+
 } // namespace
 
 const CopyPolicy& copy_policy() {
   static const CopyPolicy policy{
-      env_bytes("TORCHSCOPE_CUDA_H2D_DIRECT_MIN_BYTES", kNever),
-      env_bytes("TORCHSCOPE_CUDA_D2H_STAGED_MIN_BYTES", kNever),
+      env_bytes("TORCHSCOPE_CUDA_H2D_DIRECT_MIN_BYTES", kDefaultH2dDirectMin),
+      env_bytes("TORCHSCOPE_CUDA_D2H_STAGED_MIN_BYTES", kDefaultD2hStagedMin),
   };
   return policy;
 }
@@ -50,7 +59,7 @@ void copy_to_device_staged(DeviceContext& ctx, CUdeviceptr dst, const void* src,
     const std::size_t n = std::min(StagingBuffers::kChunkBytes, nbytes - offset);
     const std::size_t b = turn++ % 2;
     staging.done[b]->synchronize(); // the device has finished with this buffer's last chunk
-    std::memcpy(staging.buffers[b], from + offset, n);
+    parallel_memcpy(staging.buffers[b], from + offset, n);
     TORCHSCOPE_CU(cuMemcpyHtoDAsync, dst + offset, staging.buffers[b], n, stream);
     staging.done[b]->record(stream);
   }
@@ -75,7 +84,7 @@ void copy_to_host_staged(DeviceContext& ctx, void* dst, CUdeviceptr src, std::si
   auto drain = [&](std::size_t i) {
     const std::size_t b = i % 2;
     staging.done[b]->synchronize();
-    std::memcpy(to + i * kChunk, staging.buffers[b], std::min(kChunk, nbytes - i * kChunk));
+    parallel_memcpy(to + i * kChunk, staging.buffers[b], std::min(kChunk, nbytes - i * kChunk));
   };
   for (std::size_t i = 0; i < chunks; ++i) {
     const std::size_t b = i % 2;

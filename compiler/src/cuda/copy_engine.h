@@ -4,10 +4,11 @@
 // it directly, so a copy either goes through the driver's own staging and then waits for the
 // stream (the "direct" path: the host may not touch the buffer before the copy is done, so the
 // call blocks until all the stream's earlier work has finished), or through our two pinned
-// 8 MiB buffers in turns, the host filling (or draining) one while the device copies the other
-// (the "staged" path: host-to-device then never waits for earlier work, and device-to-host
-// overlaps the two halves). Which path a copy takes depends on its direction and size
-// (CopyPolicy); bench_cuda_runtime measures both so the thresholds rest on figures.
+// 8 MiB buffers in turns, the host filling (or draining) one on several threads
+// (cuda/host_copy.h) while the device copies the other (the "staged" path: host-to-device then
+// never waits for earlier work, and device-to-host overlaps the two halves). Which path a copy
+// takes depends on its direction and size (CopyPolicy); bench_cuda_runtime measures both so the
+// thresholds rest on figures.
 #pragma once
 
 #include "cuda/runtime.h"

@@ -92,7 +92,9 @@ std::optional<std::string> KernelCache::load(std::string_view key) {
   std::error_code ec;
   const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
   const std::uintmax_t body = kMagic.size() + header.size() + 1;
-  if (std::sscanf(header.c_str(), "%llu %llu%c", &key_len, &image_len, &tail) != 2 || ec ||
+  // Only the header store() writes: "<digits> <digits>", nothing else around them.
+  if (std::sscanf(header.c_str(), "%llu %llu%c", &key_len, &image_len, &tail) != 2 ||
+      header != std::to_string(key_len) + ' ' + std::to_string(image_len) || ec ||
       key_len != key.size() || image_len > kMaxImageBytes ||
       file_size != body + key_len + image_len) {
     return corrupt();

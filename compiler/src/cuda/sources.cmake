@@ -4,7 +4,12 @@
 # With the CUDA Toolkit (TORCHSCOPE_HAS_CUDA) the runtime is built on the toolkit's headers;
 # libcuda and NVRTC are opened at run time (dlopen), so nothing of CUDA is linked and every
 # binary starts on a machine without a driver. Without it, no_cuda.cpp stands in and says so.
-target_sources(torchscope_compiler PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_common.cpp)
+#
+# The current device, DeviceGuard and CudaError, and the kernel cache (plain files, fuzzed in
+# every build), need nothing of CUDA.
+target_sources(torchscope_compiler PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_common.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_cache.cpp)
 if(TORCHSCOPE_HAS_CUDA)
   target_sources(torchscope_compiler PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/driver_api.cpp
@@ -12,8 +17,8 @@ if(TORCHSCOPE_HAS_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/runtime.cpp
     ${CMAKE_CURRENT_LIST_DIR}/caching_allocator.cpp
     ${CMAKE_CURRENT_LIST_DIR}/copy_engine.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/host_copy.cpp
     ${CMAKE_CURRENT_LIST_DIR}/module.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/kernel_cache.cpp
     ${CMAKE_CURRENT_LIST_DIR}/nvrtc_compiler.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tensor_hooks.cpp)
   # Headers only (cuda.h, nvrtc.h): the libraries are opened at run time.

@@ -14,8 +14,8 @@ namespace compiler::cuda {
 
 namespace {
 
-// Below this a copy runs on the caller alone.
-constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
+// Below this a copy runs on the caller alone (see host_copy.h).
+constexpr std::size_t kParallelMinBytes = std::size_t{4} << 20;
 // Slices start on cache-line boundaries.
 constexpr std::size_t kSliceAlign = 64;
 
@@ -42,14 +42,11 @@ public:
 
   void copy(char* dst, const char* src, std::size_t n) {
     std::lock_guard turn(turn_); // one copy at a time owns the workers
-    const std::size_t slice =
-        (n / static_cast<std::size_t>(threads_) + kSliceAlign - 1) / kSliceAlign * kSliceAlign;
     {
       std::lock_guard lock(mutex_);
       dst_ = dst;
       src_ = src;
       n_ = n;
-      slice_ = slice;
       pending_ = threads_ - 1;
       ++generation_;
     }
@@ -61,10 +58,9 @@ public:
 
 private:
   void copy_slice(int index) {
-    const std::size_t begin = std::min(n_, slice_ * static_cast<std::size_t>(index));
-    const std::size_t end = std::min(n_, begin + slice_);
-    if (end > begin) {
-      std::memcpy(dst_ + begin, src_ + begin, end - begin);
+    const Slice s = cuda::copy_slice(n_, threads_, index);
+    if (s.end > s.begin) {
+      std::memcpy(dst_ + s.begin, src_ + s.begin, s.end - s.begin);
     }
   }
 
@@ -92,7 +88,6 @@ private:
   char* dst_ = nullptr;
   const char* src_ = nullptr;
   std::size_t n_ = 0;
-  std::size_t slice_ = 0;
   int pending_ = 0;
   std::uint64_t generation_ = 0;
 };
@@ -103,6 +98,14 @@ CopyPool& pool() {
 }
 
 } // namespace
+
+Slice copy_slice(std::size_t n, int threads, int index) noexcept {
+  const auto t = static_cast<std::size_t>(threads);
+  const std::size_t per_thread = (n + t - 1) / t; // rounded up, so t slices cover n
+  const std::size_t slice = (per_thread + kSliceAlign - 1) / kSliceAlign * kSliceAlign;
+  const std::size_t begin = std::min(n, slice * static_cast<std::size_t>(index));
+  return {begin, std::min(n, begin + slice)};
+}
 
 int host_copy_threads() {
   return pool().threads();

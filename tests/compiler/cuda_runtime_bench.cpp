@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -251,9 +252,14 @@ void bench_device(int rounds, bool quick) {
   std::memset(host.data(), 1, host.size());
   void* pinned = nullptr;
   TORCHSCOPE_CU(cuMemHostAlloc, &pinned, sizes[3], 0u);
-  std::printf("  (staging: %d host threads; h2d direct from %zu bytes, d2h staged from %zu)\n",
-              host_copy_threads(), copy_policy().h2d_direct_min_bytes,
-              copy_policy().d2h_staged_min_bytes);
+  auto threshold = [](std::size_t bytes) {
+    return bytes == std::numeric_limits<std::size_t>::max()
+               ? std::string("never")
+               : "from " + std::to_string(bytes) + " bytes";
+  };
+  std::printf("  (staging: %d host threads; h2d direct %s, d2h staged %s)\n", host_copy_threads(),
+              threshold(copy_policy().h2d_direct_min_bytes).c_str(),
+              threshold(copy_policy().d2h_staged_min_bytes).c_str());
   using CopyFn = std::function<void(std::size_t)>;
   auto rate = [&](const CopyFn& fn, std::size_t bytes) {
     std::vector<double> samples;

@@ -18,6 +18,7 @@
 #include "cuda/nvrtc_compiler.h"
 #include "cuda/runtime.h"
 #include "cuda_test_kernels.h"
+#include "device_test_util.h"
 #include "support/test_paths.h"
 #include "tensor/device_memory.h"
 
@@ -32,23 +33,11 @@
 #include <thread>
 
 using namespace compiler;
+using device_test::contains;
+using device_test::user_error_of;
 using namespace compiler::cuda;
 
 namespace {
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-template <class F>
-std::string user_error_of(F&& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.message();
-  }
-  return "(no UserError)";
-}
 
 // A device made of counters: addresses are never dereferenced.
 struct FakeDevice final : AllocatorBackend {

@@ -9,17 +9,16 @@
 #include "compiler/cuda/cuda.h"
 #include "compiler/graph/graph.h"
 #include "compiler/ops/ops.h"
+#include "device_test_util.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
 using namespace compiler;
+using device_test::contains;
+using device_test::user_error_of;
 
 namespace {
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 Tensor fake_on(Device device, std::vector<SymInt> sizes = {SymInt(8), SymInt(128)}) {
   return Tensor::fake(std::move(sizes), DType::Float32, {}, 0, device);
@@ -31,16 +30,6 @@ Tensor meta(OpKind op, std::vector<Value> args) {
 
 Value eager(OpKind op, std::vector<Value> args) {
   return run_eager(op, args);
-}
-
-template <class F>
-std::string user_error_of(F&& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.message();
-  }
-  return "(no UserError)";
 }
 
 } // namespace

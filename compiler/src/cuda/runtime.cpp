@@ -12,6 +12,15 @@ namespace compiler::cuda {
 
 namespace {
 
+// A query's answer: finished (true), still running (false), or a failure (CudaError).
+bool completed(CUresult result, const char* call) {
+  if (result == CUDA_ERROR_NOT_READY) {
+    return false;
+  }
+  check(result, call);
+  return true;
+}
+
 // The caching allocator's view of a device: the driver's allocation and event calls.
 class DriverAllocatorBackend final : public AllocatorBackend {
 public:
@@ -39,12 +48,7 @@ public:
     return reinterpret_cast<EventId>(e);
   }
   bool event_done(EventId event) override {
-    const CUresult r = driver().cuEventQuery(reinterpret_cast<CUevent>(event));
-    if (r == CUDA_ERROR_NOT_READY) {
-      return false;
-    }
-    check(r, "cuEventQuery");
-    return true;
+    return completed(driver().cuEventQuery(reinterpret_cast<CUevent>(event)), "cuEventQuery");
   }
   void destroy_event(EventId event) override {
     TORCHSCOPE_CU(cuEventDestroy, reinterpret_cast<CUevent>(event));
@@ -196,12 +200,7 @@ void Stream::synchronize() const {
 }
 
 bool Stream::query() const {
-  const CUresult r = driver().cuStreamQuery(stream_);
-  if (r == CUDA_ERROR_NOT_READY) {
-    return false;
-  }
-  check(r, "cuStreamQuery");
-  return true;
+  return completed(driver().cuStreamQuery(stream_), "cuStreamQuery");
 }
 
 void Stream::wait(const Event& event) const {
@@ -243,12 +242,7 @@ void Event::synchronize() const {
 }
 
 bool Event::query() const {
-  const CUresult r = driver().cuEventQuery(event_);
-  if (r == CUDA_ERROR_NOT_READY) {
-    return false;
-  }
-  check(r, "cuEventQuery");
-  return true;
+  return completed(driver().cuEventQuery(event_), "cuEventQuery");
 }
 
 float Event::elapsed_ms(const Event& start) const {

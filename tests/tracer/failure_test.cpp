@@ -1,9 +1,8 @@
 // The traced program never fails because of tracing: an unwritable folder or a full disk turns
 // tracing off with exactly one warning on stderr.
-#include "tracer/trace.h"
-
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
+#include "tracer/trace.h"
 
 #include <catch2/catch.hpp>
 #include <csignal>
@@ -87,9 +86,8 @@ TEST_CASE("a full disk turns tracing off with one warning and the program goes o
     tracer::start({.directory = dir.path().string()});
     tracer::CompileScope scope({.frame_id = 0, .frame_compile_id = 0, .attempt = 0});
     for (int i = 0; i < 5000; ++i) {
-      tracer::event_with_payload(
-          "dynamo_output_graph", tracer::no_metadata,
-          [&](std::string& out) { out.append(100, 'g'); });
+      tracer::event_with_payload("dynamo_output_graph", tracer::no_metadata,
+                                 [&](std::string& out) { out.append(100, 'g'); });
     }
     std::_Exit(tracer::enabled() ? 3 : 0);
   });

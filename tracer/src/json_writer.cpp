@@ -13,8 +13,12 @@ namespace {
 constexpr char kHex[] = "0123456789abcdef";
 
 void append_u_escape(std::string& out, unsigned code_unit) {
-  char buf[6] = {'\\', 'u', kHex[(code_unit >> 12) & 0xF], kHex[(code_unit >> 8) & 0xF],
-                 kHex[(code_unit >> 4) & 0xF], kHex[code_unit & 0xF]};
+  char buf[6] = {'\\',
+                 'u',
+                 kHex[(code_unit >> 12) & 0xF],
+                 kHex[(code_unit >> 8) & 0xF],
+                 kHex[(code_unit >> 4) & 0xF],
+                 kHex[code_unit & 0xF]};
   out.append(buf, 6);
 }
 
@@ -52,8 +56,8 @@ unsigned decode_utf8(std::string_view s, std::size_t& i) {
     }
     cp = (cp << 6) | (b & 0x3F);
   }
-  const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-                        (len == 4 && cp < 0x10000);
+  const bool overlong =
+      (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
   if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
     ++i;
     return 0xFFFD;
@@ -164,8 +168,8 @@ void JsonWriter::append_python_float(std::string& out, double d) {
     }
   }
   int exponent = 0;
-  std::from_chars(sci.data() + e_pos + 1 + (sci[e_pos + 1] == '+' ? 1 : 0),
-                  sci.data() + sci.size(), exponent);
+  std::from_chars(sci.data() + e_pos + 1 + (sci[e_pos + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
+                  exponent);
   if (negative) {
     out.push_back('-');
   }

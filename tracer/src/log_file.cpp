@@ -26,7 +26,9 @@ std::string random_suffix() {
 
 } // namespace
 
-LogFile::~LogFile() { close(); }
+LogFile::~LogFile() {
+  close();
+}
 
 bool LogFile::open(const std::string& directory, std::optional<std::int64_t> rank,
                    std::string& error) {

@@ -40,8 +40,7 @@ public:
   JsonWriter& value(std::int64_t i);
   JsonWriter& value(std::uint64_t u);
   template <class Int>
-    requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
-  JsonWriter& value(Int i) {
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) JsonWriter& value(Int i) {
     if constexpr (std::is_signed_v<Int>) {
       return value(static_cast<std::int64_t>(i));
     } else {

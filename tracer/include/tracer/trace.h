@@ -54,7 +54,7 @@ struct StackFrame {
 enum class Encoding { String, Json };
 
 struct Options {
-  std::string directory{};         // the TORCH_TRACE folder; created if missing
+  std::string directory{};            // the TORCH_TRACE folder; created if missing
   std::optional<std::int64_t> rank{}; // goes into the file name and every envelope
   // Prefix stripped from source file names in the glog prefix (PyTorch prints paths relative
   // to its package root). Empty: use the build's own source root (see docs/TRACER.md).
@@ -67,7 +67,9 @@ inline std::atomic<bool> g_enabled{false};
 } // namespace detail
 
 // True when tracing is on. Off costs this one load and branch.
-inline bool enabled() noexcept { return detail::g_enabled.load(std::memory_order_relaxed); }
+inline bool enabled() noexcept {
+  return detail::g_enabled.load(std::memory_order_relaxed);
+}
 
 // Starts tracing into `options.directory` (closing any previous log). Returns false, with one
 // warning on stderr, if the folder cannot be created or the file cannot be opened. Called

@@ -9,6 +9,8 @@
 // The writer appends to a caller-owned std::string so a hot path can reuse one buffer.
 #pragma once
 
+#include "tracer/export.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,7 +18,7 @@
 
 namespace tracer {
 
-class JsonWriter {
+class TORCHSCOPE_TRACER_API JsonWriter {
 public:
   enum class Layout { Compact, Indent0 };
 

@@ -47,6 +47,7 @@ install(FILES
 # pkg-config: the prefix is found from the .pc file's own place, so the package can be moved.
 set(_pc_dir "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 file(RELATIVE_PATH _pc_to_prefix "/prefix/${_pc_dir}" "/prefix")
+string(REGEX REPLACE "/$" "" _pc_to_prefix "${_pc_to_prefix}")
 foreach(_dir LIBDIR INCLUDEDIR)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_${_dir}}")
     set(_pc_${_dir} "${CMAKE_INSTALL_${_dir}}")

@@ -98,9 +98,19 @@ bool repair_text(std::string_view text, std::string& out) {
   std::size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\r' && (i + 1 == text.size() || text[i + 1] == '\n')) {
-      changed = true;
-      ++i;
+    if (c == '\r') {
+      // tlparse strips one carriage return before a line end, so a line may end in none: a run
+      // of them before a line end (or the end) is dropped whole, any other one kept.
+      std::size_t run_end = i;
+      while (run_end < text.size() && text[run_end] == '\r') {
+        ++run_end;
+      }
+      if (run_end == text.size() || text[run_end] == '\n') {
+        changed = true;
+      } else {
+        out.append(run_end - i, '\r');
+      }
+      i = run_end;
       continue;
     }
     if (c < 0x80) {

@@ -24,9 +24,9 @@ void append_utf8(std::string& out, std::uint32_t cp);
 // spares almost every payload the repair below.
 bool may_need_repair(std::string_view text) noexcept;
 
-// Writes `text` to `out` as tlparse will read it back: invalid UTF-8 bytes become U+FFFD and a
-// carriage return just before a line feed (or at the end) is dropped. Returns whether anything
-// changed.
+// Writes `text` to `out` as tlparse will read it back: invalid UTF-8 bytes become U+FFFD and the
+// carriage returns that end a line (just before a line feed, or at the end) are dropped. Returns
+// whether anything changed.
 bool repair_text(std::string_view text, std::string& out);
 
 } // namespace tracer::detail

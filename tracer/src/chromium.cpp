@@ -64,13 +64,13 @@ double now_us() noexcept {
 }
 
 void chromium_event(std::string_view name, std::string_view ph, std::string_view extra_args,
-                    std::source_location where) {
+                    SourceLocation where) {
   detail::emit_chromium_event(name, ph, detail::CallSite::from(where),
                               extra_args.empty() ? nullptr : &detail::write_serialised_members,
                               &extra_args);
 }
 
-ChromiumSpan::ChromiumSpan(std::string_view name, std::source_location where)
+ChromiumSpan::ChromiumSpan(std::string_view name, SourceLocation where)
     : active_(enabled()), where_(where) {
   if (active_) {
     name_ = name;

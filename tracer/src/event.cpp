@@ -178,7 +178,7 @@ EventBuilder* begin_event_at(std::string_view kind, const CallSite& at) {
   return b;
 }
 
-EventBuilder* begin_event(std::string_view kind, const std::source_location& where) {
+EventBuilder* begin_event(std::string_view kind, const SourceLocation& where) {
   return begin_event_at(kind, CallSite::from(where));
 }
 
@@ -335,11 +335,11 @@ const CompileId* current_compile_id() noexcept {
   return detail::t_current_id;
 }
 
-std::int64_t intern_string(std::string_view s, std::source_location where) {
+std::int64_t intern_string(std::string_view s, SourceLocation where) {
   return detail::intern_string_at(s, detail::CallSite::from(where));
 }
 
-void write_stack(JsonWriter& w, std::span<const StackFrame> frames, std::source_location where) {
+void write_stack(JsonWriter& w, std::span<const StackFrame> frames, SourceLocation where) {
   const detail::CallSite at = detail::CallSite::from(where);
   w.begin_array();
   for (const StackFrame& f : frames) {

@@ -1,13 +1,12 @@
 // Formatting one event: the glog prefix, the envelope with its context keys, the payload with
 // its MD5 and TAB framing, and the single write. The C++ templates of tracer/trace.h reach it
 // through the exported hooks (begin_event, commit_event, ...); the C API and chromium events use
-// the call-site form below, since their caller's location is not a std::source_location.
+// the call-site form below, since their caller's location is not a SourceLocation.
 #pragma once
 
 #include "tracer/trace.h"
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <string_view>
 
@@ -20,7 +19,7 @@ struct CallSite {
   std::int64_t line = 0;
   std::string_view function;
 
-  static CallSite from(const std::source_location& where) noexcept {
+  static CallSite from(const SourceLocation& where) noexcept {
     return {where.file_name(), static_cast<std::int64_t>(where.line()), where.function_name()};
   }
 };

@@ -29,14 +29,54 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
-#include <source_location>
 #include <span>
+#include <version>
+#if __has_include(<source_location>)
+#include <source_location>
+#endif
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace tracer {
+
+// Where an event comes from: the glog prefix names its file and line. Filled in at the call site
+// through the compilers' builtins (GCC and Clang), so the API does not need
+// std::source_location, which some toolchains lack (Clang 14 with libstdc++ 12); converts from
+// one where the standard library has it.
+class SourceLocation {
+public:
+  static constexpr SourceLocation current(const char* file = __builtin_FILE(),
+                                          std::uint_least32_t line = __builtin_LINE(),
+                                          const char* function = __builtin_FUNCTION()) noexcept {
+    return SourceLocation(file, line, function);
+  }
+  constexpr SourceLocation() noexcept = default;
+  constexpr SourceLocation(const char* file, std::uint_least32_t line,
+                           const char* function) noexcept
+      : file_(file), line_(line), function_(function) {}
+#if defined(__cpp_lib_source_location)
+  // Implicit, so that a std::source_location can be passed wherever the API takes a location.
+  constexpr SourceLocation(const std::source_location& where) noexcept
+      : file_(where.file_name()), line_(where.line()), function_(where.function_name()) {}
+#endif
+
+  constexpr const char* file_name() const noexcept {
+    return file_;
+  }
+  constexpr std::uint_least32_t line() const noexcept {
+    return line_;
+  }
+  constexpr const char* function_name() const noexcept {
+    return function_;
+  }
+
+private:
+  const char* file_ = "";
+  std::uint_least32_t line_ = 0;
+  const char* function_ = "";
+};
 
 // The compile id PyTorch attaches to every event emitted during a compile. Printed
 // `[frame/compile]`, `[frame/compile_attempt]` when attempt > 0, `[!caid/frame/compile]`.
@@ -138,21 +178,19 @@ TORCHSCOPE_TRACER_API const CompileId* current_compile_id() noexcept;
 
 // Interns `s` (writing `{"str": [s, index]}` the first time it is seen in this process) and
 // returns its index. Thread-safe.
-TORCHSCOPE_TRACER_API std::int64_t
-intern_string(std::string_view s, std::source_location where = std::source_location::current());
+TORCHSCOPE_TRACER_API std::int64_t intern_string(std::string_view s,
+                                                 SourceLocation where = SourceLocation::current());
 
 // Writes `frames` as a JSON array of PyTorch stack frames, interning each file name.
-TORCHSCOPE_TRACER_API void
-write_stack(JsonWriter& w, std::span<const StackFrame> frames,
-            std::source_location where = std::source_location::current());
+TORCHSCOPE_TRACER_API void write_stack(JsonWriter& w, std::span<const StackFrame> frames,
+                                       SourceLocation where = SourceLocation::current());
 
 namespace detail {
 class EventBuilder; // formats one event into a thread-local buffer; see event.cpp
 
 // Hooks between the inline templates below and event.cpp. `begin` returns nullptr when the
 // event is not written (tracing went off, or `kind` is reserved for the envelope).
-TORCHSCOPE_TRACER_API EventBuilder* begin_event(std::string_view kind,
-                                                const std::source_location& where);
+TORCHSCOPE_TRACER_API EventBuilder* begin_event(std::string_view kind, const SourceLocation& where);
 TORCHSCOPE_TRACER_API JsonWriter& metadata_writer(EventBuilder* b);
 TORCHSCOPE_TRACER_API void end_metadata(EventBuilder* b);
 TORCHSCOPE_TRACER_API std::string& payload_buffer(EventBuilder* b);
@@ -202,8 +240,7 @@ inline constexpr detail::NoMetadata no_metadata{};
 // Emits an event with no payload. `meta(JsonWriter&)` writes the members of the metadata
 // object (the object itself is opened and closed for it).
 template <class Meta>
-void event(std::string_view kind, Meta&& meta,
-           std::source_location where = std::source_location::current()) {
+void event(std::string_view kind, Meta&& meta, SourceLocation where = SourceLocation::current()) {
   if (!enabled()) [[likely]] {
     return;
   }
@@ -215,7 +252,7 @@ void event(std::string_view kind, Meta&& meta,
 // and a carriage return before a line end is dropped, as tlparse would read them anyway.
 template <class Meta, class Payload>
 void event_with_payload(std::string_view kind, Meta&& meta, Payload&& payload,
-                        std::source_location where = std::source_location::current()) {
+                        SourceLocation where = SourceLocation::current()) {
   if (!enabled()) [[likely]] {
     return;
   }
@@ -227,7 +264,7 @@ void event_with_payload(std::string_view kind, Meta&& meta, Payload&& payload,
 // indent=0 layout.
 template <class Meta, class Payload>
 void event_with_json_payload(std::string_view kind, Meta&& meta, Payload&& payload,
-                             std::source_location where = std::source_location::current()) {
+                             SourceLocation where = SourceLocation::current()) {
   event_with_payload(
       kind, std::forward<Meta>(meta),
       [&](std::string& out) {
@@ -241,7 +278,7 @@ void event_with_json_payload(std::string_view kind, Meta&& meta, Payload&& paylo
 // `payload` is `void(std::string&)` (text) or `void(JsonWriter&)` (JSON, indent=0 layout).
 template <class Payload>
 void artifact(std::string_view name, Encoding encoding, Payload&& payload,
-              std::source_location where = std::source_location::current()) {
+              SourceLocation where = SourceLocation::current()) {
   if (!enabled()) [[likely]] {
     return;
   }
@@ -264,8 +301,7 @@ void artifact(std::string_view name, Encoding encoding, Payload&& payload,
 // Extra args for the E event (timing counters) can be attached with add_end_arg.
 class TORCHSCOPE_TRACER_API ChromiumSpan {
 public:
-  explicit ChromiumSpan(std::string_view name,
-                        std::source_location where = std::source_location::current());
+  explicit ChromiumSpan(std::string_view name, SourceLocation where = SourceLocation::current());
   ~ChromiumSpan();
   ChromiumSpan(const ChromiumSpan&) = delete;
   ChromiumSpan& operator=(const ChromiumSpan&) = delete;
@@ -277,13 +313,13 @@ private:
   bool active_;
   std::string name_;
   std::string end_args_; // serialised `"k": v` members, comma separated
-  std::source_location where_;
+  SourceLocation where_;
 };
 
 // Writes one chromium_event now (`ph` is "B", "E", "i" or "X"); ChromiumSpan uses it.
-TORCHSCOPE_TRACER_API void
-chromium_event(std::string_view name, std::string_view ph, std::string_view extra_args = {},
-               std::source_location where = std::source_location::current());
+TORCHSCOPE_TRACER_API void chromium_event(std::string_view name, std::string_view ph,
+                                          std::string_view extra_args = {},
+                                          SourceLocation where = SourceLocation::current());
 
 // Microseconds since the Unix epoch, as chromium `ts` values are.
 TORCHSCOPE_TRACER_API double now_us() noexcept;

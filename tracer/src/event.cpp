@@ -208,7 +208,7 @@ void end_metadata(EventBuilder* b) {
     }
   } else if (gets_stack_without_context(b->kind)) {
     line.append(", \"stack\": ");
-    // The caller is the only frame we know; for C++ `function` is the full signature.
+    // The caller is the only frame we know (its function name as the compiler spells it).
     const StackFrame frame{b->at.file, b->at.line, b->at.function, {}};
     JsonWriter w(line);
     w.begin_array();

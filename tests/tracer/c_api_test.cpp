@@ -51,6 +51,16 @@ struct CTrace {
 
 const torchscope_trace_location kHere = {"tests/tracer/c_api_test.cpp", 7, "test"};
 
+// A compile id for the C API; -1 leaves a member absent.
+torchscope_compile_id compile_id(std::int64_t frame, std::int64_t compile,
+                                 std::int64_t attempt = -1) {
+  torchscope_compile_id id = TORCHSCOPE_COMPILE_ID_INIT;
+  id.frame_id = frame;
+  id.frame_compile_id = compile;
+  id.attempt = attempt;
+  return id;
+}
+
 } // namespace
 
 TEST_CASE("the C test program's log reads with no failed line in tlparse's rules and ours",
@@ -103,9 +113,7 @@ TEST_CASE("the C test program's log reads with no failed line in tlparse's rules
 TEST_CASE("metadata in any JSON layout is written on one line in PyTorch's layout",
           "[tracer][c_api]") {
   CTrace t;
-  torchscope_compile_id id = TORCHSCOPE_COMPILE_ID_INIT;
-  id.frame_id = 3;
-  id.frame_compile_id = 1;
+  const torchscope_compile_id id = compile_id(3, 1);
   REQUIRE(torchscope_trace_push_compile_id(&id) == TORCHSCOPE_TRACE_OK);
   CHECK(torchscope_trace_event("my_pass",
                                "{\n  \"name\" : \"fuse\",\t\"ops\":[1,2 , 3],\r\n"
@@ -177,10 +185,7 @@ TEST_CASE("event kinds that are envelope keys are refused in both APIs", "[trace
 
 TEST_CASE("C pushes and C++ scopes nest; a pop out of order is refused", "[tracer][c_api]") {
   CTrace t;
-  torchscope_compile_id outer = TORCHSCOPE_COMPILE_ID_INIT;
-  outer.frame_id = 1;
-  outer.frame_compile_id = 0;
-  outer.attempt = 0;
+  const torchscope_compile_id outer = compile_id(1, 0, 0);
   CHECK(torchscope_trace_pop_compile_id() == TORCHSCOPE_TRACE_SCOPE_MISMATCH);
   REQUIRE(torchscope_trace_push_compile_id(&outer) == TORCHSCOPE_TRACE_OK);
   CHECK(tracer::current_compile_id()->to_string() == "[1/0]");
@@ -194,8 +199,7 @@ TEST_CASE("C pushes and C++ scopes nest; a pop out of order is refused", "[trace
   CHECK(torchscope_trace_pop_compile_id() == TORCHSCOPE_TRACE_OK);
   CHECK(tracer::current_compile_id() == nullptr);
 
-  torchscope_compile_id too_big = TORCHSCOPE_COMPILE_ID_INIT;
-  too_big.frame_id = 1LL << 32;
+  const torchscope_compile_id too_big = compile_id(1LL << 32, 0);
   CHECK(torchscope_trace_push_compile_id(&too_big) == TORCHSCOPE_TRACE_INVALID_ARGUMENT);
   CHECK(torchscope_trace_push_compile_id(nullptr) == TORCHSCOPE_TRACE_INVALID_ARGUMENT);
 
@@ -209,9 +213,7 @@ TEST_CASE("C pushes and C++ scopes nest; a pop out of order is refused", "[trace
 TEST_CASE("payloads that tlparse would read differently are written as it reads them",
           "[tracer][c_api]") {
   CTrace t;
-  torchscope_compile_id id = TORCHSCOPE_COMPILE_ID_INIT;
-  id.frame_id = 0;
-  id.frame_compile_id = 0;
+  const torchscope_compile_id id = compile_id(0, 0);
   REQUIRE(torchscope_trace_push_compile_id(&id) == TORCHSCOPE_TRACE_OK);
   const std::string payloads[] = {
       std::string("crlf\r\nlines\r\n"), std::string("bad \xff\xfe bytes\nand \xc3 cut"),
@@ -309,9 +311,7 @@ TEST_CASE("the C API checks its arguments", "[tracer][c_api]") {
 TEST_CASE("the glog prefix keeps one line and tlparse's path pattern whatever the file name",
           "[tracer][c_api]") {
   CTrace t;
-  torchscope_compile_id id = TORCHSCOPE_COMPILE_ID_INIT;
-  id.frame_id = 0;
-  id.frame_compile_id = 0;
+  const torchscope_compile_id id = compile_id(0, 0);
   REQUIRE(torchscope_trace_push_compile_id(&id) == TORCHSCOPE_TRACE_OK);
   CHECK(torchscope_trace_event("a", nullptr, {"C:\\dir\nwith] \xff:odd", -5, nullptr}) ==
         TORCHSCOPE_TRACE_OK);

@@ -26,6 +26,15 @@ void write_serialised_members(JsonWriter& w, const void* context) {
   }
 }
 
+// Starts the next `"key": ` of ChromiumSpan's end args (one member per line).
+void append_end_arg_key(std::string& end_args, std::string_view key) {
+  if (!end_args.empty()) {
+    end_args.push_back('\n');
+  }
+  JsonWriter::append_escaped(end_args, key);
+  end_args.append(": ");
+}
+
 } // namespace
 
 void emit_chromium_event(std::string_view name, std::string_view ph, const CallSite& at,
@@ -85,27 +94,17 @@ ChromiumSpan::~ChromiumSpan() {
 }
 
 void ChromiumSpan::add_end_arg(std::string_view key, double value) {
-  if (!active_) {
-    return;
+  if (active_) {
+    detail::append_end_arg_key(end_args_, key);
+    JsonWriter::append_python_float(end_args_, value);
   }
-  if (!end_args_.empty()) {
-    end_args_.push_back('\n');
-  }
-  JsonWriter::append_escaped(end_args_, key);
-  end_args_.append(": ");
-  JsonWriter::append_python_float(end_args_, value);
 }
 
 void ChromiumSpan::add_end_arg(std::string_view key, std::string_view value) {
-  if (!active_) {
-    return;
+  if (active_) {
+    detail::append_end_arg_key(end_args_, key);
+    JsonWriter::append_escaped(end_args_, value);
   }
-  if (!end_args_.empty()) {
-    end_args_.push_back('\n');
-  }
-  JsonWriter::append_escaped(end_args_, key);
-  end_args_.append(": ");
-  JsonWriter::append_escaped(end_args_, value);
 }
 
 } // namespace tracer

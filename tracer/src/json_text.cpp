@@ -76,6 +76,32 @@ private:
     }
   }
 
+  // Reads `item (',' item)*` up to `close`, the opening bracket being read already: an empty
+  // list is fine, a trailing comma is not.
+  template <class Item>
+  bool items(char close, Item&& item) {
+    skip_space();
+    if (peek(close)) {
+      ++pos_;
+      return true;
+    }
+    for (;;) {
+      if (!item()) {
+        return false;
+      }
+      skip_space();
+      if (peek(',')) {
+        ++pos_;
+        continue;
+      }
+      if (peek(close)) {
+        ++pos_;
+        return true;
+      }
+      return fail(std::string("expected ',' or '") + close + "'");
+    }
+  }
+
   // Reads `{ "k": v, ... }` at pos_ and writes its members into the open object of w_.
   bool members(int depth, std::string_view taken_key = {}) {
     ++pos_; // '{'
@@ -83,12 +109,7 @@ private:
     if (!taken_key.empty()) {
       keys.insert(std::string(taken_key));
     }
-    skip_space();
-    if (peek('}')) {
-      ++pos_;
-      return true;
-    }
-    for (;;) {
+    return items('}', [&] {
       skip_space();
       if (!peek('"')) {
         return fail("expected a string key");
@@ -106,20 +127,8 @@ private:
       }
       ++pos_;
       w_.key(key);
-      if (!value(depth)) {
-        return false;
-      }
-      skip_space();
-      if (peek(',')) {
-        ++pos_;
-        continue;
-      }
-      if (peek('}')) {
-        ++pos_;
-        return true;
-      }
-      return fail("expected ',' or '}'");
-    }
+      return value(depth);
+    });
   }
 
   bool value(int depth) {
@@ -170,28 +179,11 @@ private:
   bool array(int depth) {
     ++pos_; // '['
     w_.begin_array();
-    skip_space();
-    if (peek(']')) {
-      ++pos_;
-      w_.end_array();
-      return true;
+    if (!items(']', [&] { return value(depth); })) {
+      return false;
     }
-    for (;;) {
-      if (!value(depth)) {
-        return false;
-      }
-      skip_space();
-      if (peek(',')) {
-        ++pos_;
-        continue;
-      }
-      if (peek(']')) {
-        ++pos_;
-        w_.end_array();
-        return true;
-      }
-      return fail("expected ',' or ']'");
-    }
+    w_.end_array();
+    return true;
   }
 
   bool hex4(std::uint32_t& out) {

@@ -96,6 +96,30 @@ private:
     return true;
   }
 
+  // Reads `item, item, ...)` after an opening parenthesis: none or more items, no trailing comma.
+  template <class Item>
+  bool list(Item&& item) {
+    skip_space();
+    if (peek() == ')') {
+      ++pos_;
+      return true;
+    }
+    for (;;) {
+      if (!item()) {
+        return false;
+      }
+      skip_space();
+      if (peek() == ')') {
+        ++pos_;
+        return true;
+      }
+      if (peek() != ',') {
+        return fail("expected ',' or ')'");
+      }
+      ++pos_;
+    }
+  }
+
   bool end_of_statement() {
     skip_space();
     return at_end() || fail("unexpected text after the statement");
@@ -105,25 +129,11 @@ private:
     Function f;
     f.line = line_;
     f.text = std::string(text_);
-    if (!identifier(f.name) || !expect('(')) {
-      return false;
-    }
-    skip_space();
-    while (peek() != ')') {
-      std::string param;
-      if (!identifier(param)) {
-        return false;
-      }
-      f.params.push_back(std::move(param));
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-      } else if (peek() != ')') {
-        return fail("expected ',' or ')'");
-      }
-    }
-    ++pos_;
-    if (!expect('=') || !expression(f.body, 0) || !end_of_statement()) {
+    const bool signature = identifier(f.name) && expect('(') && list([&] {
+                             f.params.emplace_back();
+                             return identifier(f.params.back());
+                           });
+    if (!signature || !expect('=') || !expression(f.body, 0) || !end_of_statement()) {
       return false;
     }
     program.functions.push_back(std::move(f));
@@ -134,25 +144,11 @@ private:
     Call c;
     c.line = line_;
     c.text = std::string(text_);
-    if (!identifier(c.function) || !expect('(')) {
-      return false;
-    }
-    skip_space();
-    while (peek() != ')') {
-      Value v;
-      if (!number(v)) {
-        return false;
-      }
-      c.args.push_back(v);
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-      } else if (peek() != ')') {
-        return fail("expected ',' or ')'");
-      }
-    }
-    ++pos_;
-    if (!end_of_statement()) {
+    const bool parsed = identifier(c.function) && expect('(') && list([&] {
+                          c.args.emplace_back();
+                          return number(c.args.back());
+                        });
+    if (!parsed || !end_of_statement()) {
       return false;
     }
     program.calls.push_back(std::move(c));
@@ -220,21 +216,10 @@ private:
     }
     ++pos_;
     out.kind = Expr::Kind::Call;
-    skip_space();
-    while (peek() != ')') {
+    return list([&] {
       out.operands.emplace_back();
-      if (!expression(out.operands.back(), depth + 1)) {
-        return false;
-      }
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-      } else if (peek() != ')') {
-        return fail("expected ',' or ')'");
-      }
-    }
-    ++pos_;
-    return true;
+      return expression(out.operands.back(), depth + 1);
+    });
   }
 
   std::string_view text_;

@@ -9,8 +9,9 @@ namespace exprc {
 
 namespace {
 
-// Deeper nesting is refused rather than risking the stack on a hostile file.
-constexpr int kMaxDepth = 200;
+// Deeper trees are refused rather than risking the stack on a hostile file: the parser, the
+// checks, the lowering and the interpreter all recurse over the tree.
+constexpr int kMaxDepth = 1000;
 
 class LineParser {
 public:
@@ -182,6 +183,10 @@ private:
       node.operands.push_back(std::move(out));
       node.operands.push_back(std::move(rhs));
       out = std::move(node);
+      // Each operator of a chain (a + b + c ...) deepens the tree by one.
+      if (++depth > kMaxDepth) {
+        return fail("expression nested too deeply");
+      }
     }
   }
 

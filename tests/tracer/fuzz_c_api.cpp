@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unistd.h>
 #include <vector>
 
@@ -25,10 +26,27 @@ void check(bool ok, const char* what) {
   }
 }
 
+// The folder the logs go to, one per process, removed when the process ends.
+class TraceDir {
+public:
+  TraceDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("torchscope-fuzz-c-api-" + std::to_string(::getpid()))) {}
+  ~TraceDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TraceDir(const TraceDir&) = delete;
+  TraceDir& operator=(const TraceDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+};
+
 const std::filesystem::path& trace_dir() {
-  static const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                           ("torchscope-fuzz-c-api-" + std::to_string(::getpid()));
-  return dir;
+  static const TraceDir dir;
+  return dir.path();
 }
 
 } // namespace

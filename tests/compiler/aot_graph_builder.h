@@ -25,7 +25,8 @@ public:
     graph::Node n;
     n.kind = graph::NodeKind::Placeholder;
     Tensor fake = Tensor::fake(to_sym_sizes(sizes), DType::Float32);
-    n.meta = {true, DType::Float32, fake.sym_sizes(), fake.strides(), requires_grad};
+    n.meta = graph::tensor_meta(fake);
+    n.meta.requires_grad = requires_grad;
     n.input = {graph::InputRef::Kind::Argument, inputs_++};
     values_.push_back(fake);
     return Ref{g.add_node(std::move(n), "l_x" + std::to_string(inputs_) + "_")};
@@ -50,7 +51,7 @@ public:
       n.args.push_back(arg);
     }
     const Tensor out = std::get<Tensor>(run_meta(op, vals));
-    n.meta = {true, out.dtype(), out.sym_sizes(), out.strides(), false};
+    n.meta = graph::tensor_meta(out);
     values_.push_back(out);
     return Ref{g.add_node(std::move(n), op_name(op))};
   }

@@ -109,3 +109,46 @@ TEST_CASE("AOT printouts use PyTorch's overload names and free values after thei
   CHECK(graph::python_float_repr(1.0) == "1.0");
   CHECK(graph::python_float_repr(0.7071067811865476) == "0.7071067811865476");
 }
+
+TEST_CASE("a device transfer's gradient goes back to the device its input came from",
+          "[compiler][aot]") {
+  // Traced on fake tensors, so no GPU is needed: x moves to cuda:0, relu runs there, the result
+  // comes back. The backward copies the host tangent to the GPU and the gradient back.
+  autograd::GradModeGuard grad(true);
+  Builder b;
+  const auto x = b.input({4, 8}, true);
+  const auto on_gpu = b.call(OpKind::to, {x, Value(Device::cuda(0))});
+  const auto r = b.call(OpKind::relu, {on_gpu});
+  b.output({b.call(OpKind::to, {r, Value(Device::cpu())})});
+  aot::TracedGraph joint = aot::trace_joint(b.g);
+  REQUIRE(joint.is_joint);
+  std::size_t transfers = 0;
+  for (const graph::Node& n : joint.graph.nodes()) {
+    if (n.kind != graph::NodeKind::CallOp) {
+      continue;
+    }
+    INFO(n.name << " = " << op_aten_name(n.op));
+    for (const graph::Arg& a : n.args) {
+      if (a.kind == graph::Arg::Kind::Node && n.op != OpKind::to) {
+        // Every other op reads values on its own device (no implicit host/GPU mixing).
+        CHECK(joint.graph.node(a.node).meta.device == n.meta.device);
+      }
+    }
+    transfers += n.op == OpKind::to ? 1 : 0;
+  }
+  CHECK(transfers == 4); // two forward, two backward
+  const graph::Node& out = joint.graph.nodes().back();
+  REQUIRE(out.args.size() == 2); // the forward output, then x's gradient
+  CHECK(joint.graph.node(out.args[0].node).meta.device == Device::cpu());
+  CHECK(joint.graph.node(out.args[1].node).meta.device == Device::cpu());
+  graph::AotPrintOptions o;
+  o.read_source_lines = false;
+  const std::string text = graph::print_aot_graph(joint.graph, o);
+  INFO(text);
+  CHECK(text.find("_to_copy: \"f32[4, 8][8, 1]cuda:0\" = torch.ops.aten._to_copy.default("
+                  "primals_1, device = device(type='cuda', index=0))") != std::string::npos);
+  aot::run_joint_passes(joint.graph);
+  const aot::Partition p = aot::min_cut_partition(joint);
+  CHECK(p.forward.nodes().back().args.size() >= 1);
+  CHECK(p.backward.nodes().back().args.size() == 1);
+}

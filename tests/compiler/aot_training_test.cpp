@@ -7,6 +7,7 @@
 #include "compiler/autograd/autograd.h"
 #include "compiler/capture/compile.h"
 #include "compiler/core/errors.h"
+#include "compiler/cuda/cuda.h"
 #include "compiler/nn/layers.h"
 #include "compiler/ops/ops.h"
 #include "compiler/optim/optim.h"
@@ -261,4 +262,36 @@ TEST_CASE("backward() inside a compiled function is a user error naming the line
     CHECK(e.where().line() == static_cast<std::uint_least32_t>(line));
   }
   CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("gradients cross devices: a host-GPU round trip, eager and compiled (needs a GPU)",
+          "[compiler][aot][device]") {
+  if (!cuda::is_available()) {
+    WARN("SKIPPED: no usable GPU (" << cuda::unavailable_reason() << ")");
+    return;
+  }
+  // Eager: each copy records ToCopyBackward0, whose formula copies the gradient back.
+  const Tensor x = leaf({3, 4}, 0.3);
+  const Tensor on_gpu = x.to("cuda");
+  CHECK(on_gpu.device() == Device::cuda(0));
+  REQUIRE(autograd::grad_fn_of(on_gpu) != nullptr);
+  CHECK(autograd::grad_fn_of(on_gpu)->name() == "ToCopyBackward0");
+  const Tensor back = on_gpu.to("cpu");
+  sum(mul(back, back)).backward();
+  REQUIRE(x.grad().defined());
+  CHECK(x.grad().device() == Device::cpu());
+  check_close(x.grad(), mul(x.detach(), 2.0));
+
+  // Compiled: the interpreter runs the copies (its other kernels run on the host), the
+  // backward graph copies the tangent to the GPU and the gradient back.
+  auto f = [](const Tensor& a) { return mul(a.to("cuda").to("cpu"), 3.0); };
+  auto cf = compile(f, {.arg_names = {"a"}});
+  const Tensor a = leaf({3, 4}, 0.7);
+  const Tensor y = cf(a);
+  CHECK(y.device() == Device::cpu());
+  check_close(y, mul(a.detach(), 3.0));
+  sum(y).backward();
+  REQUIRE(a.grad().defined());
+  CHECK(a.grad().device() == Device::cpu());
+  check_close(a.grad(), full({3, 4}, 3.0, DType::Float32));
 }

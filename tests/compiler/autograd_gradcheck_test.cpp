@@ -250,6 +250,9 @@ std::vector<Case> cases(Rng& rng) {
   unary("erf", OpKind::erf, -2, 2, [](V x) { return erf(x[0]); });
   unary("to_dtype", OpKind::to_dtype, -2, 2,
         [](V x) { return to_dtype(to_dtype(x[0], DType::Float64), x[0].dtype()); });
+  // On the host to the host: returns its input, as PyTorch's does (ToCopyBackward0 itself runs
+  // when the device changes: the GPU test in autograd_test.cpp).
+  unary("to", OpKind::to, -2, 2, [](V x) { return to(x[0], Device::cpu()); });
   for (bool keepdim : {false, true}) {
     const std::string kd = keepdim ? " keepdim" : "";
     const std::vector<std::int64_t> s = random_shape(rng, 2, 3);

@@ -66,7 +66,7 @@ Tensor AotTracer::placeholder(const std::string& name, const graph::TensorMeta& 
   n.meta = meta;
   n.input = graph::InputRef{graph::InputRef::Kind::Argument, placeholders_++};
   const std::size_t index = graph_.add_node(std::move(n), name);
-  Tensor fake = Tensor::fake(meta.sizes, meta.dtype, meta.strides);
+  Tensor fake = Tensor::fake(meta.sizes, meta.dtype, meta.strides, 0, meta.device);
   if (meta.requires_grad) {
     fake.set_requires_grad(true);
   }
@@ -165,7 +165,9 @@ Value AotTracer::call(OpKind op, std::span<const Value> args, const std::source_
     n.args.push_back(to_arg(v));
   }
   n.meta = graph::tensor_meta(*t);
-  const std::size_t index = graph_.add_node(std::move(n), next_name(op_name(op)));
+  // A device transfer is named as PyTorch's AOT graphs name it (the printer prints _to_copy).
+  const std::string_view base = op == OpKind::to ? "_to_copy" : op_name(op);
+  const std::size_t index = graph_.add_node(std::move(n), next_name(base));
   return track(*t, index);
 }
 

@@ -58,7 +58,7 @@ Value sigmoid_decomp(Args a) {
 // relu(x) = max(x, 0), in x's dtype (integers stay integers).
 Value relu_decomp(Args a) {
   const Tensor& x = tensor(a, 0);
-  return maximum(x, scalar_tensor(0.0, x.dtype()));
+  return maximum(x, scalar_tensor(0.0, x));
 }
 
 // gelu(x) = x/2 (1 + erf(x / sqrt 2)), or with tanh: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -266,11 +266,15 @@ Value stack_decomp(Args a) {
   return cat(parts, d);
 }
 
+// {sizes, dtype} then the device when it is not the host.
+Device factory_device(Args a, std::size_t device_at) {
+  return a.size() > device_at ? value_device(a[device_at]) : Device::cpu();
+}
 Value zeros_decomp(Args a) {
-  return full(value_sym_ints(a[0]), 0.0, value_dtype(a[1]));
+  return full(value_sym_ints(a[0]), 0.0, value_dtype(a[1]), factory_device(a, 2));
 }
 Value ones_decomp(Args a) {
-  return full(value_sym_ints(a[0]), 1.0, value_dtype(a[1]));
+  return full(value_sym_ints(a[0]), 1.0, value_dtype(a[1]), factory_device(a, 2));
 }
 
 struct Entry {

@@ -101,7 +101,7 @@ void pow_grad(const Ctx& c, Sink& out) {
   if (c.needs(1)) {
     // d(a^b)/db = a^b * log(a); taken as 0 where a == 0 (log is -inf there), as PyTorch does.
     const Tensor raw = mul(g, mul(c.output(), log(a)));
-    const Tensor zero = scalar_tensor(0.0, raw.dtype());
+    const Tensor zero = scalar_tensor(0.0, raw);
     out.set(1, sum_to(where(eq(a, 0.0), zero, raw), sizes_of(c, 1)));
   }
 }
@@ -130,7 +130,7 @@ void maximum_grad(const Ctx& c, Sink& out) {
 // where: {cond, a, b}
 void where_grad(const Ctx& c, Sink& out) {
   const Tensor& cond = c.saved(0);
-  const Tensor zero = scalar_tensor(0.0, c.grad().dtype());
+  const Tensor zero = scalar_tensor(0.0, c.grad());
   if (c.needs(1)) {
     out.set(1, sum_to(where(cond, c.grad(), zero), sizes_of(c, 1)));
   }
@@ -338,7 +338,7 @@ void embedding_grad(const Ctx& c, Sink& out) {
   const SymInt k = indices.sym_numel();
   const Tensor rows = reshape(c.grad(), {k, w[1]});
   const Tensor index = expand(reshape(indices, {k, SymInt(1)}), {k, w[1]});
-  out.set(0, scatter_add(zeros(w, c.meta(0).dtype), 0, index, rows));
+  out.set(0, scatter_add(zeros(w, c.meta(0).dtype, c.meta(0).device), 0, index, rows));
 }
 
 // cross_entropy: {logits [N, C] or [C], target}: (softmax - one_hot) * g / N.
@@ -359,7 +359,8 @@ void cross_entropy_grad(const Ctx& c, Sink& out) {
 // gather: {x, dim, index}
 void gather_grad(const Ctx& c, Sink& out) {
   const std::int64_t dim = value_int(c.arg(1));
-  out.set(0, scatter_add(zeros(sizes_of(c, 0), c.meta(0).dtype), dim, c.saved(2), c.grad()));
+  out.set(0, scatter_add(zeros(sizes_of(c, 0), c.meta(0).dtype, c.meta(0).device), dim, c.saved(2),
+                         c.grad()));
 }
 
 // scatter_add: {x, dim, index, src}
@@ -417,7 +418,7 @@ void slice_grad(const Ctx& c, Sink& out) {
     auto zero_piece = [&](const SymInt& n) {
       std::vector<SymInt> s = sizes;
       s[d] = n;
-      pieces.push_back(zeros(s, dt));
+      pieces.push_back(zeros(s, dt, g.device()));
     };
     if (!kernels::is_concrete(start, 0)) {
       zero_piece(start);
@@ -436,9 +437,9 @@ void slice_grad(const Ctx& c, Sink& out) {
   std::vector<SymInt> line(sizes.size(), SymInt(1));
   line[d] = length;
   const Tensor positions =
-      reshape(arange(first, past, static_cast<double>(step), DType::Int64), line);
+      reshape(arange(first, past, static_cast<double>(step), DType::Int64, g.device()), line);
   const Tensor index = expand(positions, g.sym_sizes());
-  out.set(0, scatter_add(zeros(sizes, dt), static_cast<std::int64_t>(d), index, g));
+  out.set(0, scatter_add(zeros(sizes, dt, g.device()), static_cast<std::int64_t>(d), index, g));
 }
 
 void expand_grad(const Ctx& c, Sink& out) {
@@ -480,6 +481,11 @@ void stack_grad(const Ctx& c, Sink& out) {
       out.set(0, j, reshape(slice(g, d, i, i + 1), c.meta(0, j).sizes));
     }
   }
+}
+
+// ---- device transfer: {x, device}: the gradient goes back to where x lived.
+void to_grad(const Ctx& c, Sink& out) {
+  out.set(0, to(c.grad(), c.meta(0).device));
 }
 
 constexpr std::uint32_t kNone = 0;
@@ -547,6 +553,7 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::contiguous,        kNone,          kNone,            false,  identity_grad,     "CloneBackward0"},
   {OpKind::cat,               kNone,          kNone,            false,  cat_grad,          "CatBackward0"},
   {OpKind::stack,             kNone,          kNone,            false,  stack_grad,        "StackBackward0"},
+  {OpKind::to,                kNone,          kNone,            false,  to_grad,           "ToCopyBackward0"},
   none(OpKind::arange),
   none(OpKind::full),
   none(OpKind::zeros),

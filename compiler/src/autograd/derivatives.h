@@ -19,10 +19,12 @@
 
 namespace compiler::autograd::detail {
 
-// Dtype and sizes of one tensor argument (what a formula may read without saving the tensor).
+// Dtype, sizes and device of one tensor argument (what a formula may read without saving the
+// tensor).
 struct InputMeta {
   DType dtype = DType::Float32;
   std::vector<SymInt> sizes;
+  Device device;
 };
 
 // What a formula reads: the forward call as the backward node kept it.

@@ -200,7 +200,7 @@ void prepare_roots(std::span<const Tensor> outputs, std::span<const Tensor> grad
                    "for the " +
                    out.type_string() + " output");
       }
-      g = ones(out.sym_sizes(), out.dtype());
+      g = ones(out.sym_sizes(), out.dtype(), out.device());
     } else if (g.sizes() != out.sizes()) {
       user_error("backward: the gradient " + g.type_string() + " does not match the output " +
                  out.type_string());

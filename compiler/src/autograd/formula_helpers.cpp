@@ -78,8 +78,8 @@ Tensor div_by(const Tensor& x, const SymInt& n) {
   return std::get<Tensor>(dispatch(OpKind::div, args));
 }
 
-Tensor scalar_tensor(double value, DType dtype) {
-  return full({}, value, dtype);
+Tensor scalar_tensor(double value, const Tensor& like) {
+  return full({}, value, like.dtype(), like.device());
 }
 
 Tensor rsub(const Tensor& x, double c) {

@@ -33,8 +33,9 @@ SymInt reduced_count(std::span<const SymInt> sizes, std::span<const std::int64_t
 // x / n for an integer n that may be symbolic (a graph then divides by the symbol's value).
 Tensor div_by(const Tensor& x, const SymInt& n);
 
-// A 0-dim tensor holding `value` (broadcasts like a scalar, for where()).
-Tensor scalar_tensor(double value, DType dtype);
+// A 0-dim tensor holding `value` with `like`'s dtype, on its device (broadcasts like a scalar,
+// for where() and maximum()).
+Tensor scalar_tensor(double value, const Tensor& like);
 
 // 1 - x and c - x.
 Tensor rsub(const Tensor& x, double c);

@@ -156,6 +156,7 @@ private:
     Slot s;
     s.meta.dtype = t.dtype();
     s.meta.sizes = t.sym_sizes();
+    s.meta.device = t.device();
     s.needs = t.requires_grad();
     next_edges.push_back(gradient_edge(t));
     slots_.push_back(std::move(s));

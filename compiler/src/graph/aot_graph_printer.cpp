@@ -63,6 +63,12 @@ std::string python_float_repr(double v) {
   return s;
 }
 
+// The op as AOT graphs name it: a device transfer is a copy there (Tensor.to decomposes to
+// aten._to_copy, its device a keyword argument).
+std::string_view aot_op_name(const Node& n) {
+  return n.op == OpKind::to ? "aten._to_copy" : op_aten_name(n.op);
+}
+
 std::string_view op_overload(const Node& n) {
   switch (n.op) {
   case OpKind::add:
@@ -165,12 +171,13 @@ std::string print_aot_graph(const Graph& g, const AotPrintOptions& o) {
         said_no_stack = true;
       }
       first_statement = false;
-      out += ind + n.name + annotation(n) + " = torch.ops." + std::string(op_aten_name(n.op)) +
-             "." + std::string(op_overload(n)) + "(";
+      out += ind + n.name + annotation(n) + " = torch.ops." + std::string(aot_op_name(n)) + "." +
+             std::string(op_overload(n)) + "(";
       std::string freed;
       for (std::size_t k = 0; k < n.args.size(); ++k) {
         const Arg& a = n.args[k];
-        out += (k ? ", " : "") + arg_text(g, a);
+        out += k ? ", " : "";
+        out += n.op == OpKind::to && k == 1 ? "device = " + arg_text(g, a) : arg_text(g, a);
         auto free_if_last = [&](std::size_t v) {
           const std::string& name = g.node(v).name;
           if (last[v] == i && freed.find(" " + name + " =") == std::string::npos) {

@@ -67,6 +67,7 @@ TensorMeta tensor_meta(const Tensor& t) {
   m.sizes = t.sym_sizes();
   m.strides = t.strides();
   m.requires_grad = t.requires_grad();
+  m.device = t.device();
   return m;
 }
 
@@ -108,7 +109,8 @@ std::string meta_annotation(const TensorMeta& meta) {
     }
     out += parts[i];
   }
-  out += "]cpu";
+  out += ']';
+  out += meta.device.str();
   return out;
 }
 

@@ -87,6 +87,7 @@ Tensor make_view(const Tensor& base, std::vector<SymInt> sizes, std::vector<std:
   impl->strides = std::move(strides);
   impl->storage_offset = storage_offset;
   impl->storage = base.impl()->storage;
+  impl->device = base.device();
   TORCHSCOPE_ASSERT(impl->strides.size() == impl->sizes.size(), "view rank mismatch");
   return Tensor(std::move(impl));
 }

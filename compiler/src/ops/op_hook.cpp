@@ -4,6 +4,7 @@
 #include "autograd/record.h"
 #include "compiler/core/errors.h"
 #include "kernels/kernels.h"
+#include "ops/op_device.h"
 
 #include <array>
 
@@ -69,6 +70,8 @@ std::string_view op_category_name(OpCategory c) noexcept {
     return "shape";
   case OpCategory::Indexing:
     return "indexing";
+  case OpCategory::Transfer:
+    return "transfer";
   case OpCategory::Factory:
     return "factory";
   case OpCategory::DataDependent:
@@ -113,17 +116,22 @@ Value dispatch_below_autograd(OpKind op, std::span<const Value> args,
   if (t_hook != nullptr) {
     return t_hook->call(op, args, loc);
   }
+  op_device::check_eager(op, args);
   return info(op).eager(args);
 }
 
 Value run_eager(OpKind op, std::span<const Value> args) {
   OpHookGuard no_hook(nullptr);
+  op_device::check_eager(op, args);
   return info(op).eager(args);
 }
 
 Value run_meta(OpKind op, std::span<const Value> args) {
   OpHookGuard no_hook(nullptr);
-  return info(op).meta(args);
+  const Device device = op_device::result_device(op, args);
+  Value result = info(op).meta(args);
+  op_device::stamp(result, device);
+  return result;
 }
 
 } // namespace compiler

@@ -76,6 +76,7 @@ struct TensorMeta {
   // Whether the value required grad when traced (inputs: as passed; results: as autograd made
   // them), which tells the AOT stage whether a graph needs a backward.
   bool requires_grad = false;
+  Device device; // where the value lives (the annotation's suffix: "cpu", "cuda:0")
 };
 
 struct Node {
@@ -120,7 +121,8 @@ private:
 // The metadata a graph records for a (real or fake) tensor value.
 TensorMeta tensor_meta(const Tensor& t);
 
-// "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.
+// "f32[s0, 128][128, 1]cpu" or "f32[8, 128][128, 1]cuda:0", the FX type annotation of a tensor
+// result.
 std::string meta_annotation(const TensorMeta& meta);
 
 } // namespace compiler::graph

@@ -84,6 +84,8 @@
   X(contiguous,    "aten.contiguous",    Shape,         Prim)                   \
   X(cat,           "aten.cat",           Shape,         Prim)                   \
   X(stack,         "aten.stack",         Shape,         Composite)              \
+  /* device transfer: the result lives on the device asked for */                \
+  X(to,            "aten.to",            Transfer,      Prim)                   \
   /* factories: no tensor inputs */                                             \
   X(arange,        "aten.arange",        Factory,       Prim)                   \
   X(full,          "aten.full",          Factory,       Prim)                   \

@@ -22,6 +22,17 @@ torchscope_require(SQLite3_FOUND libsqlite3-dev "SQLite 3")
 find_package(ZLIB QUIET)
 torchscope_require(ZLIB_FOUND zlib1g-dev "zlib")
 
+# tlparse: OpenSSL's libcrypto for MD5 (the payload check), xxHash's XXH3 (used inline, from its
+# header) for the content hash that recognises payloads already checked.
+find_package(OpenSSL QUIET COMPONENTS Crypto)
+torchscope_require(OpenSSL_FOUND libssl-dev "OpenSSL (libcrypto)")
+find_path(XXHASH_INCLUDE_DIR xxhash.h)
+torchscope_require(XXHASH_INCLUDE_DIR libxxhash-dev "xxHash")
+if(NOT TARGET xxHash::xxhash)
+  add_library(xxHash::xxhash INTERFACE IMPORTED)
+  target_include_directories(xxHash::xxhash INTERFACE "${XXHASH_INCLUDE_DIR}")
+endif()
+
 # LLVM 14: the version Debian 12 ships as its default, so it matches the image's clang-14,
 # clang-format-14, clang-tidy-14 and libFuzzer runtime (one toolchain for codegen and fuzzing).
 # ORC's LLJIT API we use is stable from 12 onwards.

@@ -6,6 +6,7 @@
 
 #include "handlers/handler.h"
 #include "index/index_writer.h"
+#include "ingest/content_hash.h"
 #include "ingest/envelope.h"
 #include "ingest/glog_prefix.h"
 #include "ingest/line_reader.h"
@@ -31,40 +32,6 @@ using index::HealthId;
 // 150 MB whatever the log; longer payloads are truncated (payload_too_large) and fail their MD5.
 constexpr size_t kMaxPayloadBytes = 32u << 20;
 constexpr uint64_t kMaxMessagesPerFile = 1000;
-
-// A fast 64-bit content hash (not cryptographic) used to recognise a payload already verified.
-uint64_t fast_hash(std::string_view s) {
-  // Four independent lanes so the multiplies pipeline; then a final mix of the lanes and tail.
-  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
-  uint64_t lanes[4] = {0x243f6a8885a308d3ull ^ s.size(), 0x13198a2e03707344ull,
-                       0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
-  const char* p = s.data();
-  size_t n = s.size();
-  while (n >= 32) {
-    for (int k = 0; k < 4; ++k) {
-      uint64_t w;
-      std::memcpy(&w, p + 8 * k, 8);
-      lanes[k] = (lanes[k] ^ w) * kMul;
-      lanes[k] ^= lanes[k] >> 32;
-    }
-    p += 32;
-    n -= 32;
-  }
-  uint64_t h = lanes[0] ^ (lanes[1] * 3) ^ (lanes[2] * 5) ^ (lanes[3] * 7);
-  while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ w) * kMul;
-    h ^= h >> 32;
-    p += 8;
-    n -= 8;
-  }
-  uint64_t w = 0;
-  std::memcpy(&w, p, n);
-  h = (h ^ w) * kMul;
-  h ^= h >> 29;
-  return h;
-}
 
 std::optional<uint32_t> rank_from_file_name(const std::string& name) {
   static constexpr std::string_view kPrefix = "dedicated_log_torch_trace_rank_";
@@ -203,7 +170,7 @@ void FileIngest::read_payload() {
 }
 
 std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int64_t line) {
-  const uint64_t h = fast_hash(payload_);
+  const uint64_t h = content_hash(payload_);
   auto it = verified_.find(h);
   if (it != verified_.end() && it->second.declared == declared) {
     if (!it->second.matches) {

@@ -94,6 +94,7 @@ private:
   std::optional<uint32_t> expected_rank_;
   uint64_t messages_ = 0;
   std::unordered_map<uint64_t, VerifiedPayload> verified_;
+  Md5 md5_;
   std::vector<int> kinds_;
   bool cancelled_ = false;
 };
@@ -179,15 +180,14 @@ std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int6
     }
     return it->second.payload_id;
   }
-  Md5 md5;
-  md5.update(payload_);
-  const auto digest = md5.finish();
+  md5_.update(payload_);
+  const Md5Digest digest = md5_.finish();
   const bool matches = md5_matches(digest, declared);
   if (!matches) {
     ++model_->stats().fail_payload_md5;
     model_->count(HealthId::fail_payload_md5, line, declared);
   }
-  const std::string actual = matches ? std::string(declared) : md5_hex(payload_);
+  const std::string actual = matches ? std::string(declared) : to_hex(digest);
   const int64_t id = writer_.add_payload(actual, payload_);
   constexpr size_t kMaxVerifiedCache = 100000; // bounded: memory must not grow with the log
   if (verified_.size() >= kMaxVerifiedCache) {

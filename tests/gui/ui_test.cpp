@@ -252,9 +252,6 @@ TEST_CASE("keyboard shortcuts switch pages and focus the search box", "[gui]") {
 
 TEST_CASE("a two-rank PyTorch 2.11 log folder opens with one tree branch per rank", "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   Window win(defaultBackendFactory());
   REQUIRE(win.open(corpusFolder()));
   const IndexOverview& o = win.w.session()->overview();
@@ -272,9 +269,6 @@ TEST_CASE("a two-rank PyTorch 2.11 log folder opens with one tree branch per ran
 TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, search, diff",
           "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   Window win(defaultBackendFactory());
   REQUIRE(win.open(recompileLog()));
   const IndexOverview& o = win.w.session()->overview();
@@ -349,9 +343,8 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
           ? QString::fromStdString((test_support::source_dir() / "docs" / "screenshots").string())
           : temp.path();
   QDir().mkpath(dir);
-  const bool real = TORCHSCOPE_GUI_HAS_TLPARSE;
-  Window win(real ? defaultBackendFactory() : gui_test::fakeFactory());
-  REQUIRE(win.open(real ? recompileLog() : QStringLiteral("fake.log")));
+  Window win(defaultBackendFactory());
+  REQUIRE(win.open(recompileLog()));
   QList<qint64> ids = compilesWithArtifacts(win.w.session()->overview());
   REQUIRE(ids.size() >= 2);
   // Show the most recompiled frame: its diff is the interesting one.
@@ -370,7 +363,7 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   QObject::connect(win.w.session(), &IndexSession::diffReady, [&] { diffed = true; });
   win.w.session()->requestDiff(ids[0], ids[1]);
   REQUIRE(waitFor([&] { return diffed; }));
-  win.w.searchPage()->search(real ? "GraphModule" : "sin");
+  win.w.searchPage()->search("GraphModule");
   REQUIRE(waitFor([&] { return win.w.searchPage()->model()->hitCount() > 0; }));
 
   const QList<QPair<MainWindow::Page, QString>> pages = {
@@ -430,9 +423,6 @@ TEST_CASE("dropping a file opens it and remembers it in the recent files", "[gui
 
 TEST_CASE("a hostile log opens with its damage counted, a fake index is refused", "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   QTemporaryDir dir;
   const QString log = dir.filePath("dedicated_log_torch_trace_hostile.log");
   {
@@ -529,9 +519,6 @@ TEST_CASE("the health panel opens an artifact that has no compile", "[gui]") {
 
 TEST_CASE("cancel stops a real ingest and removes its partial index before reporting", "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   QTemporaryDir dir;
   const QString log = dir.filePath("dedicated_log_torch_trace_big.log");
   {

@@ -3,6 +3,7 @@
 // compile_directory.json, checked through the read API. Uses the copies in tests/data (always)
 // and the whole shared corpus (when ../shared is present).
 #include "ingest_test_util.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
@@ -49,11 +50,11 @@ Directory reference_directory(const fs::path& json_path) {
 Directory our_directory(const tlparse::index::IndexReader& reader, int64_t file_id) {
   Directory out;
   std::map<int64_t, std::string> display;
-  for (const auto& k : reader.compile_keys(file_id)) {
+  for (const auto& k : test_support::must(reader.compile_keys(file_id))) {
     display[k.id] = k.display;
     out[k.display];
   }
-  for (const auto& o : reader.outputs(file_id)) {
+  for (const auto& o : test_support::must(reader.outputs(file_id))) {
     if (!o.in_directory) {
       continue;
     }
@@ -119,14 +120,15 @@ void check_workload(const fs::path& logs_dir, const fs::path& ref_dir) {
     INFO(log.string());
     test_support::TempDir tmp;
     auto in = ingest(log, tmp.path());
-    const auto files = in.reader->files();
+    const auto files = test_support::must(in.reader->files());
     REQUIRE(files.size() == 1);
     const int64_t rank = files[0].rank ? int64_t(*files[0].rank) : -1;
     REQUIRE(ref.count(rank) == 1);
     CHECK(in.file().stats.to_tlparse_string() == ref.at(rank).first);
     CHECK(unknown_line(in.file().unknown_keys) ==
           unknown_line(keys_of_unknown_line(ref.at(rank).second)));
-    CHECK(in.reader->stats(in.file().file_id).to_tlparse_string() == ref.at(rank).first);
+    CHECK(test_support::must(in.reader->stats(in.file().file_id)).to_tlparse_string() ==
+          ref.at(rank).first);
     fs::path dir_json = ref_dir / "compile_directory.json";
     if (rank >= 0 &&
         fs::exists(ref_dir / ("rank_" + std::to_string(rank) + ".compile_directory.json"))) {

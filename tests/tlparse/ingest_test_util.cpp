@@ -2,6 +2,7 @@
 #include "ingest_test_util.h"
 
 #include "ingest/md5.h"
+#include "support/must.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -41,10 +42,7 @@ Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& d
   out.result = tlparse::ingest::ingest_files({log}, index, options);
   INFO(out.result.error);
   REQUIRE(out.result.ok);
-  std::string error;
-  out.reader = tlparse::index::IndexReader::open(index, &error);
-  INFO(error);
-  REQUIRE(out.reader != nullptr);
+  out.reader = test_support::must(tlparse::index::IndexReader::open(index));
   return out;
 }
 

@@ -70,12 +70,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ingest failed: %s\n", ingested.error.c_str());
     return 1;
   }
-  std::string error;
-  auto reader = tlparse::index::IndexReader::open(work / "index.sqlite", &error);
-  if (!reader) {
-    std::fprintf(stderr, "open failed: %s\n", error.c_str());
+  auto opened = tlparse::index::IndexReader::open(work / "index.sqlite");
+  if (!opened) {
+    std::fprintf(stderr, "open failed: %s\n", opened.error().c_str());
     return 1;
   }
+  const auto& reader = *opened;
   for (int round = 0; round < 2; ++round) {
     const fs::path out = work / ("out" + std::to_string(round));
     t0 = std::chrono::steady_clock::now();

@@ -23,19 +23,20 @@ enum class CompileOutcome {
 
 QString outcomeName(CompileOutcome outcome);
 
+// One entry of the compile directory: a compile id with its attempt ("[1/0]", "[1/0_1]").
 struct CompileSummary {
-  qint64 id = -1; // the index's own id for the compile: what later requests name
+  qint64 id = -1; // the index's own id for the entry: what later requests name
   int rank = -1;  // -1: no rank in the log
   int frameId = -1;
   int frameCompileId = -1;
   int attempt = 0;
-  int compiledAutogradId = -1;
-  CompileOutcome outcome = CompileOutcome::Unknown;
-  double durationSeconds = -1; // < 0: unknown
-  double startUs = -1;         // < 0: unknown; used to order compiles on the timeline
+  // "[0/1]", "[0/1_1]", "[!2/0/1]", "[-/-]": as the index spells it (the way PyTorch does).
+  QString display;
+  CompileOutcome outcome = CompileOutcome::Unknown; // of its compile, all attempts together
+  double durationSeconds = -1;                      // < 0: unknown
+  double startUs = -1; // < 0: unknown; used to order compiles on the timeline
 
-  // "[0/1]", "[0/1_1]", "[!2/0/1]", "[-/-]": the way PyTorch and tlparse print compile ids.
-  QString label() const;
+  const QString& label() const { return display; }
 };
 
 struct FrameSummary {

@@ -1,4 +1,5 @@
 // tlparse-gui: `tlparse-gui [PATH]` opens a log file, a folder of logs or an index.
+#include "gui/session_files.h"
 #include "main_window.h"
 
 #include <QApplication>
@@ -18,6 +19,9 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument(QStringLiteral("path"),
                                QStringLiteral("A log file, a folder of logs, or an index."));
   parser.process(app);
+  // Temporary folders go on every orderly exit, a quit signal included; a crash's are swept here.
+  gui::installQuitOnSignals(app);
+  gui::removeStaleSessionDirs();
   gui::MainWindow window;
   window.resize(1400, 900);
   window.show();

@@ -6,6 +6,7 @@
 
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
+#include "tlparse/ingest/log_files.h"
 #include "tlparse/report/render.h"
 
 #include <algorithm>
@@ -169,35 +170,6 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   return std::nullopt;
 }
 
-// The newest regular file of a folder: *.log files first, modification time, then name (so the
-// choice does not depend on directory order).
-std::optional<fs::path> newest_log(const fs::path& dir) {
-  std::optional<fs::path> best;
-  fs::file_time_type best_time{};
-  bool best_is_log = false;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::error_code e2;
-    if (!entry.is_regular_file(e2)) {
-      continue;
-    }
-    const bool is_log = entry.path().extension() == ".log";
-    const auto t = entry.last_write_time(e2);
-    if (e2) {
-      continue;
-    }
-    const bool better =
-        !best || (is_log && !best_is_log) ||
-        (is_log == best_is_log && (t > best_time || (t == best_time && entry.path() > *best)));
-    if (better) {
-      best = entry.path();
-      best_time = t;
-      best_is_log = is_log;
-    }
-  }
-  return best;
-}
-
 bool looks_like_report(const fs::path& dir) {
   std::error_code ec;
   return fs::exists(dir / "index.html", ec) || fs::exists(dir / "index.sqlite", ec);
@@ -349,31 +321,16 @@ ingest::IngestOptions ingest_options(const Args& a, Progress& progress) {
   return o;
 }
 
-// Expands folders given to `tlparse index` into their *.log files, sorted by name.
+// The logs `tlparse index` reads: each argument's logs (ingest/log_files.h), in order.
 std::vector<fs::path> expand_logs(const std::vector<std::string>& args, std::string& error) {
   std::vector<fs::path> out;
   for (const auto& a : args) {
-    std::error_code ec;
-    if (fs::is_directory(a, ec)) {
-      std::vector<fs::path> found;
-      for (const auto& entry : fs::directory_iterator(a, ec)) {
-        std::error_code e2;
-        if (entry.is_regular_file(e2) && entry.path().extension() == ".log") {
-          found.push_back(entry.path());
-        }
-      }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) {
-        error = "No log files (*.log) found in directory " + a;
-        return {};
-      }
-      out.insert(out.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(a, ec)) {
-      out.emplace_back(a);
-    } else {
-      error = a + " is not a file";
+    auto logs = ingest::find_logs(a);
+    if (!logs) {
+      error = logs.error();
       return {};
     }
+    out.insert(out.end(), logs->begin(), logs->end());
   }
   return out;
 }
@@ -387,7 +344,9 @@ int run_index(const Args& a) {
   const fs::path target = *a.out;
   const fs::path tmp = fs::path(target.string() + ".tlparse-tmp-" + std::to_string(::getpid()));
   Progress progress;
-  const auto result = ingest::ingest_files(logs, tmp, ingest_options(a, progress));
+  ingest::IngestOptions options = ingest_options(a, progress);
+  options.search_table = a.fts;
+  const auto result = ingest::ingest_files(logs, tmp, options);
   progress.clear();
   std::error_code ec;
   if (!result.ok) {
@@ -400,10 +359,6 @@ int run_index(const Args& a) {
     }
     print_file_summary(f);
   }
-  if (a.fts && !index::IndexReader::build_search_index(tmp, &error)) {
-    fs::remove(tmp, ec);
-    return fail("building the search table: " + error);
-  }
   fs::rename(tmp, target, ec);
   if (ec) {
     fs::remove(tmp, ec);
@@ -414,10 +369,9 @@ int run_index(const Args& a) {
 
 int render_into(const fs::path& index_path, const Args& a, const fs::path& staging,
                 const fs::path& raw_log) {
-  std::string error;
-  auto reader = index::IndexReader::open(index_path, &error);
+  auto reader = index::IndexReader::open(index_path);
   if (!reader) {
-    return fail(error);
+    return fail(reader.error());
   }
   report::RenderOptions opts;
   opts.plain_text = a.plain_text;
@@ -429,7 +383,7 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.on_progress = [&progress](uint64_t done, uint64_t total) {
     progress.update(done, total, "report", false);
   };
-  const auto r = report::render_report(*reader, opts, staging);
+  const auto r = report::render_report(**reader, opts, staging);
   progress.clear();
   for (const auto& w : r.warnings) {
     std::cerr << "Warning: " << w << "\n";
@@ -473,20 +427,14 @@ int run_render(const Args& a) {
 int run_direct(const Args& a) {
   fs::path path = a.positional.front();
   std::error_code ec;
-  if (a.latest) {
-    if (!fs::is_directory(path, ec)) {
-      return fail("Input path " + path.string() +
-                  " is not a directory (required when using --latest)");
-    }
-    auto newest = newest_log(path);
+  if (a.latest && !fs::is_directory(path, ec)) {
+    return fail("Input path " + path.string() +
+                " is not a directory (required when using --latest)");
+  }
+  if (fs::is_directory(path, ec)) {
+    auto newest = ingest::newest_log(path);
     if (!newest) {
-      return fail("No files found in directory " + path.string());
-    }
-    path = *newest;
-  } else if (fs::is_directory(path, ec)) {
-    auto newest = newest_log(path);
-    if (!newest) {
-      return fail("No files found in directory " + path.string());
+      return fail(newest.error());
     }
     path = *newest;
   }
@@ -515,12 +463,16 @@ int run_direct(const Args& a) {
     return fail("Something went wrong");
   }
   if (a.strict_compile_id) {
-    auto reader = index::IndexReader::open(index_path, &error);
+    auto reader = index::IndexReader::open(index_path);
     if (!reader) {
-      return fail(error);
+      return fail(reader.error());
     }
-    for (const auto& k : reader->compile_keys(file.file_id)) {
-      if (!k.cid) {
+    const auto keys = (*reader)->compile_keys(file.file_id);
+    if (!keys) {
+      return fail(keys.error());
+    }
+    for (const auto& k : *keys) {
+      if (k.is_unknown) {
         return fail("Some log entries did not have compile id");
       }
     }

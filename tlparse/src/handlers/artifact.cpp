@@ -1,9 +1,11 @@
 // artifact: `<name>_<N>.txt` for encoding "string", `<name>_<N>.json` (pretty-printed by the
 // renderer) for "json", fail_parser for any other encoding. A JSON artifact named
 // inductor_provenance_tracking_kernel_stack_traces* also gets the `_readable.html` companion.
-// Some artifacts feed the model: recompile_reasons, dynamo_graph_break_reason, cache hit/miss.
+// Some artifacts feed the model: recompile_reasons and dynamo_graph_break_reason become rows of
+// their own (model/reason_text.h), cache hit/miss/bypass artifacts rows of cache_events.
 #include "handlers/handler.h"
 #include "model/file_model.h"
+#include "model/reason_text.h"
 
 namespace tlparse::handlers::output {
 namespace {
@@ -24,35 +26,53 @@ bool payload_is_object(simdjson::ondemand::parser& parser, std::string_view payl
 }
 
 void record_recompile_reasons(EventContext& ctx) {
-  auto& parser = ctx.model.parser();
-  simdjson::ondemand::document doc;
-  if (parser
-          .iterate(ctx.payload.data(), ctx.payload.size(),
-                   ctx.payload.size() + simdjson::SIMDJSON_PADDING)
-          .get(doc)) {
-    return;
+  const model::ParsedReasons parsed =
+      model::parse_recompile_reasons(ctx.model.parser(), ctx.payload);
+  int64_t pos = 0;
+  for (const model::ParsedReason& r : parsed.reasons) {
+    index::io::RecompileReasonRecord row;
+    row.file_id = ctx.model.file_id();
+    row.event_id = ctx.event_id;
+    row.key_id = ctx.key_id;
+    row.compile_id = ctx.compile_id;
+    row.pos = pos++;
+    row.shape = parsed.shape;
+    row.reason = r.reason;
+    row.cached_entry = r.cached_entry;
+    row.guard = r.guard;
+    row.user_stack = r.user_stack;
+    row.user_file = r.user_file;
+    row.user_line = r.user_line;
+    ctx.model.writer().add(row);
   }
-  simdjson::ondemand::array arr;
-  if (doc.get_array().get(arr)) {
-    return;
-  }
-  for (auto item : arr) {
-    std::string_view s;
-    if (item.get_string().get(s)) {
-      return;
-    }
-    ctx.model.writer().add_recompile_reason(ctx.model.file_id(), ctx.event_id, ctx.key_id, s);
-  }
+  ctx.model.facts(ctx.compile_id).note_recompile_reasons(pos);
 }
 
-std::string_view cache_result(std::string_view name) {
-  for (std::string_view r : {"hit", "miss", "bypass"}) {
-    if (name.size() > r.size() && name.ends_with(r) &&
-        name.substr(0, name.size() - r.size()).ends_with("cache_")) {
+void record_graph_break(EventContext& ctx) {
+  const model::ParsedGraphBreak parsed = model::parse_graph_break(ctx.payload);
+  index::io::GraphBreakRecord row;
+  row.file_id = ctx.model.file_id();
+  row.event_id = ctx.event_id;
+  row.key_id = ctx.key_id;
+  row.compile_id = ctx.compile_id;
+  row.reason = parsed.reason;
+  row.user_file = parsed.user_file;
+  row.user_line = parsed.user_line;
+  row.user_stack = parsed.user_stack;
+  ctx.model.writer().add(row);
+  ctx.model.facts(ctx.compile_id).note_graph_break();
+}
+
+std::optional<index::CacheResult> cache_result(std::string_view name) {
+  for (const index::CacheResult r :
+       {index::CacheResult::hit, index::CacheResult::miss, index::CacheResult::bypass}) {
+    const std::string_view word = to_string(r);
+    if (name.size() > word.size() && name.ends_with(word) &&
+        name.substr(0, name.size() - word.size()).ends_with("cache_")) {
       return r;
     }
   }
-  return {};
+  return std::nullopt;
 }
 
 void handle(EventContext& ctx) {
@@ -78,9 +98,11 @@ void handle(EventContext& ctx) {
   if (name == "recompile_reasons") {
     record_recompile_reasons(ctx);
   } else if (name == "dynamo_graph_break_reason") {
-    ctx.model.writer().add_graph_break(ctx.model.file_id(), ctx.event_id, ctx.key_id, ctx.payload);
-  } else if (auto r = cache_result(name); !r.empty()) {
-    ctx.model.writer().add_cache_event(ctx.model.file_id(), ctx.event_id, out.output_id, name, r);
+    record_graph_break(ctx);
+  } else if (const auto r = cache_result(name)) {
+    ctx.model.writer().add(index::io::CacheEventRecord{
+        ctx.model.file_id(), ctx.event_id, ctx.key_id, ctx.compile_id, out.output_id, name, *r});
+    ctx.model.facts(ctx.compile_id).note_cache(*r);
   }
 }
 } // namespace

@@ -1,6 +1,7 @@
 // chromium_event: the payload is a Chrome trace event; it is parsed into a chromium_events row
-// (name, ph, ts, cat, pid, tid, args, args.compile_id). Unparseable payloads are counted and
-// skipped, like tlparse skips them in chromium_events.json.
+// (name, ph, ts, dur, cat, pid, tid, args, args.compile_id) and handed to the file's span tracker
+// (model/span_tracker.h). Unparseable payloads are counted and skipped, like tlparse skips them
+// in chromium_events.json.
 #include "handlers/handler.h"
 #include "ingest/envelope.h"
 #include "model/file_model.h"
@@ -14,7 +15,7 @@ bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
 void handle(EventContext& ctx) {
   using simdjson::ondemand::json_type;
   auto& parser = ctx.model.parser();
-  index::ChromiumRow row;
+  index::io::ChromiumEventRecord row;
   row.file_id = ctx.model.file_id();
   row.event_id = ctx.event_id;
   simdjson::ondemand::document doc;
@@ -24,6 +25,8 @@ void handle(EventContext& ctx) {
                           ctx.payload.size() + simdjson::SIMDJSON_PADDING)
                  .get(doc) &&
             !doc.get_object().get(obj);
+  // Copied: the args are parsed again below, which reuses the parser's string buffer.
+  std::string name, ph, cat;
   std::string_view args_raw;
   if (ok) {
     for (auto field : obj) {
@@ -40,13 +43,13 @@ void handle(EventContext& ctx) {
           ok = false;
           break;
         }
-        (key == "name" ? row.name : key == "ph" ? row.ph : row.cat) = std::string(s);
+        (key == "name" ? name : key == "ph" ? ph : cat) = std::string(s);
         continue;
       }
-      if (t == json_type::number && key == "ts") {
+      if (t == json_type::number && (key == "ts" || key == "dur")) {
         double d = 0;
         if (!v.get_double().get(d)) {
-          row.ts = d;
+          (key == "ts" ? row.ts : row.dur) = d;
         }
         continue;
       }
@@ -71,11 +74,13 @@ void handle(EventContext& ctx) {
     return;
   }
   // Large args (cache events carry whole configs) stay only in the payload, which is stored once
-  // per distinct content; the reader takes args from the payload when this column is empty.
+  // per distinct content: the column is NULL then.
   constexpr size_t kMaxInlineArgs = 4096;
-  row.args = args_raw.empty()                   ? "{}"
-             : args_raw.size() > kMaxInlineArgs ? ""
-                                                : std::string(args_raw);
+  if (args_raw.empty()) {
+    row.args = "{}";
+  } else if (args_raw.size() <= kMaxInlineArgs) {
+    row.args = args_raw;
+  }
   if (!args_raw.empty()) {
     // args is inside the payload buffer, so it is padded.
     simdjson::ondemand::document adoc;
@@ -95,9 +100,9 @@ void handle(EventContext& ctx) {
         if (key == "compile_id") {
           json_type t;
           if (!v.type().get(t) && t == json_type::string && !v.get_string().get(s)) {
-            row.compile_id = std::string(s);
+            row.compile_id = s;
           } else if (!ingest::raw_value_json(v, s)) {
-            row.compile_id = std::string(s);
+            row.compile_id = s;
           }
           break;
         }
@@ -107,7 +112,24 @@ void handle(EventContext& ctx) {
       }
     }
   }
-  ctx.model.writer().add_chromium(row);
+  row.name = name;
+  row.ph = ph;
+  row.cat = cat;
+  ctx.model.writer().add(row);
+  if (row.ts) {
+    model::ChromiumPoint p;
+    p.event_id = ctx.event_id;
+    p.key_id = ctx.key_id;
+    p.compile_id = ctx.compile_id;
+    p.name = row.name;
+    p.cat = row.cat;
+    p.ph = row.ph;
+    p.ts = *row.ts;
+    p.dur = row.dur;
+    p.pid = row.pid;
+    p.tid = row.tid;
+    ctx.model.spans().add(p);
+  }
 }
 } // namespace
 

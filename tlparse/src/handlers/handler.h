@@ -28,7 +28,8 @@ struct EventContext {
   std::string_view key;                // the key being handled
   std::string_view metadata;           // its value as JSON text (padded buffer)
   std::optional<model::CompileId> cid; // raw id; nullopt when a key had the wrong type
-  int64_t key_id = 0;                  // compile-directory key
+  int64_t key_id = 0;                  // compile-directory entry
+  int64_t compile_id = 0;              // the compile it belongs to
   bool has_payload = false;
   std::string_view payload; // joined payload lines (padded buffer)
   std::string_view declared_md5;

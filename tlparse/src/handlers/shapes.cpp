@@ -55,21 +55,51 @@ Fields collect(simdjson::ondemand::parser& parser, std::string_view json,
   return f;
 }
 
+// The raw JSON is copied out of the envelope buffer: re-pad it for simdjson.
+std::string padded(const std::string& raw) {
+  std::string out = raw;
+  out.resize(raw.size() + simdjson::SIMDJSON_PADDING, ' ');
+  return out;
+}
+
 void add_stacks(EventContext& ctx, const std::optional<std::string>& stack,
                 const std::optional<std::string>& user_stack) {
-  std::vector<index::Frame> frames;
-  // The raw JSON is copied out of the envelope buffer: re-pad it for simdjson.
-  for (const auto& [raw, role] :
-       {std::pair{&stack, "stack"}, std::pair{&user_stack, "user_stack"}}) {
+  std::vector<index::StackFrame> frames;
+  for (const auto& [raw, role] : {std::pair{&stack, index::StackRole::stack},
+                                  std::pair{&user_stack, index::StackRole::user_stack}}) {
     if (!*raw) {
       continue;
     }
-    std::string padded = **raw;
-    const size_t n = padded.size();
-    padded.resize(n + simdjson::SIMDJSON_PADDING, ' ');
-    if (ctx.model.parse_stack(std::string_view(padded.data(), n), frames, ctx.line)) {
+    const std::string json = padded(**raw);
+    if (ctx.model.parse_stack(std::string_view(json.data(), (*raw)->size()), frames, ctx.line)) {
       ctx.model.writer().add_stack(ctx.model.file_id(), ctx.event_id, role, frames);
     }
+  }
+}
+
+// The items of a JSON list as metadata_lists rows (strings unescaped, other items as JSON).
+void add_list(EventContext& ctx, std::string_view field, const std::optional<std::string>& raw) {
+  using simdjson::ondemand::json_type;
+  if (!raw) {
+    return;
+  }
+  const std::string json = padded(*raw);
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::array arr;
+  if (ctx.model.parser().iterate(json.data(), raw->size(), json.size()).get(doc) ||
+      doc.get_array().get(arr)) {
+    return;
+  }
+  int64_t pos = 0;
+  for (auto item : arr) {
+    json_type t{};
+    std::string_view s;
+    if (item.type().get(t) ||
+        (t == json_type::string ? item.get_string().get(s)
+                                : ingest::raw_value_json(item.value_unsafe(), s))) {
+      return;
+    }
+    ctx.model.add_list_item(ctx.event_id, field, pos++, s);
   }
 }
 
@@ -85,9 +115,10 @@ bool validate_spec(simdjson::ondemand::parser& parser, std::string_view metadata
 void handle_spec(EventContext& ctx) {
   const Fields f = collect(ctx.model.parser(), ctx.metadata,
                            {"symbol", "sources", "value", "reason", "stack", "user_stack"});
-  ctx.model.writer().add_specialization(ctx.model.file_id(), ctx.event_id,
-                                        f.strings[0].value_or(""), f.raws[1].value_or("[]"),
-                                        f.strings[2].value_or(""), f.strings[3].value_or(""));
+  ctx.model.writer().add(
+      index::io::SpecializationRecord{ctx.model.file_id(), ctx.event_id, f.strings[0].value_or(""),
+                                      f.strings[2].value_or(""), f.strings[3].value_or("")});
+  add_list(ctx, "sources", f.raws[1]);
   add_stacks(ctx, f.raws[4], f.raws[5]);
 }
 
@@ -97,17 +128,18 @@ bool validate_guard(simdjson::ondemand::parser& parser, std::string_view metadat
 }
 void handle_guard(EventContext& ctx) {
   const Fields f = collect(ctx.model.parser(), ctx.metadata, {"expr", "stack", "user_stack"});
-  ctx.model.writer().add_guard_added_fast(ctx.model.file_id(), ctx.event_id,
-                                          f.strings[0].value_or(""));
+  ctx.model.writer().add(index::io::GuardAddedFastRecord{ctx.model.file_id(), ctx.event_id,
+                                                         f.strings[0].value_or("")});
   add_stacks(ctx, f.raws[1], f.raws[2]);
 }
 
 void handle_symbol(EventContext& ctx) {
   const Fields f = collect(ctx.model.parser(), ctx.metadata,
                            {"symbol", "val", "vr", "source", "stack", "user_stack"});
-  ctx.model.writer().add_symbol(ctx.model.file_id(), ctx.event_id, f.strings[0].value_or(""),
-                                f.strings[1] ? *f.strings[1] : f.raws[1].value_or(""),
-                                f.strings[2].value_or(""), f.strings[3].value_or(""));
+  ctx.model.writer().add(
+      index::io::CreatedSymbolRecord{ctx.model.file_id(), ctx.event_id, f.strings[0].value_or(""),
+                                     f.strings[1] ? *f.strings[1] : f.raws[1].value_or(""),
+                                     f.strings[2].value_or(""), f.strings[3].value_or("")});
   add_stacks(ctx, f.raws[4], f.raws[5]);
 }
 

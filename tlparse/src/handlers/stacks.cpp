@@ -1,4 +1,5 @@
-// dynamo_start: records the user stack that reached a compile (the stack trie of index.html).
+// dynamo_start: records the user stack that reached a compile (the stack trie of index.html, and
+// the compile's user location in the index).
 // The metadata is {stack: Option<[frame]>}; a malformed stack is a type error (fail_json).
 #include "handlers/handler.h"
 #include "ingest/envelope.h"
@@ -39,9 +40,11 @@ void handle(EventContext& ctx) {
   if (!field_raw(ctx.model.parser(), ctx.metadata, "stack", raw) || !raw) {
     return;
   }
-  std::vector<index::Frame> frames;
+  std::vector<index::StackFrame> frames;
   if (ctx.model.parse_stack(*raw, frames, ctx.line)) {
-    ctx.model.writer().add_stack(ctx.model.file_id(), ctx.event_id, "dynamo_start", frames);
+    const int64_t id = ctx.model.writer().add_stack(ctx.model.file_id(), ctx.event_id,
+                                                    index::StackRole::dynamo_start, frames);
+    ctx.model.facts(ctx.compile_id).note_user_stack(id, frames);
   }
 }
 } // namespace

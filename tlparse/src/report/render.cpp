@@ -48,7 +48,7 @@ std::string RenderCache::key_of(std::string_view bytes) {
 Payload RenderContext::fetch_payload(std::int64_t event_id) {
   std::optional<std::string> md5;
   if (md5_trusted) {
-    if (const auto event = reader.event(event_id); event && event->payload_md5) {
+    if (const auto event = take(reader.event(event_id)); event && event->payload_md5) {
       md5 = event->payload_md5;
       const auto it = payloads_by_md5.find(*md5);
       if (it != payloads_by_md5.end()) {
@@ -56,7 +56,7 @@ Payload RenderContext::fetch_payload(std::int64_t event_id) {
       }
     }
   }
-  auto bytes = std::make_shared<const std::string>(reader.payload(event_id).value_or(""));
+  auto bytes = std::make_shared<const std::string>(take(reader.payload(event_id)).value_or(""));
   if (md5) {
     if (payload_cache_bytes + bytes->size() <= budget::kPayloadCacheBytes) {
       payload_cache_bytes += bytes->size();
@@ -84,6 +84,32 @@ std::string RenderContext::key_display(std::optional<std::int64_t> key_id) const
   return it == key_by_id.end() ? std::string() : keys[it->second].display;
 }
 
+index::CompileStatus RenderContext::status_of_key(std::optional<std::int64_t> key_id) const {
+  const auto key = key_id ? key_by_id.find(*key_id) : key_by_id.end();
+  if (key == key_by_id.end()) {
+    return index::CompileStatus::missing;
+  }
+  const auto compile = compile_by_id.find(keys[key->second].compile_id);
+  return compile == compile_by_id.end() ? index::CompileStatus::missing
+                                        : compiles[compile->second].status;
+}
+
+std::string_view status_class(index::CompileStatus status) {
+  switch (status) {
+  case index::CompileStatus::ok:
+    return "status-ok";
+  case index::CompileStatus::restart:
+    return "status-break";
+  case index::CompileStatus::empty:
+    return "status-empty";
+  case index::CompileStatus::error:
+    return "status-error";
+  case index::CompileStatus::missing:
+    break;
+  }
+  return "status-missing";
+}
+
 void RenderContext::note_write(bool ok, std::string_view what) {
   if (ok) {
     return;
@@ -100,10 +126,10 @@ void RenderContext::emit(const std::string& path, std::string bytes) {
   }
 }
 
-std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
+std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack) {
   std::vector<TrieFrame> frames;
   frames.reserve(stack.size());
-  for (const index::Frame& f : stack) {
+  for (const index::StackFrame& f : stack) {
     TrieFrame t;
     t.filename =
         f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
@@ -116,6 +142,9 @@ std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
 }
 
 void build_lookups(RenderContext& ctx) {
+  for (std::size_t i = 0; i < ctx.compiles.size(); ++i) {
+    ctx.compile_by_id.emplace(ctx.compiles[i].id, i);
+  }
   for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
     ctx.key_by_id.emplace(ctx.keys[i].id, i);
   }
@@ -127,18 +156,18 @@ void build_lookups(RenderContext& ctx) {
     }
   }
   for (std::size_t i = 0; i < ctx.metrics.size(); ++i) {
-    if (ctx.metrics[i].output_id) {
-      ctx.metrics_by_output.emplace(*ctx.metrics[i].output_id, i);
+    if (ctx.metrics[i].metrics.output_id) {
+      ctx.metrics_by_output.emplace(*ctx.metrics[i].metrics.output_id, i);
     }
   }
   for (std::size_t i = 0; i < ctx.dynamo_starts.size(); ++i) {
-    ctx.start_by_forced_key[forced_key(ctx.dynamo_starts[i].cid)] = i;
+    ctx.start_by_forced_key[forced_key(ctx.dynamo_starts[i].event.cid)] = i;
   }
   for (std::size_t i = 0; i < ctx.specializations.size(); ++i) {
-    ctx.specs_by_forced_key[forced_key(ctx.specializations[i].cid)].push_back(i);
+    ctx.specs_by_forced_key[forced_key(ctx.specializations[i].event.cid)].push_back(i);
   }
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
-    ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].cid)].push_back(i);
+    ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
   }
 }
 
@@ -154,9 +183,14 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   }
   detail::RenderContext ctx(reader, options, folder);
 
-  const std::vector<index::FileInfo> files = reader.files();
+  auto listed = reader.files();
+  if (!listed) {
+    result.error = listed.error();
+    return result;
+  }
+  const std::vector<index::File>& files = *listed;
   bool found = false;
-  for (const index::FileInfo& f : files) {
+  for (const index::File& f : files) {
     if (options.file_id == 0 || f.id == options.file_id) {
       ctx.file = f;
       found = true;
@@ -168,17 +202,28 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     return result;
   }
   if (found) {
-    ctx.keys = reader.compile_keys(ctx.file.id);
-    ctx.outputs = reader.outputs(ctx.file.id);
-    ctx.metrics = reader.compilation_metrics(ctx.file.id);
-    ctx.dynamo_starts = reader.dynamo_starts(ctx.file.id);
-    ctx.specializations = reader.specializations(ctx.file.id);
-    ctx.guards_added_fast = reader.guards_added_fast(ctx.file.id);
+    const int64_t id = ctx.file.id;
+    ctx.compiles = ctx.take(reader.compiles(id));
+    ctx.keys = ctx.take(reader.compile_keys(id));
+    ctx.outputs = ctx.take(reader.outputs(id));
+    ctx.metrics = ctx.take(reader.compilation_metrics(id));
+    ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
+    ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
+    ctx.specializations = ctx.take(reader.specializations(id));
+    ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
+    ctx.restarts_and_failures = ctx.take(reader.restarts_and_failures(id));
+    ctx.stats = ctx.take(reader.stats(id));
+    ctx.health = ctx.take(reader.health(id));
+    ctx.unknown_keys = ctx.take(reader.unknown_keys(id));
+    if (!ctx.read_error.empty()) {
+      result.error = ctx.read_error; // nothing is written from a damaged index
+      return result;
+    }
   } else {
     ctx.warnings.push_back("the index holds no file; writing an empty report");
   }
   detail::build_lookups(ctx);
-  ctx.md5_trusted = found && reader.stats(ctx.file.id).fail_payload_md5 == 0;
+  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
 
   const auto end_phase = [&](const char* name) {
     const auto now = std::chrono::steady_clock::now();
@@ -195,9 +240,13 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   std::unique_ptr<index::IndexReader> chromium_reader;
   std::unique_ptr<index::IndexReader> jsonl_reader;
   if (render_globals && !options.index_path.empty()) {
-    std::string ignored;
-    chromium_reader = index::IndexReader::open(options.index_path, &ignored);
-    jsonl_reader = index::IndexReader::open(options.index_path, &ignored);
+    // Without them the files are written on this thread afterwards (same bytes, more time).
+    if (auto r = index::IndexReader::open(options.index_path)) {
+      chromium_reader = std::move(r).value();
+    }
+    if (auto r = index::IndexReader::open(options.index_path)) {
+      jsonl_reader = std::move(r).value();
+    }
   }
   detail::StreamedResult chromium_result;
   detail::StreamedResult jsonl_result;
@@ -291,6 +340,11 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     side_jobs.clear();
     ctx.note_write(chromium_result.ok, "chromium_events.json");
     ctx.note_write(jsonl_result.ok, "raw.jsonl");
+    for (const std::string* e : {&chromium_result.read_error, &jsonl_result.read_error}) {
+      if (ctx.read_error.empty() && !e->empty()) {
+        ctx.read_error = *e;
+      }
+    }
     ctx.note_write(raw_log_ok, "raw.log");
     if (raw_log_missing) {
       ctx.warnings.push_back("raw.log not written: the original log " + raw_source.string() +
@@ -309,8 +363,8 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   result.unsafe_paths_refused = folder.refused();
   result.cache_hits = ctx.cache.hits() + chromium_result.cache_hits;
   result.warnings = std::move(ctx.warnings);
-  result.ok = folder.io_errors() == 0;
-  result.error = folder.first_error();
+  result.ok = folder.io_errors() == 0 && ctx.read_error.empty();
+  result.error = ctx.read_error.empty() ? folder.first_error() : ctx.read_error;
   return result;
 }
 

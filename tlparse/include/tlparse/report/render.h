@@ -8,10 +8,13 @@
 // writing so nothing lands outside `out_dir`, even if the index was crafted by hand.
 #pragma once
 
+#include "tlparse/index/schema.gen.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,6 +56,12 @@ struct RenderResult {
   // Wall time of each phase ("outputs", "chromium_events.json", ...), for benchmarks and -v.
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
+
+// The bytes the report writes for an output that holds its payload as text: payload_text and
+// payload_copy, the payload; json_pretty, the payload pretty-printed with sorted keys (as logged
+// when it is not JSON). For the kinds that are pages it is the payload as logged. The GUI shows
+// artifacts through it, so both show the same text.
+std::string text_output(index::OutputKind kind, std::string_view payload);
 
 // Renders the report of one file of `reader` into `out_dir` (created if missing; existing files
 // of the same names are replaced). Never throws for bad log data; returns !ok on I/O errors.

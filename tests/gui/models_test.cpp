@@ -227,7 +227,6 @@ TEST_CASE("line diff pairs changed lines and keeps common head and tail", "[gui]
   const QStringList left = {"a", "b", "c", "d", "e"};
   const QStringList right = {"a", "B", "c", "d", "x", "e"};
   const DiffResult d = diffLines(left, right);
-  CHECK_FALSE(d.approximate);
   CHECK(d.removed == 1);
   CHECK(d.added == 2);
   REQUIRE(d.rows.size() == 6);
@@ -237,10 +236,42 @@ TEST_CASE("line diff pairs changed lines and keeps common head and tail", "[gui]
   CHECK(d.rows[4].kind == DiffRow::Added);
   CHECK(d.rows[4].leftLine == -1);
   CHECK(diffLines(left, left).removed == 0);
-  // Beyond the cell budget the middle is replaced wholesale, not computed.
-  const DiffResult big = diffLines(left, right, 4);
-  CHECK(big.approximate);
-  CHECK(big.rows.size() == 6);
+  CHECK(diffLines({}, right).added == 6);
+  CHECK(diffLines(left, {}).removed == 5);
+}
+
+TEST_CASE("line diff is minimal on large inputs and never gives up", "[gui]") {
+  // 20,000 lines with a 2,000-line block moved: 2,000 removed and 2,000 added, nothing else,
+  // where a quadratic table would have been too big to compute.
+  QStringList left;
+  for (int i = 0; i < 20000; ++i) {
+    left.append(QStringLiteral("line %1").arg(i));
+  }
+  QStringList right = left;
+  const QStringList block = right.mid(2000, 2000);
+  right.remove(2000, 2000);
+  for (int i = 0; i < block.size(); ++i) {
+    right.insert(15000 + i, block[i]);
+  }
+  const DiffResult d = diffLines(left, right);
+  CHECK(d.removed == 2000);
+  CHECK(d.added == 2000);
+  int same = 0;
+  for (const DiffRow& r : d.rows) {
+    if (r.kind == DiffRow::Same) {
+      CHECK(left[r.leftLine] == right[r.rightLine]);
+      ++same;
+    }
+  }
+  CHECK(same == 18000);
+  // Unrelated texts: everything differs, found without a search.
+  QStringList other;
+  for (int i = 0; i < 20000; ++i) {
+    other.append(QStringLiteral("other %1").arg(i));
+  }
+  const DiffResult unrelated = diffLines(left, other);
+  CHECK(unrelated.removed == 20000);
+  CHECK(unrelated.added == 20000);
 }
 
 TEST_CASE("timeline nests spans per rank and zooms about the anchor", "[gui]") {

@@ -186,8 +186,10 @@ TEST_CASE("recompile explorer diffs two compiles of a frame side by side", "[gui
   REQUIRE(waitFor([&] { return diff->diff().artifacts.size() == 2; }));
   CHECK(win.w.tabs()->currentWidget() == diff);
   CHECK(diff->diff().artifacts[0].name == "dynamo_output_graph");
-  CHECK(diff->currentResult().removed == 1);
-  CHECK(diff->currentResult().added == 1);
+  REQUIRE(diff->currentPair() != nullptr);
+  CHECK(diff->currentPair()->removed == 1);
+  CHECK(diff->currentPair()->added == 1);
+  CHECK_FALSE(diff->currentPair()->rows.isEmpty());
   CHECK(diff->leftView()->text().contains("f32[8, 4]"));
   CHECK(diff->rightView()->text().contains("f32[16, 4]"));
   diff->pairList()->setCurrentRow(1);

@@ -3,6 +3,8 @@
 // UI thread inside queued signals.
 #pragma once
 
+#include "gui/text_diff.h"
+
 #include <QList>
 #include <QMetaType>
 #include <QPair>
@@ -129,14 +131,15 @@ struct HealthIssue {
   qint64 artifactId = -1; // artifacts_without_compile: the artifact, which can be opened
 };
 
-// Both sides of one artifact kind of two compiles, for the side-by-side diff.
+// Both sides of one artifact kind of two compiles, for the side-by-side diff, with the diff
+// itself: it is computed on the worker thread (large outputs make it costly), never by a page.
 struct ArtifactPair {
   QString name;
   QString left;
   QString right;
-  // Lines only on one side, counted on the worker thread (large outputs make this costly).
-  int removed = 0;
-  int added = 0;
+  QList<DiffRow> rows; // aligned rows of left and right lines
+  int removed = 0;     // lines only on the left
+  int added = 0;       // lines only on the right
 };
 
 struct CompileDiff {

@@ -17,6 +17,8 @@
 #include "search_page.h"
 #include "support/test_paths.h"
 #include "timeline_widget.h"
+#include "tlparse/ingest/ingest.h"
+#include "tlparse/ingest/log_files.h"
 
 #include <QDir>
 #include <QDragEnterEvent>
@@ -29,6 +31,8 @@
 #include <QListWidget>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
@@ -40,6 +44,7 @@
 #include <QTreeView>
 #include <QUrl>
 #include <catch2/catch.hpp>
+#include <csignal>
 
 using namespace gui;
 using gui_test::waitFor;
@@ -571,4 +576,57 @@ TEST_CASE("cancel stops a real ingest and removes its partial index before repor
   CHECK(left.isEmpty());
   INFO("cancel took " << cancelMs << " ms");
   CHECK(cancelMs < 5000);
+}
+
+namespace {
+// Runs the tlparse-gui executable on the offscreen platform with its own temporary folder.
+struct GuiProcess {
+  explicit GuiProcess(const QString& path) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("TMPDIR"), temp.path());
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), temp.path());
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(TORCHSCOPE_GUI_BINARY), {path});
+  }
+  QStringList sessionFolders() const {
+    return QDir(temp.path()).entryList({QStringLiteral("tlparse-gui-*")}, QDir::Dirs);
+  }
+  QTemporaryDir temp;
+  QProcess process;
+};
+} // namespace
+
+TEST_CASE("tlparse-gui quits on SIGTERM and removes its temporary folder", "[gui]") {
+  GuiProcess gui(recompileLog());
+  REQUIRE(gui.process.waitForStarted());
+  // The index of the log is built in the session folder.
+  REQUIRE(waitFor([&] { return !gui.sessionFolders().isEmpty(); }, 60000));
+  const QString folder = gui.temp.filePath(gui.sessionFolders().first());
+  REQUIRE(
+      waitFor([&] { return QFileInfo::exists(folder + QStringLiteral("/index.sqlite")); }, 60000));
+  ::kill(pid_t(gui.process.processId()), SIGTERM);
+  REQUIRE(gui.process.waitForFinished(30000));
+  CHECK(gui.process.exitStatus() == QProcess::NormalExit);
+  CHECK(gui.process.exitCode() == 0);
+  CHECK(gui.sessionFolders().isEmpty());
+}
+
+TEST_CASE("tlparse-gui given a damaged index says so and exits 1", "[gui]") {
+  QTemporaryDir dir;
+  const QString index = dir.filePath(QStringLiteral("index.sqlite"));
+  const auto logs = tlparse::ingest::find_logs(recompileLog().toStdString());
+  REQUIRE(logs.ok());
+  const auto result = tlparse::ingest::ingest_files(*logs, index.toStdString(), {});
+  REQUIRE(result.ok);
+  QFile f(index);
+  REQUIRE(f.resize(f.size() / 2)); // cut short
+  GuiProcess gui(index);
+  REQUIRE(gui.process.waitForStarted());
+  // Give it time to try; then quit it the way a person's session manager would.
+  QTest::qWait(1500);
+  ::kill(pid_t(gui.process.processId()), SIGTERM);
+  REQUIRE(gui.process.waitForFinished(30000));
+  CHECK(gui.process.exitStatus() == QProcess::NormalExit);
+  CHECK(gui.process.exitCode() == 1);
 }

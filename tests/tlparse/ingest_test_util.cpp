@@ -3,9 +3,12 @@
 
 #include "ingest/md5.h"
 #include "support/must.h"
+#include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
+#include <sys/wait.h>
 
 namespace tlparse_test {
 
@@ -33,6 +36,37 @@ std::string event_with_payload(const std::string& envelope_without_brace_end,
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
   out << bytes;
+}
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+} // namespace
+
+Run run_tlparse(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  const test_support::TempDir capture("tlparse-run");
+  const auto out = capture.path() / "stdout";
+  const auto err = capture.path() / "stderr";
+  std::string cmd = "cd " + quote(cwd.string()) + " && " + quote(TLPARSE_BINARY);
+  for (const auto& a : args) {
+    cmd += " " + quote(a);
+  }
+  cmd += " > " + quote(out.string()) + " 2> " + quote(err.string());
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = test_support::read_file(out);
+  r.err = test_support::read_file(err);
+  return r;
 }
 
 Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tlparse_test {
 
@@ -26,6 +27,13 @@ struct Ingested {
     return file().health.at(static_cast<size_t>(id));
   }
 };
+// Runs the tlparse binary in `cwd` (its output captured outside `cwd`).
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+Run run_tlparse(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+
 // Ingests `log` into `dir/index.sqlite` and opens the index (REQUIREs success).
 Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,
                 const tlparse::ingest::IngestOptions& options = {});

@@ -385,6 +385,26 @@ const std::filesystem::path& IndexReader::path() const {
   return impl_->path;
 }
 
+Status IndexReader::check_integrity() const {
+  std::string problems;
+  const Status st =
+      impl_->each_row("the whole file", "PRAGMA quick_check", {}, [&](const Stmt& s, int&) {
+        const std::string_view line = s.text_view(0);
+        if (line != "ok" && problems.size() < 400) {
+          problems += (problems.empty() ? "" : "; ");
+          problems += line;
+        }
+        return Next::more;
+      });
+  if (!st) {
+    return st;
+  }
+  if (!problems.empty()) {
+    return impl_->damaged("the whole file", problems);
+  }
+  return {};
+}
+
 Result<std::vector<File>> IndexReader::files() const {
   return impl_->rows<File>("ORDER BY id", {});
 }

@@ -194,7 +194,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append("</p>\n");
   }
   end_page(page, po);
-  ctx.note_write(ctx.folder.write_file("index.html", page), "index.html");
+  ctx.note_write(ctx.folder.write_file(files::index_html, page), files::index_html);
 }
 
 void render_failures_page(RenderContext& ctx) {
@@ -234,8 +234,7 @@ void render_failures_page(RenderContext& ctx) {
   }
   page.append("</table>\n");
   end_page(page, po);
-  ctx.note_write(ctx.folder.write_file("failures_and_restarts.html", page),
-                 "failures_and_restarts.html");
+  ctx.note_write(ctx.folder.write_file(files::failures_html, page), files::failures_html);
 }
 
 } // namespace tlparse::report::detail

@@ -45,14 +45,14 @@ void render_compile_directory(RenderContext& ctx) {
   }
   std::string text;
   write_pretty(text, root);
-  ctx.note_write(ctx.folder.write_file("compile_directory.json", text), "compile_directory.json");
+  ctx.note_write(ctx.folder.write_file(files::compile_directory, text), files::compile_directory);
 }
 
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
                                       OutputFolder& folder) {
   StreamedResult result;
   StreamedFile file;
-  if (!folder.open_stream("chromium_events.json", file)) {
+  if (!folder.open_stream(files::chromium_events, file)) {
     result.ok = false;
     return result;
   }
@@ -134,7 +134,7 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
                                 OutputFolder& folder) {
   StreamedResult result;
   StreamedFile file;
-  if (!folder.open_stream("raw.jsonl", file)) {
+  if (!folder.open_stream(files::raw_jsonl, file)) {
     result.ok = false;
     return result;
   }

@@ -173,6 +173,37 @@ void build_lookups(RenderContext& ctx) {
 
 } // namespace detail
 
+Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader) {
+  std::vector<std::string> out = {files::index_html,
+                                  files::failures_html,
+                                  files::compile_directory,
+                                  files::chromium_events,
+                                  files::raw_jsonl,
+                                  files::raw_log,
+                                  files::index};
+  auto listed = reader.files();
+  if (!listed) {
+    return Error{listed.error()};
+  }
+  for (const index::File& f : *listed) {
+    auto outputs = reader.outputs(f.id);
+    if (!outputs) {
+      return Error{outputs.error()};
+    }
+    for (const index::Output& o : *outputs) {
+      if (o.kind != index::OutputKind::link) {
+        out.push_back(o.path);
+        if (o.readable_url && !o.readable_url->empty()) {
+          out.push_back(*o.readable_url);
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
                            const std::filesystem::path& out_dir) {
   RenderResult result;
@@ -275,7 +306,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     timed(raw_log_seconds, [&] {
       std::error_code ec;
       if (found && std::filesystem::is_regular_file(raw_source, ec)) {
-        raw_log_ok = folder.copy_file(raw_source, "raw.log");
+        raw_log_ok = folder.copy_file(raw_source, files::raw_log);
       } else {
         raw_log_missing = true;
       }
@@ -305,6 +336,10 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
       if (output.kind != index::OutputKind::link && last_writer[output.path] != i) {
         continue;
       }
+      if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) {
+        ctx.read_error = "cancelled";
+        break;
+      }
       detail::render_output(ctx, output);
       if (options.on_progress && (i % 64 == 0 || i + 1 == ctx.outputs.size())) {
         options.on_progress(i + 1, ctx.outputs.size());
@@ -321,7 +356,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   end_phase("outputs");
 
   // 2-7. The global files (tlparse's order where it matters: all paths are distinct).
-  if (render_globals && !(options.strict && folder.io_errors() > 0)) {
+  if (render_globals && !(options.strict && folder.io_errors() > 0) && ctx.read_error.empty()) {
     detail::render_failures_page(ctx);
     if (side_jobs.empty()) {
       chromium_job(reader);
@@ -338,21 +373,21 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
       jsonl_job(reader);
     }
     side_jobs.clear();
-    ctx.note_write(chromium_result.ok, "chromium_events.json");
-    ctx.note_write(jsonl_result.ok, "raw.jsonl");
+    ctx.note_write(chromium_result.ok, files::chromium_events);
+    ctx.note_write(jsonl_result.ok, files::raw_jsonl);
     for (const std::string* e : {&chromium_result.read_error, &jsonl_result.read_error}) {
       if (ctx.read_error.empty() && !e->empty()) {
         ctx.read_error = *e;
       }
     }
-    ctx.note_write(raw_log_ok, "raw.log");
+    ctx.note_write(raw_log_ok, files::raw_log);
     if (raw_log_missing) {
       ctx.warnings.push_back("raw.log not written: the original log " + raw_source.string() +
                              " is not available");
     }
-    result.phase_seconds.emplace_back("chromium_events.json", chromium_seconds);
-    result.phase_seconds.emplace_back("raw.log", raw_log_seconds);
-    result.phase_seconds.emplace_back("raw.jsonl", jsonl_seconds);
+    result.phase_seconds.emplace_back(files::chromium_events, chromium_seconds);
+    result.phase_seconds.emplace_back(files::raw_log, raw_log_seconds);
+    result.phase_seconds.emplace_back(files::raw_jsonl, jsonl_seconds);
   }
   for (std::thread& t : side_jobs) {
     t.join(); // strict mode stopped early: the side jobs still finish their files

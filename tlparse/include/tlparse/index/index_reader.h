@@ -127,6 +127,10 @@ public:
   IndexReader& operator=(const IndexReader&) = delete;
 
   const std::filesystem::path& path() const;
+  // Reads every page of the file (SQLite's quick_check): finds damage anywhere, also where no
+  // query would look. Costs a full read of the file, so only `tlparse render` of an index from
+  // elsewhere asks for it.
+  Status check_integrity() const;
 
   Result<std::vector<File>> files() const;
   // Compiles and compile-directory entries, in first-seen order.

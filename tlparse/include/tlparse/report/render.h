@@ -9,7 +9,9 @@
 #pragma once
 
 #include "tlparse/index/schema.gen.h"
+#include "tlparse/result.h"
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -23,6 +25,21 @@ class IndexReader;
 }
 
 namespace tlparse::report {
+
+// The files of a report besides its per-event outputs, named once here.
+namespace files {
+inline constexpr const char* index_html = "index.html";
+inline constexpr const char* failures_html = "failures_and_restarts.html";
+inline constexpr const char* compile_directory = "compile_directory.json";
+inline constexpr const char* chromium_events = "chromium_events.json";
+inline constexpr const char* raw_jsonl = "raw.jsonl";
+inline constexpr const char* raw_log = "raw.log";
+inline constexpr const char* index = "index.sqlite"; // the index the report was rendered from
+} // namespace files
+
+// Every file (relative path) a report rendered from `reader` may hold: the files above and each
+// output of every ingested file. What `tlparse --overwrite` may delete of a previous report.
+Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader);
 
 struct RenderOptions {
   // -p: inductor_output_code was stored as .txt payload outputs (the ingest decided the kinds;
@@ -43,6 +60,8 @@ struct RenderOptions {
   std::filesystem::path index_path;
   // Called now and then with the per-event outputs written so far (progress bars).
   std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
+  // Polled between outputs: once true the render stops with an error ("cancelled").
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RenderResult {

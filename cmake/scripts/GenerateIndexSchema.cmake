@@ -228,7 +228,7 @@ foreach(t RANGE ${tlast})
     if(ctype STREQUAL "id" AND tmerge STREQUAL "offset")
       string(APPEND merge_exprs "${cname} + :off_${tname}")
     elseif(cref STREQUAL "payloads")
-      string(APPEND merge_exprs "(SELECT m.id FROM main.payloads m JOIN part.payloads p ON m.md5 = p.md5 AND m.size = p.size WHERE p.id = x.${cname})")
+      string(APPEND merge_exprs "(SELECT main_id FROM temp.payload_map WHERE part_id = x.${cname})")
     elseif(cref)
       string(APPEND merge_exprs "${cname} + :off_${cref}")
     else()
@@ -411,7 +411,8 @@ ${table_info_list}};
 inline constexpr int kTableCount = ${ntables};
 
 // Merging a per-file part database (attached as `part`) into the main one: the tables whose ids
-// move (bind :off_<table> to the main table's largest id), and one statement per table.
+// move (bind :off_<table> to the main table's largest id), and one statement per table. Payload
+// ids go through temp.payload_map (part id -> main id), filled after the part's payloads are.
 inline constexpr const char* kTablesWithIds[] = {\"${id_table_list}\"};
 struct MergeStatement {
   const char* table;

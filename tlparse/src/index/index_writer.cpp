@@ -114,7 +114,11 @@ bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
   // events of the part find theirs by (md5, size).
   if (!db_.exec("INSERT INTO main.payloads(md5,size,compressed,data) SELECT md5,size,compressed,"
                 "data FROM part.payloads p WHERE NOT EXISTS (SELECT 1 FROM main.payloads m "
-                "WHERE m.md5=p.md5 AND m.size=p.size) ORDER BY p.id",
+                "WHERE m.md5=p.md5 AND m.size=p.size) ORDER BY p.id;"
+                "CREATE TEMP TABLE IF NOT EXISTS payload_map(part_id INTEGER PRIMARY KEY, "
+                "main_id INTEGER NOT NULL); DELETE FROM temp.payload_map;"
+                "INSERT INTO temp.payload_map SELECT p.id, m.id FROM part.payloads p JOIN "
+                "main.payloads m ON m.md5=p.md5 AND m.size=p.size;",
                 &err)) {
     return fail(err);
   }

@@ -514,7 +514,8 @@ void FileIngest::process_line(const Line& line) {
 
 bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileResult& result,
                      std::string& error, const std::function<void(uint64_t)>& progress) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so a FIFO given as a log cannot hang the open; it is refused just below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error = path.string() + ": " + std::strerror(errno);
     return false;
@@ -525,6 +526,7 @@ bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileRes
     error = path.string() + " is not a file";
     return false;
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   struct tm tm_utc {};
   const time_t mtime = st.st_mtime;
   gmtime_r(&mtime, &tm_utc);

@@ -128,7 +128,7 @@ std::string md5_hex(const std::string& bytes) {
 }
 
 TlparseRuleCounts parse_by_tlparse_rules(const std::string& text) {
-  // The glog regex of §1.2, verbatim in meaning (unanchored, '.' unescaped, no space before
+  // The glog regex (docs/TLPARSE-INGEST.md, "The glog prefix"), verbatim in meaning (unanchored, '.' unescaped, no space before
   // the pathname group so it keeps the leading space).
   static const std::regex glog(
       R"(([VIWEC])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2}).(\d{6}) (\d+)([^:]+):(\d+)\] (.))");

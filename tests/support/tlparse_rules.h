@@ -1,4 +1,4 @@
-// A reference reader that applies tlparse 0.4.3's line rules (docs: TLPARSE-COMPAT.md §1) to a
+// A reference reader that applies tlparse 0.4.3's line rules (docs/TLPARSE-INGEST.md, "tlparse 0.4.3's rules, in brief") to a
 // log and counts the outcome, independent of our tlparse implementation. Tests use it to check
 // that what our tracer and compiler write is read by tlparse with no failed line.
 #pragma once

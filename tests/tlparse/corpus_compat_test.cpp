@@ -1,7 +1,7 @@
 // On real PyTorch 2.11 logs, the ingest's counters equal tlparse 0.4.3's statistics line and its
 // output decisions (paths, names, numbers, suffixes, readable urls) equal the reference
 // compile_directory.json, checked through the read API. Uses the copies in tests/data (always)
-// and the whole shared corpus (when ../shared is present).
+// and the whole shared corpus (when it is present: docs/BUILDING.md, "Test data").
 #include "ingest_test_util.h"
 #include "support/must.h"
 #include "support/test_paths.h"
@@ -171,7 +171,7 @@ TEST_CASE("ingest counters and outputs equal tlparse 0.4.3 on the whole PyTorch 
           "[tlparse][compat]") {
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   int checked = 0;
   for (const auto& e : fs::directory_iterator(*shared / "corpus/pytorch-2.11")) {
@@ -190,7 +190,7 @@ TEST_CASE("ingest counters and outputs equal tlparse 0.4.3 on tlparse's own test
           "[tlparse][compat]") {
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   const fs::path inputs = *shared / "corpus/tlparse-tests/inputs";
   const fs::path refs = *shared / "reference/tlparse-0.4.3/tlparse-tests";

@@ -1,6 +1,7 @@
 // Benchmark: how long the report takes to render from an index. Usage:
 //   tlparse_report_bench [LOG] [SCALE_MB]
-// Without LOG it uses the largest single-rank PyTorch 2.11 log of ../shared. The log is repeated
+// Without LOG it uses the largest single-rank PyTorch 2.11 log of the shared corpus
+// (docs/BUILDING.md, "Test data"). The log is repeated
 // until it reaches SCALE_MB (default 200) — the scaled log repeats the same payloads, which is
 // what the render cache is for — then ingested once and rendered twice (cold, then warm disk).
 #include "tlparse/index/index_reader.h"

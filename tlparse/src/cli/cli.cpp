@@ -1,4 +1,4 @@
-// The tlparse command line (docs/TLPARSE-CLI.md): tlparse 0.4.3's flags with its exit codes and
+// The tlparse command line (docs/TLPARSE-INGEST.md, "Command line"): tlparse 0.4.3's flags with its exit codes and
 // messages, made safer: output goes to a temporary sibling folder that is renamed into place only
 // when everything succeeded (no empty OUT after an error), --overwrite refuses to delete a folder
 // that does not look like a report, --latest works, and a browser is never opened.

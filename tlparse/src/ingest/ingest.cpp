@@ -1,4 +1,5 @@
-// The per-line algorithm of tlparse 0.4.3 (§1.8 of TLPARSE-COMPAT.md), streamed: reader ->
+// The per-line algorithm of tlparse 0.4.3 (docs/TLPARSE-INGEST.md, "The order of work on one
+// line"), streamed: reader ->
 // glog prefix -> envelope -> registry handlers -> model -> index writer. Counters match 0.4.3;
 // where 0.4.3 throws data away (a wrong-typed envelope and its payload, invalid UTF-8) we count
 // the same but keep what we can and say so in the health table.

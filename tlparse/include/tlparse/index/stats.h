@@ -13,7 +13,7 @@
 
 namespace tlparse::index {
 
-// tlparse 0.4.3's Stats, in its print order (§1.9).
+// tlparse 0.4.3's Stats, in its print order (docs/TLPARSE-INGEST.md, "Statistics").
 struct Stats {
   uint64_t ok = 0;
   uint64_t other_rank = 0;

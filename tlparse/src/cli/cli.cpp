@@ -1,7 +1,7 @@
-// The tlparse command line (docs/TLPARSE-INGEST.md, "Command line"): tlparse 0.4.3's flags with its exit codes and
-// messages, made safer: output goes to a temporary sibling folder that is renamed into place only
-// when everything succeeded (no empty OUT after an error), --overwrite refuses to delete a folder
-// that does not look like a report, --latest works, and a browser is never opened.
+// The tlparse command line (docs/TLPARSE-INGEST.md, "Command line"): tlparse 0.4.3's flags with its
+// exit codes and messages, made safer: output goes to a temporary sibling folder that is renamed
+// into place only when everything succeeded (no empty OUT after an error), --overwrite refuses to
+// delete a folder that does not look like a report, --latest works, and a browser is never opened.
 #include "cli/cli.h"
 
 #include "cli/report_folder.h"

@@ -1,8 +1,9 @@
 // The tlparse report: renders the compatible output folder (tlparse 0.4.3's layout and file
-// names, docs/TLPARSE-INGEST.md and tlparse/src/report/README.md) from an index. The ingest decided every output
-// (path, name, number, suffix, kind) and stored them in order; the renderer produces their bytes
-// plus the global pages (index.html, failures_and_restarts.html, compile_directory.json,
-// chromium_events.json, raw.log, raw.jsonl). Same index -> byte-identical folder.
+// names, docs/TLPARSE-INGEST.md and tlparse/src/report/README.md) from an index. The ingest decided
+// every output (path, name, number, suffix, kind) and stored them in order; the renderer produces
+// their bytes plus the global pages (index.html, failures_and_restarts.html,
+// compile_directory.json, chromium_events.json, raw.log, raw.jsonl). Same index -> byte-identical
+// folder.
 //
 // Everything from the log is HTML-escaped and UTF-8-repaired; every path is checked again before
 // writing so nothing lands outside `out_dir`, even if the index was crafted by hand.

@@ -102,6 +102,7 @@ foreach(t RANGE ${tlast})
   set(bind_body "")
   set(read_body "")
   set(visit_body "")
+  set(record_of_body "")
   set(col_infos "")
   set(sql_cols "")
   set(insert_cols "")
@@ -182,6 +183,7 @@ foreach(t RANGE ${tlast})
     string(APPEND row_fields "  ${cpp} ${cname}${init}; // ${cdoc}\n")
     string(APPEND record_fields "  ${rec} ${cname}${init};\n")
     string(APPEND visit_body "  f(\"${cname}\", r.${cname});\n")
+    string(APPEND record_of_body "  out.${cname} = r.${cname};\n")
     # SQL column.
     set(col_sql "${cname} ${sql_type}")
     set(not_null "true")
@@ -271,6 +273,12 @@ struct Table<${row}> {
   static constexpr const char* kInsert = \"INSERT INTO ${tname}(${insert_cols}) VALUES(${insert_params})\";
   using Record = ${row}Record;
 };
+
+// A record viewing a row's own strings (the row must outlive it).
+inline ${row}Record record_of(const ${row}& r) {
+  ${row}Record out;
+${record_of_body}  return out;
+}
 
 inline void bind_record(Stmt& s, const ${row}Record& r) {
 ${bind_body}}

@@ -32,7 +32,7 @@ void registerTypes() {
 } // namespace
 
 IndexSession::IndexSession(BackendFactory factory, QObject* parent)
-    : QObject(parent), cancel_(std::make_shared<std::atomic<bool>>(false)) {
+    : IndexAnswers(parent), cancel_(std::make_shared<std::atomic<bool>>(false)) {
   registerTypes();
   worker_ = new IndexWorker(std::move(factory), cancel_);
   worker_->moveToThread(&thread_);

@@ -4,6 +4,7 @@
 // Some artifacts feed the model: recompile_reasons and dynamo_graph_break_reason become rows of
 // their own (model/reason_text.h), cache hit/miss/bypass artifacts rows of cache_events.
 #include "handlers/handler.h"
+#include "ingest/envelope.h"
 #include "model/file_model.h"
 #include "model/reason_text.h"
 
@@ -19,47 +20,23 @@ bool payload_is_object(simdjson::ondemand::parser& parser, std::string_view payl
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
   std::string_view raw;
-  return !parser
-              .iterate(payload.data(), payload.size(), payload.size() + simdjson::SIMDJSON_PADDING)
-              .get(doc) &&
-         !doc.get_object().get(obj) && !obj.raw_json().get(raw);
+  return ingest::open_object(parser, payload, doc, obj) && !obj.raw_json().get(raw);
 }
 
 void record_recompile_reasons(EventContext& ctx) {
-  const model::ParsedReasons parsed =
+  std::vector<index::RecompileReason> reasons =
       model::parse_recompile_reasons(ctx.model.parser(), ctx.payload);
-  int64_t pos = 0;
-  for (const model::ParsedReason& r : parsed.reasons) {
-    index::io::RecompileReasonRecord row;
-    row.file_id = ctx.model.file_id();
-    row.event_id = ctx.event_id;
-    row.key_id = ctx.key_id;
-    row.compile_id = ctx.compile_id;
-    row.pos = pos++;
-    row.shape = parsed.shape;
-    row.reason = r.reason;
-    row.cached_entry = r.cached_entry;
-    row.guard = r.guard;
-    row.user_stack = r.user_stack;
-    row.user_file = r.user_file;
-    row.user_line = r.user_line;
-    ctx.model.writer().add(row);
+  for (index::RecompileReason& r : reasons) {
+    ctx.model.place(ctx, r);
+    ctx.model.writer().add(index::io::record_of(r));
   }
-  ctx.model.facts(ctx.compile_id).note_recompile_reasons(pos);
+  ctx.model.facts(ctx.compile_id).note_recompile_reasons(static_cast<int64_t>(reasons.size()));
 }
 
 void record_graph_break(EventContext& ctx) {
-  const model::ParsedGraphBreak parsed = model::parse_graph_break(ctx.payload);
-  index::io::GraphBreakRecord row;
-  row.file_id = ctx.model.file_id();
-  row.event_id = ctx.event_id;
-  row.key_id = ctx.key_id;
-  row.compile_id = ctx.compile_id;
-  row.reason = parsed.reason;
-  row.user_file = parsed.user_file;
-  row.user_line = parsed.user_line;
-  row.user_stack = parsed.user_stack;
-  ctx.model.writer().add(row);
+  index::GraphBreak row = model::parse_graph_break(ctx.payload);
+  ctx.model.place(ctx, row);
+  ctx.model.writer().add(index::io::record_of(row));
   ctx.model.facts(ctx.compile_id).note_graph_break();
 }
 

@@ -96,30 +96,6 @@ bool set_typed(const index::io::JsonSlot& slot, simdjson::ondemand::value v,
   return false;
 }
 
-// The items of a list field as metadata_lists rows; nullopt when `v` is not a list.
-std::optional<int64_t> record_list(EventContext& ctx, std::string_view field,
-                                   simdjson::ondemand::value v) {
-  using simdjson::ondemand::json_type;
-  simdjson::ondemand::array arr;
-  if (v.get_array().get(arr)) {
-    return std::nullopt;
-  }
-  int64_t pos = 0;
-  for (auto item : arr) {
-    json_type it{};
-    std::string_view s;
-    if (item.type().get(it)) {
-      break;
-    }
-    if (it == json_type::string ? item.get_string().get(s)
-                                : ingest::raw_value_json(item.value_unsafe(), s)) {
-      break;
-    }
-    ctx.model.add_list_item(ctx.event_id, field, pos++, s);
-  }
-  return pos;
-}
-
 void record_row(EventContext& ctx, int64_t output_id) {
   using simdjson::ondemand::json_type;
   index::io::CompilationMetricsRecord row;
@@ -134,44 +110,32 @@ void record_row(EventContext& ctx, int64_t output_id) {
   auto& parser = ctx.model.parser();
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
-  if (!parser
-           .iterate(ctx.metadata.data(), ctx.metadata.size(),
-                    ctx.metadata.size() + simdjson::SIMDJSON_PADDING)
-           .get(doc) &&
-      !doc.get_object().get(obj)) {
-    for (auto field_result : obj) {
-      simdjson::ondemand::field field;
-      std::string_view key, raw;
-      if (std::move(field_result).get(field)) {
-        break;
-      }
-      if (field.unescaped_key().get(key)) {
-        break;
-      }
-      simdjson::ondemand::value v = field.value();
-      json_type t{};
-      if (v.type().get(t)) {
-        break;
-      }
-      const index::io::JsonSlot slot = index::io::json_slot(row, key);
-      if (!std::holds_alternative<std::monostate>(slot) && set_typed(slot, v, t)) {
-        continue;
-      }
-      if (std::optional<int64_t>* count = index::io::json_list_slot(row, key)) {
-        if (t == json_type::null) {
-          continue;
-        }
-        if (t == json_type::array) {
-          *count = record_list(ctx, key, v);
-          continue;
-        }
-      }
-      if (ingest::raw_value_json(v, raw)) {
-        break;
-      }
-      ctx.model.writer().add(
-          index::io::MetricsOtherFieldRecord{ctx.event_id, other_fields++, key, raw});
-    }
+  if (ingest::open_object(parser, ctx.metadata, doc, obj)) {
+    // The metadata was validated: a field that fails to parse now only ends the loop.
+    ingest::for_each_field(
+        obj, [&](std::string_view key, simdjson::ondemand::value v, json_type t) {
+          const index::io::JsonSlot slot = index::io::json_slot(row, key);
+          if (!std::holds_alternative<std::monostate>(slot) && set_typed(slot, v, t)) {
+            return true;
+          }
+          if (std::optional<int64_t>* count = index::io::json_list_slot(row, key)) {
+            simdjson::ondemand::array items;
+            if (t == json_type::null) {
+              return true;
+            }
+            if (t == json_type::array && !v.get_array().get(items)) {
+              *count = ctx.model.add_list(ctx.event_id, key, items);
+              return true;
+            }
+          }
+          std::string_view raw;
+          if (ingest::raw_value_json(v, raw)) {
+            return false;
+          }
+          ctx.model.writer().add(
+              index::io::MetricsOtherFieldRecord{ctx.event_id, other_fields++, key, raw});
+          return true;
+        });
   }
   if (row.event_key == index::MetricsKind::compilation_metrics) {
     ctx.model.facts(ctx.compile_id).note_metrics(row);

@@ -234,15 +234,9 @@ int64_t IndexWriter::add_stack(int64_t file_id, int64_t event_id, StackRole role
   add(stack);
   int64_t pos = 0;
   for (const StackFrame& f : frames) {
-    io::StackFrameRecord r;
+    io::StackFrameRecord r = io::record_of(f);
     r.stack_id = stack.id;
     r.pos = pos++;
-    r.filename_idx = f.filename_idx;
-    r.filename = f.filename;
-    r.uninterned_filename = f.uninterned_filename;
-    r.line = f.line;
-    r.name = f.name;
-    r.loc = f.loc;
     add(r);
   }
   return stack.id;

@@ -395,8 +395,7 @@ void FileIngest::process_line(const Line& line) {
     uint64_t idx = 0;
     bool ok = false;
     const auto& raw = env.fields[i].raw_value;
-    if (!parser.iterate(raw.data(), raw.size(), raw.size() + simdjson::SIMDJSON_PADDING).get(doc) &&
-        !doc.get_array().get(arr)) {
+    if (open_array(parser, raw, doc, arr)) {
       std::string value;
       size_t pos = 0;
       bool good = true;

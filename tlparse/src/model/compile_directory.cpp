@@ -84,7 +84,7 @@ int64_t FileModel::compile_for(const std::optional<CompileId>& raw, int64_t line
   const int64_t id = writer_.next_id<index::Compile>();
   assert(compiles_.empty() ||
          id == compiles_.front().id() + static_cast<int64_t>(compiles_.size()));
-  compiles_.emplace_back(id, static_cast<int64_t>(compiles_.size()), raw, line);
+  compiles_.emplace_back(id, file_id_, static_cast<int64_t>(compiles_.size()), raw, line);
   if (invalid != nullptr) {
     *invalid = id;
   } else {
@@ -274,9 +274,17 @@ void FileModel::intern(int64_t idx, std::string value) {
   strings_[idx] = std::move(value);
 }
 
-void FileModel::add_list_item(int64_t event_id, std::string_view field, int64_t pos,
-                              std::string_view value) {
-  writer_.add(index::io::MetadataListItemRecord{event_id, field, pos, value});
+std::optional<int64_t> FileModel::add_list(int64_t event_id, std::string_view field,
+                                           simdjson::ondemand::array& items) {
+  int64_t pos = 0;
+  for (auto item : items) {
+    std::string_view text;
+    if (ingest::item_text(item.value_unsafe(), text)) {
+      return std::nullopt;
+    }
+    writer_.add(index::io::MetadataListItemRecord{event_id, field, pos++, text});
+  }
+  return pos;
 }
 
 bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame>& out,
@@ -284,12 +292,8 @@ bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame
   using simdjson::ondemand::json_type;
   out.clear();
   simdjson::ondemand::document doc;
-  if (parser_.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING)
-          .get(doc)) {
-    return false;
-  }
   simdjson::ondemand::array arr;
-  if (doc.get_array().get(arr)) {
+  if (!ingest::open_array(parser_, json, doc, arr)) {
     return false;
   }
   for (auto item : arr) {
@@ -299,52 +303,37 @@ bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame
     }
     index::StackFrame f;
     bool has_line = false, has_name = false, has_file = false;
-    for (auto field : obj) {
-      std::string_view key;
-      if (field.unescaped_key().get(key)) {
-        return false;
-      }
-      simdjson::ondemand::value v = field.value();
-      json_type t;
-      if (v.type().get(t)) {
-        return false;
-      }
-      if (key == "line") {
-        int64_t l = 0;
-        if (v.get_int64().get(l) || l < INT32_MIN || l > INT32_MAX) {
-          return false;
-        }
-        f.line = l;
-        has_line = true;
-      } else if (key == "name") {
-        std::string_view s;
-        if (v.get_string().get(s)) {
-          return false;
-        }
-        f.name = std::string(s);
-        has_name = true;
-      } else if (key == "filename") {
-        uint64_t u = 0;
-        if (v.get_uint64().get(u) || u > UINT32_MAX) {
-          return false;
-        }
-        f.filename_idx = static_cast<int64_t>(u);
-        has_file = true;
-      } else if (key == "loc" || key == "uninterned_filename") {
-        if (t == json_type::null) {
-          continue;
-        }
-        std::string_view s;
-        if (v.get_string().get(s)) {
-          return false;
-        }
-        (key == "loc" ? f.loc : f.uninterned_filename) = std::string(s);
-      } else {
-        std::string_view skip;
-        if (ingest::raw_value_json(v, skip)) {
-          return false;
-        }
-      }
+    const bool valid = ingest::for_each_field(
+        obj, [&](std::string_view key, simdjson::ondemand::value v, json_type t) {
+          std::string_view s;
+          int64_t l = 0;
+          uint64_t u = 0;
+          if (key == "line") {
+            has_line = !v.get_int64().get(l) && l >= INT32_MIN && l <= INT32_MAX;
+            f.line = l;
+            return has_line;
+          }
+          if (key == "name") {
+            has_name = !v.get_string().get(s);
+            f.name = std::string(s);
+            return has_name;
+          }
+          if (key == "filename") {
+            has_file = !v.get_uint64().get(u) && u <= UINT32_MAX;
+            f.filename_idx = static_cast<int64_t>(u);
+            return has_file;
+          }
+          if ((key == "loc" || key == "uninterned_filename") && t != json_type::null) {
+            if (v.get_string().get(s)) {
+              return false;
+            }
+            (key == "loc" ? f.loc : f.uninterned_filename) = std::string(s);
+            return true;
+          }
+          return !ingest::raw_value_json(v, s);
+        });
+    if (!valid) {
+      return false;
     }
     if (!has_line || !has_name || !has_file) {
       return false;
@@ -394,8 +383,8 @@ void FileModel::finish(std::optional<uint32_t> rank, uint64_t lines) {
   health_[static_cast<size_t>(index::HealthId::fail_json_serialization)] =
       s.fail_json_serialization;
   health_[static_cast<size_t>(index::HealthId::unknown)] = s.unknown;
-  for (const CompileFacts& c : compiles_) {
-    writer_.add(c.record(file_id_));
+  for (CompileFacts& c : compiles_) {
+    writer_.add(index::io::record_of(c.row()));
   }
   spans_.finish();
   for (size_t i = 0; i < index::kHealthCounterCount; ++i) {

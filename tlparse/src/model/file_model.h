@@ -48,6 +48,14 @@ public:
   KeyRef key_for(const std::optional<CompileId>& raw, int64_t line);
   // What the index will say about a compile of this file.
   CompileFacts& facts(int64_t compile_id);
+  // Sets where a per-event row comes from: its file, event, compile-directory entry and compile.
+  template <class Row>
+  void place(const handlers::EventContext& ctx, Row& row) const {
+    row.file_id = file_id_;
+    row.event_id = ctx.event_id;
+    row.key_id = ctx.key_id;
+    row.compile_id = ctx.compile_id;
+  }
   // "<dir of the raw id>" or "unknown_<line>".
   static std::string dir_for(const std::optional<CompileId>& raw, int64_t line);
 
@@ -77,8 +85,10 @@ public:
   void intern(int64_t idx, std::string value);
   // Parses a stack (array of frames); false on a type error. Resolves file names.
   bool parse_stack(std::string_view json, std::vector<index::StackFrame>& out, int64_t line);
-  // Items of a list field of the event's metadata, as metadata_lists rows.
-  void add_list_item(int64_t event_id, std::string_view field, int64_t pos, std::string_view value);
+  // The items of a list field of the event's metadata, as metadata_lists rows; their number, or
+  // nullopt when an item is not valid JSON (the rows before it are kept).
+  std::optional<int64_t> add_list(int64_t event_id, std::string_view field,
+                                  simdjson::ondemand::array& items);
 
   // Unknown keys.
   void note_unknown_key(std::string_view key, int64_t line);

@@ -68,8 +68,8 @@ void innermost_frame(std::string_view stack, std::optional<std::string>& file,
 }
 
 // "0/1: guard" -> ("0/1", "guard"): a compile id of digits, '/', '_' and '!' with a '/'.
-ParsedReason one_reason(std::string_view text) {
-  ParsedReason r;
+index::RecompileReason one_reason(std::string_view text) {
+  index::RecompileReason r;
   std::string_view head = text;
   const size_t split = text.find("\n" + std::string(kUserStackHeader));
   if (split != std::string_view::npos) {
@@ -100,8 +100,8 @@ ParsedReason one_reason(std::string_view text) {
 
 // Plain text: a reason starts at a line that is not indented and is not the stack header; the
 // lines after it (its stack) belong to it.
-std::vector<ParsedReason> text_reasons(std::string_view text) {
-  std::vector<ParsedReason> out;
+std::vector<index::RecompileReason> text_reasons(std::string_view text) {
+  std::vector<index::RecompileReason> out;
   std::vector<std::string_view> entries;
   size_t start = 0;
   size_t entry_start = std::string_view::npos;
@@ -132,56 +132,46 @@ std::vector<ParsedReason> text_reasons(std::string_view text) {
 
 } // namespace
 
-ParsedReasons parse_recompile_reasons(simdjson::ondemand::parser& parser,
-                                      std::string_view payload) {
+std::vector<index::RecompileReason> parse_recompile_reasons(simdjson::ondemand::parser& parser,
+                                                            std::string_view payload) {
   using simdjson::ondemand::json_type;
-  ParsedReasons out;
+  std::vector<index::RecompileReason> out;
+  index::ReasonShape shape = index::ReasonShape::text;
   simdjson::ondemand::document doc;
   json_type type{};
+  std::string_view s;
+  simdjson::ondemand::array arr;
   if (!parser.iterate(payload.data(), payload.size(), payload.size() + simdjson::SIMDJSON_PADDING)
            .get(doc) &&
       !doc.type().get(type)) {
-    std::string_view s;
     if (type == json_type::string && !doc.get_string().get(s)) {
-      out.shape = index::ReasonShape::json_string;
-      out.reasons.push_back(one_reason(s));
-      return out;
-    }
-    simdjson::ondemand::array arr;
-    if (type == json_type::array && !doc.get_array().get(arr)) {
-      std::vector<ParsedReason> reasons;
-      bool ok = true;
+      shape = index::ReasonShape::json_string;
+      out.push_back(one_reason(s));
+    } else if (type == json_type::array && !doc.get_array().get(arr)) {
+      shape = index::ReasonShape::json_list;
       for (auto item : arr) {
-        json_type it{};
-        if (item.type().get(it)) {
-          ok = false;
+        if (ingest::item_text(item.value_unsafe(), s)) {
+          shape = index::ReasonShape::text; // not a list after all: read it as text
+          out.clear();
           break;
         }
-        if (it == json_type::string) {
-          if (item.get_string().get(s)) {
-            ok = false;
-            break;
-          }
-        } else if (ingest::raw_value_json(item.value_unsafe(), s)) {
-          ok = false;
-          break;
-        }
-        reasons.push_back(one_reason(s));
-      }
-      if (ok) {
-        out.shape = index::ReasonShape::json_list;
-        out.reasons = std::move(reasons);
-        return out;
+        out.push_back(one_reason(s));
       }
     }
   }
-  out.shape = index::ReasonShape::text;
-  out.reasons = text_reasons(payload);
+  if (shape == index::ReasonShape::text) {
+    out = text_reasons(payload);
+  }
+  int64_t pos = 0;
+  for (index::RecompileReason& r : out) {
+    r.pos = pos++;
+    r.shape = shape;
+  }
   return out;
 }
 
-ParsedGraphBreak parse_graph_break(std::string_view text) {
-  ParsedGraphBreak out;
+index::GraphBreak parse_graph_break(std::string_view text) {
+  index::GraphBreak out;
   const size_t first_end = text.find('\n');
   const std::string_view first = text.substr(0, first_end);
   if (first.starts_with(kBreakAt)) {

@@ -17,30 +17,14 @@
 
 namespace tlparse::model {
 
-struct ParsedReason {
-  std::string reason;                      // as logged, without the user stack
-  std::optional<std::string> cached_entry; // "0/1" when the reason starts with "0/1: "
-  std::string guard;                       // the reason without that prefix
-  std::optional<std::string> user_stack;   // the frames after "User stack trace:"
-  std::optional<std::string> user_file;    // innermost `File "...", line N` of that stack
-  std::optional<int64_t> user_line;
-};
-
-struct ParsedReasons {
-  index::ReasonShape shape = index::ReasonShape::text;
-  std::vector<ParsedReason> reasons;
-};
-
+// The rows of a recompile_reasons payload, with their text columns (reason, cached_entry, guard,
+// user_stack, user_file, user_line), `pos` and `shape` set; the caller sets where they come from.
 // `payload` must be followed by simdjson::SIMDJSON_PADDING readable bytes.
-ParsedReasons parse_recompile_reasons(simdjson::ondemand::parser& parser, std::string_view payload);
+std::vector<index::RecompileReason> parse_recompile_reasons(simdjson::ondemand::parser& parser,
+                                                            std::string_view payload);
 
-struct ParsedGraphBreak {
-  std::string reason;
-  std::optional<std::string> user_file;
-  std::optional<int64_t> user_line;
-  std::optional<std::string> user_stack;
-};
-
-ParsedGraphBreak parse_graph_break(std::string_view text);
+// The graph_breaks row of a dynamo_graph_break_reason text, its text columns set (reason,
+// user_file, user_line, user_stack).
+index::GraphBreak parse_graph_break(std::string_view text);
 
 } // namespace tlparse::model

@@ -7,23 +7,27 @@ namespace {
 constexpr size_t kMaxOpenSpans = 100000;
 } // namespace
 
-void SpanTracker::write(const Open& o, std::optional<int64_t> end_event_id,
+index::Span SpanTracker::begin(const ChromiumPoint& p, int64_t depth) const {
+  index::Span s;
+  s.file_id = file_id_;
+  s.begin_event_id = p.event_id;
+  s.key_id = p.key_id;
+  s.compile_id = p.compile_id;
+  s.name = std::string(p.name);
+  s.cat = std::string(p.cat);
+  s.pid = p.pid;
+  s.tid = p.tid;
+  s.start_us = p.ts;
+  s.depth = depth;
+  return s;
+}
+
+void SpanTracker::write(index::Span span, std::optional<int64_t> end_event_id,
                         std::optional<double> duration) {
-  index::io::SpanRecord r;
-  r.id = writer_.next_id<index::Span>();
-  r.file_id = file_id_;
-  r.begin_event_id = o.begin_event_id;
-  r.end_event_id = end_event_id;
-  r.key_id = o.key_id;
-  r.compile_id = o.compile_id;
-  r.name = o.name;
-  r.cat = o.cat;
-  r.pid = o.pid;
-  r.tid = o.tid;
-  r.start_us = o.start;
-  r.duration_us = duration;
-  r.depth = o.depth;
-  writer_.add(r);
+  span.id = writer_.next_id<index::Span>();
+  span.end_event_id = end_event_id;
+  span.duration_us = duration;
+  writer_.add(index::io::record_of(span));
 }
 
 void SpanTracker::add(const ChromiumPoint& p) {
@@ -32,7 +36,7 @@ void SpanTracker::add(const ChromiumPoint& p) {
     if (open_count_ >= kMaxOpenSpans && !open_.empty()) {
       // The oldest open span of the first thread is written as never closed.
       auto first = open_.begin();
-      write(first->second.front(), std::nullopt, std::nullopt);
+      write(std::move(first->second.front()), std::nullopt, std::nullopt);
       first->second.erase(first->second.begin());
       --open_count_;
       if (first->second.empty()) {
@@ -40,9 +44,7 @@ void SpanTracker::add(const ChromiumPoint& p) {
       }
     }
     auto& stack = open_[thread];
-    stack.push_back(Open{p.event_id, p.key_id, p.compile_id, std::string(p.name),
-                         std::string(p.cat), p.pid, p.tid, p.ts,
-                         static_cast<int64_t>(stack.size())});
+    stack.push_back(begin(p, static_cast<int64_t>(stack.size())));
     ++open_count_;
     return;
   }
@@ -54,7 +56,8 @@ void SpanTracker::add(const ChromiumPoint& p) {
     auto& stack = it->second;
     for (size_t i = stack.size(); i-- > 0;) {
       if (stack[i].name == p.name) {
-        write(stack[i], p.event_id, p.ts - stack[i].start);
+        const double start = stack[i].start_us;
+        write(std::move(stack[i]), p.event_id, p.ts - start);
         stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
         --open_count_;
         break;
@@ -65,18 +68,15 @@ void SpanTracker::add(const ChromiumPoint& p) {
     }
   } else if (p.ph == "X") {
     const int64_t depth = it == open_.end() ? 0 : static_cast<int64_t>(it->second.size());
-    const Open o{p.event_id, p.key_id, p.compile_id, std::string(p.name), std::string(p.cat), p.pid,
-                 p.tid,      p.ts,     depth};
-    write(o, std::nullopt, p.dur.value_or(0));
+    write(begin(p, depth), std::nullopt, p.dur.value_or(0));
   }
 }
 
 void SpanTracker::finish() {
   for (auto& [thread, stack] : open_) {
-    for (const Open& o : stack) {
-      write(o, std::nullopt, std::nullopt);
+    for (index::Span& s : stack) {
+      write(std::move(s), std::nullopt, std::nullopt);
     }
-    stack.clear();
   }
   open_.clear();
   open_count_ = 0;

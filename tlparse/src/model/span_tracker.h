@@ -36,18 +36,13 @@ public:
   void finish();
 
 private:
-  struct Open {
-    int64_t begin_event_id, key_id, compile_id;
-    std::string name, cat;
-    std::optional<int64_t> pid, tid;
-    double start = 0;
-    int64_t depth = 0;
-  };
-  void write(const Open& o, std::optional<int64_t> end_event_id, std::optional<double> duration);
+  // The span of a B or X, without its id, end or duration yet.
+  index::Span begin(const ChromiumPoint& p, int64_t depth) const;
+  void write(index::Span span, std::optional<int64_t> end_event_id, std::optional<double> duration);
 
   index::IndexWriter& writer_;
   int64_t file_id_;
-  std::map<std::pair<int64_t, int64_t>, std::vector<Open>> open_;
+  std::map<std::pair<int64_t, int64_t>, std::vector<index::Span>> open_;
   size_t open_count_ = 0;
 };
 

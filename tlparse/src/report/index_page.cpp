@@ -8,33 +8,6 @@
 #include <algorithm>
 
 namespace tlparse::report::detail {
-namespace {
-
-void output_link(std::string& out, const index::Output& o) {
-  if (o.kind == index::OutputKind::link) {
-    if (is_safe_external_url(o.path)) {
-      out.append("<a href=\"");
-      esc(out, o.path);
-      out.append("\">");
-      esc(out, o.name);
-      out.append("</a>");
-    } else {
-      esc(out, o.name);
-      out.append(" <span class=\"badge\">(link not shown: ");
-      esc(out, o.path);
-      out.append(")</span>");
-    }
-    return;
-  }
-  out.append("<a href=\"");
-  esc(out, o.path);
-  out.append("\">");
-  esc(out, o.path);
-  out.append("</a>");
-}
-
-} // namespace
-
 void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   std::string page;
   PageOptions po;
@@ -122,7 +95,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
           continue;
         }
         page.append("<li>");
-        output_link(page, o);
+        output_link(page, o, "", o.path);
         if (o.readable_url) {
           page.append(" (<a href=\"");
           esc(page, *o.readable_url);

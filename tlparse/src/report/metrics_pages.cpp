@@ -106,25 +106,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     }
     any_output = true;
     out.append("<li>");
-    if (o.kind != index::OutputKind::link) {
-      out.append("<a href=\"");
-      esc(out, prefix);
-      esc(out, o.path);
-      out.append("\">");
-      esc(out, o.name);
-      out.append("</a>");
-    } else if (is_safe_external_url(o.path)) {
-      out.append("<a href=\"");
-      esc(out, o.path);
-      out.append("\">");
-      esc(out, o.name);
-      out.append("</a>");
-    } else {
-      esc(out, o.name);
-      out.append(" <span class=\"badge\">(link not shown: ");
-      esc(out, o.path);
-      out.append(")</span>");
-    }
+    output_link(out, o, prefix, o.name);
     out.append(" <span class=\"badge\">(");
     out.append(std::to_string(o.number));
     out.append(")</span></li>\n");

@@ -3,6 +3,7 @@
 // then the global files. See render.h.
 #include "tlparse/report/render.h"
 
+#include "report/html_page.h"
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/model/compile_id.h"
@@ -92,6 +93,26 @@ index::CompileStatus RenderContext::status_of_key(std::optional<std::int64_t> ke
   const auto compile = compile_by_id.find(keys[key->second].compile_id);
   return compile == compile_by_id.end() ? index::CompileStatus::missing
                                         : compiles[compile->second].status;
+}
+
+void output_link(std::string& out, const index::Output& o, std::string_view prefix,
+                 std::string_view label) {
+  const bool external = o.kind == index::OutputKind::link;
+  if (external && !is_safe_external_url(o.path)) {
+    esc(out, o.name);
+    out.append(" <span class=\"badge\">(link not shown: ");
+    esc(out, o.path);
+    out.append(")</span>");
+    return;
+  }
+  out.append("<a href=\"");
+  if (!external) {
+    esc(out, prefix);
+  }
+  esc(out, o.path);
+  out.append("\">");
+  esc(out, external ? std::string_view(o.name) : label);
+  out.append("</a>");
 }
 
 std::string_view status_class(index::CompileStatus status) {

@@ -127,6 +127,10 @@ std::string compile_display(const std::optional<model::CompileId>& cid);
 std::string forced_key(const std::optional<model::CompileId>& cid);
 // A stack from the index as trie frames (filenames resolved, "(unknown)" when they were not).
 std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack);
+// A link to an output: `label` linking to `prefix` + its path; an external link only when its
+// URL is safe (http, https), else the name and the URL as text.
+void output_link(std::string& out, const index::Output& o, std::string_view prefix,
+                 std::string_view label);
 // The CSS class of a compile status ("status-ok", ...).
 std::string_view status_class(index::CompileStatus status);
 // Fills the lookup maps of `ctx` from the loaded lists.

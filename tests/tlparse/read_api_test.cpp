@@ -249,7 +249,7 @@ TEST_CASE("read API keeps metrics typed, every other field, and attempts distinc
   bool saw_attempt_1 = false;
   for (const auto& m : metrics) {
     CHECK(m.metrics.output_id);
-    CHECK_FALSE(m.metrics.json.empty());
+    CHECK_FALSE(m.metadata_json.empty());
     if (m.metrics.event_key == ti::MetricsKind::compilation_metrics) {
       CHECK(m.metrics.co_name);
       CHECK(m.metrics.restart_reasons.has_value());

@@ -555,8 +555,9 @@ private:
       }
     };
     static constexpr std::string_view kNotMetrics[] = {
-        "id",   "file_id",         "event_id",          "compile_id",           "event_key",
-        "json", "restart_reasons", "non_compliant_ops", "compliant_custom_ops", "output_id"};
+        "id",        "file_id",         "event_id",          "compile_id",
+        "event_key", "restart_reasons", "non_compliant_ops", "compliant_custom_ops",
+        "output_id"};
     ti::for_each_column(m, [&](std::string_view name, const auto& value) {
       if (std::find(std::begin(kNotMetrics), std::end(kNotMetrics), name) ==
           std::end(kNotMetrics)) {

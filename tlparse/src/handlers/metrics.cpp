@@ -105,7 +105,6 @@ void record_row(EventContext& ctx, int64_t output_id) {
   row.compile_id = ctx.compile_id;
   index::parse(ctx.key, row.event_key);
   row.output_id = output_id;
-  row.json = ctx.metadata;
   int64_t other_fields = 0;
   auto& parser = ctx.model.parser();
   simdjson::ondemand::document doc;

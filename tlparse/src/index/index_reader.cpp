@@ -82,6 +82,9 @@ std::string read_only_uri(const std::filesystem::path& path) {
   return out + "?mode=ro";
 }
 
+// Reads the event's metadata from columns envelope, value_offset, value_length at `first`.
+int read_metadata(const Stmt& s, int first, std::string& out);
+
 } // namespace
 
 std::optional<CompileId> compile_id_of(const Event& e) {
@@ -112,6 +115,18 @@ std::string raw_jsonl_timestamp(const Event& e, int64_t year) {
                 microsecond);
   return buf;
 }
+
+namespace {
+int read_metadata(const Stmt& s, int first, std::string& out) {
+  Event e;
+  if (!read_column(s, first, e.envelope) || !read_column(s, first + 1, e.value_offset) ||
+      !read_column(s, first + 2, e.value_length)) {
+    return first;
+  }
+  out = std::string(event_metadata(e));
+  return -1;
+}
+} // namespace
 
 std::string_view event_metadata(const Event& e) {
   if (!e.value_offset || !e.value_length || *e.value_offset < 0 || *e.value_length < 0 ||
@@ -625,12 +640,14 @@ Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_
   std::vector<MetricsEvent> out;
   const Status st = impl_->each_row(
       "compilation_metrics",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM compilation_metrics x JOIN events e ON "
-      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS ",e.envelope,e.value_offset,e.value_length FROM "
+      "compilation_metrics x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY "
+      "x.event_id",
       {file_id}, [&](const Stmt& s, int& bad) {
         MetricsEvent m;
         if ((bad = io::read_row(s, 0, m.metrics)) >= 0 ||
-            (bad = read_event_ref(s, kRef, m.event)) >= 0) {
+            (bad = read_event_ref(s, kRef, m.event)) >= 0 ||
+            (bad = read_metadata(s, kRef + kEventRefColumns, m.metadata_json)) >= 0) {
           return Next::bad;
         }
         if (auto it = lists->find(m.metrics.event_id); it != lists->end()) {
@@ -703,14 +720,9 @@ Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t fi
             (bad = read_event_ref(s, kRef, x.event)) >= 0) {
           return Next::bad;
         }
-        Event e;
-        const int meta = kRef + kEventRefColumns;
-        if (!read_column(s, meta, e.envelope) || !read_column(s, meta + 1, e.value_offset) ||
-            !read_column(s, meta + 2, e.value_length)) {
-          bad = meta;
+        if ((bad = read_metadata(s, kRef + kEventRefColumns, x.metadata_json)) >= 0) {
           return Next::bad;
         }
-        x.metadata_json = std::string(event_metadata(e));
         if (auto it = lists->find(x.event.event_id); it != lists->end()) {
           x.sources = std::move(it->second["sources"]);
         }

@@ -63,13 +63,13 @@ void failure_section(std::string& out, const index::CompilationMetrics& m) {
   }
 }
 
-void all_fields_section(std::string& out, const index::CompilationMetrics& m) {
+void all_fields_section(std::string& out, const index::MetricsEvent& m) {
   out.append("<h2>All logged fields</h2>\n<details><summary>metadata as logged (keys sorted)"
              "</summary>\n<pre>");
-  if (auto pretty = pretty_print_json(m.json)) {
+  if (auto pretty = pretty_print_json(m.metadata_json)) {
     esc(out, *pretty);
   } else {
-    esc(out, m.json);
+    esc(out, m.metadata_json);
   }
   out.append("</pre></details>\n");
 }
@@ -247,7 +247,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     out.append("</td></tr>\n");
   }
   out.append(any_guard ? "</table>\n" : "<p class=\"note\">None.</p>\n");
-  all_fields_section(out, m);
+  all_fields_section(out, event);
 }
 
 } // namespace
@@ -296,7 +296,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       page.append("</dl>\n");
     } else {
       // Printed as logged (an integer stays an integer), through the report's JSON printer.
-      const auto parsed = parse_json(m->json);
+      const auto parsed = parse_json(event->metadata_json);
       page.append("<h2>Timing</h2>\n<dl class=\"fields\">\n");
       for (std::string_view name : {"start_time", "elapsed_time"}) {
         const JsonValue* v = parsed ? parsed->find(name) : nullptr;
@@ -309,7 +309,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       page.append("</dl>\n");
     }
     failure_section(page, *m);
-    all_fields_section(page, *m);
+    all_fields_section(page, *event);
   }
   end_page(page, po);
 }

@@ -59,6 +59,7 @@ struct EventStack {
 struct MetricsEvent {
   EventRef event;
   CompilationMetrics metrics;
+  std::string metadata_json; // the event's metadata as logged
   std::vector<std::string> restart_reasons, non_compliant_ops, compliant_custom_ops;
   std::vector<MetricsOtherField> other_fields; // in logged order
 };

@@ -78,7 +78,13 @@ std::string read_everything(const fs::path& index) {
     note(r.for_each_event(f.id, [](const ti::Event&) { return true; }));
     note(r.for_each_chromium_event(
         f.id, [](const ti::ChromiumEvent&, std::string_view) { return true; }));
-    note(r.compilation_metrics(f.id));
+    auto metrics = r.compilation_metrics(f.id);
+    note(metrics);
+    if (metrics) {
+      for (const ti::MetricsEvent& m : *metrics) {
+        note(r.metrics_other_fields(m.metrics.event_id));
+      }
+    }
     note(r.stacks(f.id, ti::StackRole::dynamo_start));
     note(r.spans(f.id));
     note(r.recompile_reasons(f.id));

@@ -73,7 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)must(reader->string_table(f.id));
     (void)must(reader->stacks(f.id, ti::StackRole::dynamo_start));
     (void)must(reader->stacks(f.id, ti::StackRole::unknown));
-    (void)must(reader->compilation_metrics(f.id));
+    for (const ti::MetricsEvent& m : must(reader->compilation_metrics(f.id))) {
+      (void)must(reader->metrics_other_fields(m.metrics.event_id));
+    }
     (void)must(reader->restarts_and_failures(f.id));
     (void)must(reader->specializations(f.id));
     (void)must(reader->guards_added_fast(f.id));

@@ -249,18 +249,22 @@ TEST_CASE("read API keeps metrics typed, every other field, and attempts distinc
   bool saw_attempt_1 = false;
   for (const auto& m : metrics) {
     CHECK(m.metrics.output_id);
-    CHECK_FALSE(m.metadata_json.empty());
+    const auto logged = must(in.reader->event(m.metrics.event_id));
+    REQUIRE(logged);
+    CHECK(ti::event_metadata(*logged).starts_with("{"));
     if (m.metrics.event_key == ti::MetricsKind::compilation_metrics) {
       CHECK(m.metrics.co_name);
       CHECK(m.metrics.restart_reasons.has_value());
-      // Fields no column holds are kept as logged.
+      // Fields no column holds are kept as logged, and so is the whole object.
+      CHECK(ti::event_metadata(*logged).find("\"graph_node_shapes\"") != std::string_view::npos);
+      const auto other_fields = must(in.reader->metrics_other_fields(m.metrics.event_id));
       const auto other = [&](const std::string& name) {
-        return std::find_if(m.other_fields.begin(), m.other_fields.end(),
+        return std::find_if(other_fields.begin(), other_fields.end(),
                             [&](const ti::MetricsOtherField& f) { return f.field == name; });
       };
-      REQUIRE(other("graph_node_shapes") != m.other_fields.end());
+      REQUIRE(other("graph_node_shapes") != other_fields.end());
       CHECK(other("graph_node_shapes")->value.starts_with("\"{'"));
-      CHECK(other("co_name") == m.other_fields.end());
+      CHECK(other("co_name") == other_fields.end());
     }
     saw_attempt_1 = saw_attempt_1 || (m.event.cid && m.event.cid->attempt == 1u);
   }

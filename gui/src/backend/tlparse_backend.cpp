@@ -255,7 +255,8 @@ public:
     }
     if (auto it = fc.metricsByKey.find(compileId); it != fc.metricsByKey.end()) {
       for (size_t i : it->second) {
-        addMetrics(fc.metrics[i], d);
+        addMetrics(fc.metrics[i],
+                   must(reader_->metrics_other_fields(fc.metrics[i].metrics.event_id)), d);
       }
     }
     // The chromium spans of this compile, summed per name: the finer-grained breakdown. A 1 GB
@@ -522,7 +523,8 @@ private:
 
   // The metrics fields that were logged: the typed columns that hold a value, the list fields
   // that are not empty, then the fields no column holds (their values as logged).
-  static void addMetrics(const ti::MetricsEvent& e, CompileDetail& d) {
+  static void addMetrics(const ti::MetricsEvent& e,
+                         const std::vector<ti::MetricsOtherField>& others, CompileDetail& d) {
     const ti::CompilationMetrics& m = e.metrics;
     if (m.fail_type) {
       d.failType = qs(*m.fail_type);
@@ -574,7 +576,7 @@ private:
       }
       add(field, list.join(QStringLiteral(", ")));
     }
-    for (const ti::MetricsOtherField& f : e.other_fields) {
+    for (const ti::MetricsOtherField& f : others) {
       if (f.value != "null" && f.value != "[]" && f.value != "{}") {
         add(f.field, qs(f.value));
       }

@@ -619,35 +619,16 @@ Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_
   if (!lists) {
     return Error{lists.error()};
   }
-  std::unordered_map<int64_t, std::vector<MetricsOtherField>> others;
-  Status read_others = impl_->each_row(
-      "metrics_other_fields",
-      "SELECT o.* FROM metrics_other_fields o JOIN compilation_metrics x ON x.event_id=o.event_id "
-      "WHERE x.file_id=? ORDER BY o.event_id, o.pos",
-      {file_id}, [&](const Stmt& s, int& bad) {
-        MetricsOtherField f;
-        bad = io::read_row(s, 0, f);
-        if (bad >= 0) {
-          return Next::bad;
-        }
-        others[f.event_id].push_back(std::move(f));
-        return Next::more;
-      });
-  if (!read_others) {
-    return Error{read_others.error()};
-  }
   constexpr int kRef = io::Table<CompilationMetrics>::kColumns;
   std::vector<MetricsEvent> out;
   const Status st = impl_->each_row(
       "compilation_metrics",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS ",e.envelope,e.value_offset,e.value_length FROM "
-      "compilation_metrics x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY "
-      "x.event_id",
+      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM compilation_metrics x JOIN events e ON "
+      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
       {file_id}, [&](const Stmt& s, int& bad) {
         MetricsEvent m;
         if ((bad = io::read_row(s, 0, m.metrics)) >= 0 ||
-            (bad = read_event_ref(s, kRef, m.event)) >= 0 ||
-            (bad = read_metadata(s, kRef + kEventRefColumns, m.metadata_json)) >= 0) {
+            (bad = read_event_ref(s, kRef, m.event)) >= 0) {
           return Next::bad;
         }
         if (auto it = lists->find(m.metrics.event_id); it != lists->end()) {
@@ -655,10 +636,25 @@ Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_
           m.non_compliant_ops = std::move(it->second["non_compliant_ops"]);
           m.compliant_custom_ops = std::move(it->second["compliant_custom_ops"]);
         }
-        if (auto it = others.find(m.metrics.event_id); it != others.end()) {
-          m.other_fields = std::move(it->second);
-        }
         out.push_back(std::move(m));
+        return Next::more;
+      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
+}
+
+Result<std::vector<MetricsOtherField>> IndexReader::metrics_other_fields(int64_t event_id) const {
+  std::vector<MetricsOtherField> out;
+  const Status st = impl_->each_row(
+      "metrics_other_fields", "SELECT * FROM metrics_other_fields WHERE event_id=? ORDER BY pos",
+      {event_id}, [&](const Stmt& s, int& bad) {
+        MetricsOtherField f;
+        if ((bad = io::read_row(s, 0, f)) >= 0) {
+          return Next::bad;
+        }
+        out.push_back(std::move(f));
         return Next::more;
       });
   if (!st) {

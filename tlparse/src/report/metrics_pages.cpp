@@ -63,19 +63,20 @@ void failure_section(std::string& out, const index::CompilationMetrics& m) {
   }
 }
 
-void all_fields_section(std::string& out, const index::MetricsEvent& m) {
+void all_fields_section(std::string& out, std::string_view metadata) {
   out.append("<h2>All logged fields</h2>\n<details><summary>metadata as logged (keys sorted)"
              "</summary>\n<pre>");
-  if (auto pretty = pretty_print_json(m.metadata_json)) {
+  if (auto pretty = pretty_print_json(metadata)) {
     esc(out, *pretty);
   } else {
-    esc(out, m.metadata_json);
+    esc(out, metadata);
   }
   out.append("</pre></details>\n");
 }
 
 void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
-                              const index::MetricsEvent& event, std::string& out) {
+                              const index::MetricsEvent& event, std::string_view metadata,
+                              std::string& out) {
   const index::CompilationMetrics& m = event.metrics;
   const std::string prefix = root_prefix(output.path);
   const std::string key = forced_key(event.event.cid);
@@ -247,7 +248,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     out.append("</td></tr>\n");
   }
   out.append(any_guard ? "</table>\n" : "<p class=\"note\">None.</p>\n");
-  all_fields_section(out, event);
+  all_fields_section(out, metadata);
 }
 
 } // namespace
@@ -257,6 +258,12 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
   const index::MetricsEvent* event =
       it == ctx.metrics_by_output.end() ? nullptr : &ctx.metrics[it->second];
   const index::CompilationMetrics* m = event != nullptr ? &event->metrics : nullptr;
+  // The metadata as logged is read for this page only: a 1 GB log has tens of MB of it.
+  std::optional<index::Event> logged;
+  if (event != nullptr) {
+    logged = ctx.take(ctx.reader.event(event->metrics.event_id));
+  }
+  const std::string_view metadata = logged ? index::event_metadata(*logged) : "{}";
   const std::string display =
       event != nullptr ? compile_display(event->event.cid) : ctx.key_display(output.key_id);
   std::string heading;
@@ -283,7 +290,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
   if (m == nullptr) {
     page.append("<p class=\"note\">The metrics of this page were not found in the index.</p>\n");
   } else if (output.kind == index::OutputKind::metrics_html) {
-    compilation_metrics_body(ctx, output, *event, page);
+    compilation_metrics_body(ctx, output, *event, metadata, page);
   } else {
     if (output.kind == index::OutputKind::bwd_metrics_html) {
       page.append("<h2>Compile time (seconds)</h2>\n<dl class=\"fields\">\n");
@@ -296,7 +303,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       page.append("</dl>\n");
     } else {
       // Printed as logged (an integer stays an integer), through the report's JSON printer.
-      const auto parsed = parse_json(event->metadata_json);
+      const auto parsed = parse_json(metadata);
       page.append("<h2>Timing</h2>\n<dl class=\"fields\">\n");
       for (std::string_view name : {"start_time", "elapsed_time"}) {
         const JsonValue* v = parsed ? parsed->find(name) : nullptr;
@@ -309,7 +316,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       page.append("</dl>\n");
     }
     failure_section(page, *m);
-    all_fields_section(page, *event);
+    all_fields_section(page, metadata);
   }
   end_page(page, po);
 }

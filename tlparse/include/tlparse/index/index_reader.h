@@ -55,13 +55,13 @@ struct EventStack {
   StackFrames frames;
 };
 
-// A metrics event with its list fields and the fields no typed column holds.
+// A metrics event with its list fields. The fields no typed column holds are read one event
+// at a time (metrics_other_fields), as is the metadata as logged (event_metadata of event()):
+// together they are a fifth of a large log's index, too much to hold for every event at once.
 struct MetricsEvent {
   EventRef event;
   CompilationMetrics metrics;
-  std::string metadata_json; // the event's metadata as logged
   std::vector<std::string> restart_reasons, non_compliant_ops, compliant_custom_ops;
-  std::vector<MetricsOtherField> other_fields; // in logged order
 };
 
 struct SpecializationEvent {
@@ -157,6 +157,9 @@ public:
   // Stacks of one role (dynamo_start or unknown), in log order.
   Result<std::vector<EventStack>> stacks(int64_t file_id, StackRole role) const;
   Result<std::vector<MetricsEvent>> compilation_metrics(int64_t file_id) const;
+  // The fields of one metrics event that no typed column holds, in logged order, values as
+  // logged (JSON text).
+  Result<std::vector<MetricsOtherField>> metrics_other_fields(int64_t event_id) const;
   Result<std::vector<RestartOrFailure>> restarts_and_failures(int64_t file_id) const;
   Result<std::vector<SpecializationEvent>> specializations(int64_t file_id) const;
   Result<std::vector<GuardAddedFastEvent>> guards_added_fast(int64_t file_id) const;

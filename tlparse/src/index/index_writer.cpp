@@ -18,7 +18,8 @@ bool IndexWriter::open(const std::string& path, Role role, std::string* error) {
   role_ = role;
   std::error_code ec;
   std::filesystem::remove(path, ec);
-  if (!db_.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, error)) {
+  // One thread writes through a writer (each ingest worker has its own): no per-call mutex.
+  if (!db_.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, error)) {
     return false;
   }
   // A part is read once by the merge and deleted: a smaller cache is enough.

@@ -9,31 +9,6 @@
 using namespace tlparse_test;
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path data_log(const std::string& workload) {
-  for (const auto& e :
-       fs::directory_iterator(test_support::source_dir() / "tests/data/pytorch-2.11" / workload)) {
-    if (e.path().extension() == ".log") {
-      return e.path();
-    }
-  }
-  return {};
-}
-
-std::vector<std::string> files_under(const fs::path& root) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) {
-      out.push_back(fs::relative(e.path(), root).string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-} // namespace
-
 TEST_CASE("cli prints help and a version that names tlparse 0.4.3", "[tlparse][cli]") {
   test_support::TempDir tmp;
   const auto help = run_tlparse({"--help"}, tmp.path());

@@ -19,20 +19,10 @@ namespace ti = tlparse::index;
 
 namespace {
 
-fs::path w02_log() {
-  for (const auto& e : fs::directory_iterator(test_support::source_dir() /
-                                              "tests/data/pytorch-2.11/w02_recompile")) {
-    if (e.path().extension() == ".log") {
-      return e.path();
-    }
-  }
-  return {};
-}
-
 // A fresh index of the w02 log in `dir`.
 fs::path good_index(const fs::path& dir) {
   const fs::path index = dir / "index.sqlite";
-  const auto result = tlparse::ingest::ingest_files({w02_log()}, index, {});
+  const auto result = tlparse::ingest::ingest_files({data_log("w02_recompile")}, index, {});
   REQUIRE(result.ok);
   return index;
 }

@@ -38,6 +38,27 @@ void write_file(const std::filesystem::path& p, const std::string& bytes) {
   out << bytes;
 }
 
+std::filesystem::path data_log(const std::string& workload) {
+  const auto dir = test_support::source_dir() / "tests/data/pytorch-2.11" / workload;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".log") {
+      return e.path();
+    }
+  }
+  FAIL("no .log in " << dir.string());
+  return {};
+}
+
+std::set<std::string> files_under(const std::filesystem::path& root) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_directory()) {
+      out.insert(std::filesystem::relative(e.path(), root).generic_string());
+    }
+  }
+  return out;
+}
+
 namespace {
 std::string quote(const std::string& s) {
   std::string q = "'";

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ std::string glog_line(const std::string& envelope);
 std::string event_with_payload(const std::string& envelope_without_brace_end,
                                const std::string& payload, const std::string& md5 = "");
 void write_file(const std::filesystem::path& p, const std::string& bytes);
+// The .log of tests/data/pytorch-2.11/<workload> (FAILs when there is none).
+std::filesystem::path data_log(const std::string& workload);
+// Every file under `root` (links included, folders left out), relative, '/'-separated.
+std::set<std::string> files_under(const std::filesystem::path& root);
 
 struct Ingested {
   tlparse::ingest::IngestResult result;

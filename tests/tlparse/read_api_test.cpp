@@ -15,17 +15,6 @@ namespace ti = tlparse::index;
 using ti::IndexReader;
 
 namespace {
-fs::path w02_log() {
-  const fs::path dir = test_support::source_dir() / "tests/data/pytorch-2.11/w02_recompile";
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".log") {
-      return e.path();
-    }
-  }
-  FAIL("w02 log missing");
-  return {};
-}
-
 std::string artifact(int frame, int frame_compile, const std::string& name,
                      const std::string& encoding, const std::string& payload) {
   return event_with_payload(R"({"artifact": {"name": ")" + name + R"(", "encoding": ")" + encoding +
@@ -39,7 +28,7 @@ std::string artifact(int frame, int frame_compile, const std::string& name,
 TEST_CASE("read API returns compile keys in first-seen order with folder names",
           "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto keys = must(in.reader->compile_keys(in.file().file_id));
   REQUIRE(keys.size() >= 3);
   CHECK(keys[0].display == "[0/0]");
@@ -57,7 +46,7 @@ TEST_CASE("read API returns compile keys in first-seen order with folder names",
 TEST_CASE("read API gives one compile per frame compile id, attempts folded in, with its status",
           "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto compiles = must(in.reader->compiles(in.file().file_id));
   const auto keys = must(in.reader->compile_keys(in.file().file_id));
   const auto find = [&](const std::string& display) {
@@ -95,7 +84,7 @@ TEST_CASE("read API gives one compile per frame compile id, attempts folded in, 
 TEST_CASE("read API streams events in log order with raw.jsonl decisions and their metadata",
           "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   int64_t last_line = 0;
   int raw_rows = 0;
   int chromium = 0;
@@ -127,7 +116,7 @@ TEST_CASE("read API streams events in log order with raw.jsonl decisions and the
 
 TEST_CASE("read API pairs chromium events into spans of their compiles", "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto spans = must(in.reader->spans(in.file().file_id));
   REQUIRE_FALSE(spans.empty());
   bool sorted = true;
@@ -211,7 +200,7 @@ TEST_CASE("recompile reasons of every payload shape become rows with their user 
 
 TEST_CASE("graph breaks become rows with reason, user location and stack", "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto breaks = must(in.reader->graph_breaks(in.file().file_id));
   REQUIRE(breaks.size() == 1);
   CHECK(breaks[0].user_line == 15);
@@ -225,7 +214,7 @@ TEST_CASE("graph breaks become rows with reason, user location and stack", "[tlp
 
 TEST_CASE("read API resolves stacks with the file's own string table", "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto table = must(in.reader->string_table(in.file().file_id));
   REQUIRE_FALSE(table.empty());
   const auto starts = must(in.reader->stacks(in.file().file_id, ti::StackRole::dynamo_start));
@@ -243,7 +232,7 @@ TEST_CASE("read API resolves stacks with the file's own string table", "[tlparse
 TEST_CASE("read API keeps metrics typed, every other field, and attempts distinct",
           "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto metrics = must(in.reader->compilation_metrics(in.file().file_id));
   REQUIRE_FALSE(metrics.empty());
   bool saw_attempt_1 = false;
@@ -275,7 +264,7 @@ TEST_CASE("read API keeps metrics typed, every other field, and attempts distinc
 
 TEST_CASE("read API names each output's artifact the same across compiles", "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   const auto outputs = must(in.reader->outputs(in.file().file_id));
   REQUIRE_FALSE(outputs.empty());
   int graphs = 0;

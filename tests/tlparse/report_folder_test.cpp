@@ -15,26 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path data_log(const std::string& workload) {
-  for (const auto& e :
-       fs::directory_iterator(test_support::source_dir() / "tests/data/pytorch-2.11" / workload)) {
-    if (e.path().extension() == ".log") {
-      return e.path();
-    }
-  }
-  return {};
-}
-
-std::set<std::string> tree(const fs::path& root) {
-  std::set<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (!e.is_directory()) {
-      out.insert(fs::relative(e.path(), root).generic_string());
-    }
-  }
-  return out;
-}
-
 void no_staging_left(const fs::path& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     INFO(e.path().string());
@@ -50,11 +30,11 @@ TEST_CASE("cli -o with a trailing slash writes the report, new or over an old on
   const std::string log = data_log("w19_fullgraph_error").string();
   REQUIRE(run_tlparse({log, "-o", "out/"}, tmp.path()).code == 0);
   CHECK(fs::exists(tmp.path() / "out/index.html"));
-  const auto first = tree(tmp.path() / "out");
+  const auto first = files_under(tmp.path() / "out");
   const Run again = run_tlparse({log, "-o", "out/", "--overwrite"}, tmp.path());
   INFO(again.err);
   REQUIRE(again.code == 0);
-  CHECK(tree(tmp.path() / "out") == first);
+  CHECK(files_under(tmp.path() / "out") == first);
   no_staging_left(tmp.path());
 }
 
@@ -66,7 +46,7 @@ TEST_CASE("cli -o . --overwrite replaces the previous report and keeps everythin
   // A previous report of another log, in the folder the person works in.
   REQUIRE(run_tlparse({data_log("w02_recompile").string(), "-o", ".", "--overwrite"}, here).code ==
           0);
-  const auto old_report = tree(here);
+  const auto old_report = files_under(here);
   write_file(here / "notes.txt", "mine");
   fs::create_directory(here / "data");
   write_file(here / "data/input.csv", "1,2");
@@ -81,10 +61,10 @@ TEST_CASE("cli -o . --overwrite replaces the previous report and keeps everythin
   CHECK(fs::exists(here / "today.log"));
   // The new report is there, and what only the old report had is gone.
   CHECK(fs::exists(here / "index.html"));
-  const auto now = tree(here);
+  const auto now = files_under(here);
   test_support::TempDir fresh;
   REQUIRE(run_tlparse({(here / "today.log").string(), "-o", "r"}, fresh.path()).code == 0);
-  std::set<std::string> expected = tree(fresh.path() / "r");
+  std::set<std::string> expected = files_under(fresh.path() / "r");
   expected.insert({"notes.txt", "data/input.csv", "today.log"});
   CHECK(now == expected);
   CHECK(old_report != expected);
@@ -102,7 +82,7 @@ TEST_CASE("cli -o . without --overwrite, or over files that are no report, delet
   const Run forced = run_tlparse({"a.log", "-o", ".", "--overwrite"}, tmp.path());
   CHECK(forced.code == 1);
   CHECK(forced.err.find("cannot tell which of its files are its own") != std::string::npos);
-  CHECK(tree(tmp.path()) == std::set<std::string>{"a.log", "thesis.tex"});
+  CHECK(files_under(tmp.path()) == std::set<std::string>{"a.log", "thesis.tex"});
 }
 
 TEST_CASE("cli --overwrite stops before deleting anything when a new file would replace one "
@@ -114,9 +94,9 @@ TEST_CASE("cli --overwrite stops before deleting anything when a new file would 
   // Find a file the w02 report writes that the w19 report does not have, and put a file of
   // the person's there.
   REQUIRE(run_tlparse({data_log("w02_recompile").string(), "-o", "probe"}, tmp.path()).code == 0);
-  const auto old_report = tree(tmp.path() / "out");
+  const auto old_report = files_under(tmp.path() / "out");
   std::string clash;
-  for (const std::string& f : tree(tmp.path() / "probe")) {
+  for (const std::string& f : files_under(tmp.path() / "probe")) {
     if (old_report.count(f) == 0 && f.find('/') == std::string::npos) {
       clash = f;
     }
@@ -127,13 +107,13 @@ TEST_CASE("cli --overwrite stops before deleting anything when a new file would 
   REQUIRE_FALSE(clash.empty());
   fs::create_directories((tmp.path() / "out" / clash).parent_path());
   write_file(tmp.path() / "out" / clash, "the person's");
-  const auto before = tree(tmp.path() / "out");
+  const auto before = files_under(tmp.path() / "out");
 
   const Run r =
       run_tlparse({data_log("w02_recompile").string(), "-o", "out", "--overwrite"}, tmp.path());
   CHECK(r.code == 1);
   CHECK(r.err.find("would replace") != std::string::npos);
-  CHECK(tree(tmp.path() / "out") == before);
+  CHECK(files_under(tmp.path() / "out") == before);
   CHECK(test_support::read_file(tmp.path() / "out" / clash) == "the person's");
   no_staging_left(tmp.path());
 }

@@ -10,8 +10,12 @@
 
 namespace test_support {
 
-std::filesystem::path source_dir() { return TORCHSCOPE_SOURCE_DIR; }
-std::filesystem::path binary_dir() { return TORCHSCOPE_BINARY_DIR; }
+std::filesystem::path source_dir() {
+  return TORCHSCOPE_SOURCE_DIR;
+}
+std::filesystem::path binary_dir() {
+  return TORCHSCOPE_BINARY_DIR;
+}
 
 std::optional<std::filesystem::path> shared_dir() {
   std::filesystem::path p = TORCHSCOPE_SHARED_DIR;
@@ -49,8 +53,8 @@ TempDir::TempDir(const std::string& prefix) {
   std::random_device rd;
   auto base = std::filesystem::temp_directory_path();
   for (;;) {
-    path_ = base / (prefix + "-" + std::to_string(::getpid()) + "-" +
-                    std::to_string(counter++) + "-" + std::to_string(rd() % 100000));
+    path_ = base / (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) +
+                    "-" + std::to_string(rd() % 100000));
     if (std::filesystem::create_directory(path_)) {
       break;
     }

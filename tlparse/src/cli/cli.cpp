@@ -4,6 +4,7 @@
 // delete a folder that does not look like a report, --latest works, and a browser is never opened.
 #include "cli/cli.h"
 
+#include "cli/query_command.h"
 #include "cli/report_folder.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
@@ -46,7 +47,10 @@ constexpr const char* kHelp =
     "with tlparse 0.4.3)\n\n"
     "Usage: tlparse [OPTIONS] <PATH>\n"
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]   ingest only, write an index\n"
-    "       tlparse render <INDEX> -o <OUT> [OPTIONS]          render a report from an index\n\n"
+    "       tlparse render <INDEX> -o <OUT> [OPTIONS]          render a report from an index\n"
+    "       tlparse query <SOURCE> <SQL> [--format F]          SQL over the index (--list: views)\n"
+    "       tlparse check <SOURCE> [LIMITS] [--baseline OLD]   CI gate: exit 1 on a violation\n"
+    "       tlparse diff <A> <B> [--format json|--html OUT]    what changed between two runs\n\n"
     "Arguments:\n"
     "  <PATH>  A log file, or a folder (its newest *.log file is used)\n\n"
     "Options:\n"
@@ -454,6 +458,15 @@ int run_direct(const Args& a) {
 } // namespace
 
 int run(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "query") == 0) {
+    return run_query_command(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "check") == 0) {
+    return run_check_command(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "diff") == 0) {
+    return run_diff_command(argc - 1, argv + 1);
+  }
   Args a;
   if (auto rc = parse_args(argc, argv, a)) {
     return *rc;

@@ -7,6 +7,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/highlight/json_lexer.cpp
   src/highlight/python_lexer.cpp
   src/report/artifact_pages.cpp
+  src/report/diff_page.cpp
   src/report/html_page.cpp
   src/report/index_page.cpp
   src/report/json_outputs.cpp

@@ -1,5 +1,6 @@
 // index.html (stack trie, failures and restarts, the compile-id explainer, chromium events, build
 // products per compile, unknown stacks, data health) and failures_and_restarts.html.
+#include "report/answers_sections.h"
 #include "report/html_page.h"
 #include "report/render_context.h"
 #include "report/stack_trie.h"
@@ -78,6 +79,9 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
                 "chromium_events.json</a>; open it in Perfetto (ui.perfetto.dev) or "
                 "chrome://tracing.</p>\n");
   }
+
+  // Recompilations, graph breaks, compile time, artifacts explained.
+  render_answer_sections(ctx, page);
 
   // Build products.
   page.append("<h2>Build products</h2>\n<ul class=\"compiles\">\n");

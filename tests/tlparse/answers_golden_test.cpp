@@ -4,6 +4,7 @@
 // output from the current binary (review the diff before committing it).
 #include "ingest_test_util.h"
 #include "support/test_paths.h"
+#include "tlparse/answers/run_diff.h"
 #include "tlparse/index/index_reader.h"
 
 #include <catch2/catch.hpp>
@@ -209,4 +210,25 @@ TEST_CASE("diff --html writes one self-contained page with the log text escaped"
   CHECK(page.find("<h1>Run comparison</h1>") != std::string::npos);
   CHECK(page.find("<script") == std::string::npos);
   CHECK(page.find("src=\"http") == std::string::npos);
+}
+
+TEST_CASE("diff_lines: unified hunks, removals before additions, bounded on large inputs",
+          "[tlparse][answers]") {
+  using tlparse::answers::diff_lines;
+  CHECK(diff_lines("a\nb\nc\n", "a\nb\nc\n").lines.empty());
+  const auto d = diff_lines("a\nb\nc\nd\ne\nf\n", "a\nb\nX\nd\ne\nf\n", 1);
+  CHECK(d.removed == 1);
+  CHECK(d.added == 1);
+  CHECK(d.lines == std::vector<std::string>{"@@ -2,3 +2,3 @@", " b", "-c", "+X", " d"});
+  // 3,000 x 3,000 lines that all differ: past the LCS bound, shown as replaced, still counted.
+  std::string a, b;
+  for (int i = 0; i < 3000; ++i) {
+    a += "a" + std::to_string(i) + "\n";
+    b += "b" + std::to_string(i) + "\n";
+  }
+  const auto big = diff_lines(a, b, 2, 100);
+  CHECK(big.removed == 3000);
+  CHECK(big.added == 3000);
+  CHECK(big.truncated);
+  CHECK(big.lines.size() == 100);
 }

@@ -2,6 +2,7 @@
 #include "tlparse/answers/run_diff.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace tlparse::answers {
@@ -135,6 +136,30 @@ Result<std::optional<LineDiff>> payload_diff(const index::IndexReader& ra,
 }
 
 } // namespace
+
+std::string format_seconds(const std::optional<double>& s, const char* missing) {
+  if (!s) {
+    return missing;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", *s);
+  return buf;
+}
+
+std::string format_delta(const std::optional<double>& a, const std::optional<double>& b,
+                         bool relative) {
+  if (!a || !b) {
+    return "";
+  }
+  char buf[48];
+  const double d = *b - *a;
+  if (relative && *a > 0) {
+    std::snprintf(buf, sizeof buf, "%+.3f (%+.0f%%)", d, 100 * d / *a);
+  } else {
+    std::snprintf(buf, sizeof buf, "%+.3f", d);
+  }
+  return buf;
+}
 
 LineDiff diff_lines(std::string_view a, std::string_view b, size_t context, size_t max_lines) {
   const auto la = split_lines(a), lb = split_lines(b);

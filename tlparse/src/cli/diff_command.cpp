@@ -28,9 +28,9 @@ constexpr const char* kDiffHelp =
     "Compare two runs: frames matched by code location and order, then their compiles\n\n"
     "Usage: tlparse diff <A> <B> [--format text|json] [--html <OUT.html>]\n\n"
     "Arguments:\n"
-    "  <A>, <B>  The earlier and the later run: each an index, a log or a folder of logs\n"
-    "            (logs are indexed first, both at once). With several logs (ranks), the n-th\n"
-    "            log of A is compared with the n-th of B\n\n"
+    "  <A>, <B>  The earlier and the later run: each an index, a report folder, a log or a\n"
+    "            folder of logs (logs are indexed first, both at once). With several logs\n"
+    "            (ranks), the n-th log of A is compared with the n-th of B\n\n"
     "Options:\n"
     "      --format <F>          text (default) or json\n"
     "      --html <OUT.html>     Also write a self-contained HTML page of the comparison\n"
@@ -48,26 +48,11 @@ int usage(const std::string& message) {
 }
 
 std::string secs(const std::optional<double>& s) {
-  if (!s) {
-    return "-";
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", *s);
-  return buf;
+  return answers::format_seconds(s);
 }
 
 std::string delta(const std::optional<double>& a, const std::optional<double>& b) {
-  if (!a || !b) {
-    return "";
-  }
-  char buf[48];
-  const double d = *b - *a;
-  if (*a > 0) {
-    std::snprintf(buf, sizeof buf, "%+.3f (%+.0f%%)", d, 100 * d / *a);
-  } else {
-    std::snprintf(buf, sizeof buf, "%+.3f", d);
-  }
-  return buf;
+  return answers::format_delta(a, b);
 }
 
 std::string row(const std::string& label, const std::string& a, const std::string& b,

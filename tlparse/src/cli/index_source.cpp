@@ -136,6 +136,9 @@ Result<std::unique_ptr<IndexSource>> IndexSource::open(const fs::path& path) {
   fs::path index_path = path;
   if (fs::is_regular_file(path, ec) && looks_like_sqlite(path)) {
     // An index as given.
+  } else if (fs::is_directory(path, ec) && fs::is_regular_file(path / "index.sqlite", ec) &&
+             looks_like_sqlite(path / "index.sqlite")) {
+    index_path = path / "index.sqlite"; // a report folder: its index, not its raw.log copy
   } else {
     auto logs = ingest::find_logs(path);
     if (!logs) {

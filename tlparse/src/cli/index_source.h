@@ -15,7 +15,8 @@ namespace tlparse::cli {
 
 class IndexSource {
 public:
-  // `path`: an index.sqlite, a log, or a folder whose *.log files are indexed together.
+  // `path`: an index.sqlite, a report folder (its index.sqlite), a log, or a folder whose *.log
+  // files are indexed together.
   static Result<std::unique_ptr<IndexSource>> open(const std::filesystem::path& path);
   ~IndexSource();
   IndexSource(const IndexSource&) = delete;

@@ -160,6 +160,31 @@ struct IndexReader::Impl {
     return {};
   }
 
+  // The rows of one of the declared views for a file; `read(stmt, row, column)` reads a row's
+  // columns in order, advancing `column`, and is false at the first value of the wrong type.
+  template <class Row, class Read>
+  Result<std::vector<Row>> view_rows(std::string_view what, const std::string& sql, int64_t file_id,
+                                     Read&& read) {
+    if (Status st = ensure_views(); !st) {
+      return Error{st.error()};
+    }
+    std::vector<Row> out;
+    const Status st = each_row(what, sql, {file_id}, [&](const Stmt& s, int& bad) {
+      Row r;
+      int c = 0;
+      if (!read(s, r, c)) {
+        bad = c - 1;
+        return Next::bad;
+      }
+      out.push_back(std::move(r));
+      return Next::more;
+    });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return out;
+  }
+
   Error damaged(std::string_view what, const std::string& detail) const {
     return Error{path.string() + ": cannot read " + std::string(what) + " (" + detail +
                  "); the index is damaged or was not written by this version of tlparse: "
@@ -834,66 +859,33 @@ Status IndexReader::for_each_span(int64_t file_id,
 }
 
 Result<std::vector<RecompileExplained>> IndexReader::recompiles_explained(int64_t file_id) const {
-  if (Status st = impl_->ensure_views(); !st) {
-    return Error{st.error()};
-  }
-  std::vector<RecompileExplained> out;
-  const Status st = impl_->each_row(
+  return impl_->view_rows<RecompileExplained>(
       "recompiles",
       "SELECT compile, key_id, frame_id, frame_compile_id, line, pos, shape, cached_entry, guard, "
       "category, suggestion, user_file, user_line, user_stack FROM temp.recompiles WHERE "
       "file_id=? ORDER BY line, pos",
-      {file_id}, [&](const Stmt& s, int& bad) {
-        RecompileExplained r;
-        int c = 0;
-        const bool ok = read_column(s, c++, r.compile) && read_column(s, c++, r.key_id) &&
-                        read_column(s, c++, r.frame_id) &&
-                        read_column(s, c++, r.frame_compile_id) && read_column(s, c++, r.line) &&
-                        read_column(s, c++, r.pos) && read_column(s, c++, r.shape) &&
-                        read_column(s, c++, r.cached_entry) && read_column(s, c++, r.guard) &&
-                        read_column(s, c++, r.category) && read_column(s, c++, r.suggestion) &&
-                        read_column(s, c++, r.user_file) && read_column(s, c++, r.user_line) &&
-                        read_column(s, c++, r.user_stack);
-        if (!ok) {
-          bad = c - 1;
-          return Next::bad;
-        }
-        out.push_back(std::move(r));
-        return Next::more;
+      file_id, [](const Stmt& s, RecompileExplained& r, int& c) {
+        return read_column(s, c++, r.compile) && read_column(s, c++, r.key_id) &&
+               read_column(s, c++, r.frame_id) && read_column(s, c++, r.frame_compile_id) &&
+               read_column(s, c++, r.line) && read_column(s, c++, r.pos) &&
+               read_column(s, c++, r.shape) && read_column(s, c++, r.cached_entry) &&
+               read_column(s, c++, r.guard) && read_column(s, c++, r.category) &&
+               read_column(s, c++, r.suggestion) && read_column(s, c++, r.user_file) &&
+               read_column(s, c++, r.user_line) && read_column(s, c++, r.user_stack);
       });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return out;
 }
 
 Result<std::vector<GraphBreakSummary>> IndexReader::graph_break_summary(int64_t file_id) const {
-  if (Status st = impl_->ensure_views(); !st) {
-    return Error{st.error()};
-  }
-  std::vector<GraphBreakSummary> out;
-  const Status st = impl_->each_row(
+  return impl_->view_rows<GraphBreakSummary>(
       "graph_break_summary",
       "SELECT reason, user_file, user_line, count, compiles, compile_ids, user_stack FROM "
       "temp.graph_break_summary WHERE file_id=? ORDER BY count DESC, user_file, user_line, reason",
-      {file_id}, [&](const Stmt& s, int& bad) {
-        GraphBreakSummary g;
-        int c = 0;
-        const bool ok = read_column(s, c++, g.reason) && read_column(s, c++, g.user_file) &&
-                        read_column(s, c++, g.user_line) && read_column(s, c++, g.count) &&
-                        read_column(s, c++, g.compiles) && read_column(s, c++, g.compile_ids) &&
-                        read_column(s, c++, g.user_stack);
-        if (!ok) {
-          bad = c - 1;
-          return Next::bad;
-        }
-        out.push_back(std::move(g));
-        return Next::more;
+      file_id, [](const Stmt& s, GraphBreakSummary& g, int& c) {
+        return read_column(s, c++, g.reason) && read_column(s, c++, g.user_file) &&
+               read_column(s, c++, g.user_line) && read_column(s, c++, g.count) &&
+               read_column(s, c++, g.compiles) && read_column(s, c++, g.compile_ids) &&
+               read_column(s, c++, g.user_stack);
       });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return out;
 }
 
 namespace {

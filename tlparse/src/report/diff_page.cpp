@@ -11,21 +11,11 @@ namespace {
 using detail::esc;
 
 std::string secs(const std::optional<double>& s) {
-  if (!s) {
-    return "&ndash;";
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", *s);
-  return buf;
+  return answers::format_seconds(s, "&ndash;");
 }
 
 std::string delta(const std::optional<double>& a, const std::optional<double>& b) {
-  if (!a || !b) {
-    return "";
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%+.3f", *b - *a);
-  return buf;
+  return answers::format_delta(a, b, false);
 }
 
 void total_row(std::string& out, const char* label, int64_t a, int64_t b) {

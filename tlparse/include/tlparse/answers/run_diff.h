@@ -54,6 +54,13 @@ struct RunDiff {
   std::vector<std::string> new_failures, fixed_failures; // "[1/0] f (m.py:3): TypeError"
 };
 
+// Seconds with three decimals, or `missing` when not logged.
+std::string format_seconds(const std::optional<double>& s, const char* missing = "-");
+// B - A in seconds, signed ("+0.568"), with the relative change when asked ("+0.568 (+24%)");
+// empty when either is missing.
+std::string format_delta(const std::optional<double>& a, const std::optional<double>& b,
+                         bool relative = true);
+
 // Compares two runs; payload text for graph and guard diffs is read from the readers.
 Result<RunDiff> diff_runs(const index::IndexReader& ra, const RunFacts& a,
                           const index::IndexReader& rb, const RunFacts& b);

@@ -226,6 +226,22 @@ struct IndexReader::Impl {
     }
   }
 
+  // Streams the rows of a table matching `where` (with its binds); fn returns false to stop.
+  template <class Row>
+  Status for_each_row(const std::string& where, std::initializer_list<int64_t> binds,
+                      const std::function<bool(const Row&)>& fn) const {
+    const char* table = io::Table<Row>::kName;
+    return each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
+                    [&](const Stmt& s, int& bad) {
+                      Row r;
+                      bad = io::read_row(s, 0, r);
+                      if (bad >= 0) {
+                        return Next::bad;
+                      }
+                      return fn(r) ? Next::more : Next::stop;
+                    });
+  }
+
   // Every row of a table matching `where` (with its binds), as the schema's row type.
   template <class Row>
   Result<std::vector<Row>> rows(const std::string& where,
@@ -525,15 +541,7 @@ Result<std::optional<std::string>> IndexReader::payload(int64_t event_id) const 
 
 Status IndexReader::for_each_event(int64_t file_id,
                                    const std::function<bool(const Event&)>& fn) const {
-  return impl_->each_row("events", "SELECT events.* FROM events WHERE file_id=? ORDER BY id",
-                         {file_id}, [&](const Stmt& s, int& bad) {
-                           Event e;
-                           bad = io::read_row(s, 0, e);
-                           if (bad >= 0) {
-                             return Next::bad;
-                           }
-                           return fn(e) ? Next::more : Next::stop;
-                         });
+  return impl_->for_each_row<Event>("WHERE file_id=? ORDER BY id", {file_id}, fn);
 }
 
 Status IndexReader::for_each_chromium_event(
@@ -847,15 +855,7 @@ Result<std::vector<GraphBreak>> IndexReader::graph_breaks(int64_t file_id) const
 
 Status IndexReader::for_each_span(int64_t file_id,
                                   const std::function<bool(const Span&)>& fn) const {
-  return impl_->each_row("spans", "SELECT spans.* FROM spans WHERE file_id=? ORDER BY start_us, id",
-                         {file_id}, [&](const Stmt& s, int& bad) {
-                           Span x;
-                           bad = io::read_row(s, 0, x);
-                           if (bad >= 0) {
-                             return Next::bad;
-                           }
-                           return fn(x) ? Next::more : Next::stop;
-                         });
+  return impl_->for_each_row<Span>("WHERE file_id=? ORDER BY start_us, id", {file_id}, fn);
 }
 
 Result<std::vector<RecompileExplained>> IndexReader::recompiles_explained(int64_t file_id) const {

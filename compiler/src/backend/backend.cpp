@@ -1,8 +1,12 @@
-// The backend pipeline behind compile_graph(). Today it is the interpreter; the AOT stage and
-// Inductor's stages plug in here.
+// The backend pipeline behind compile_graph() (docs/COMPILER.md): Inductor's pre-grad passes,
+// the AOT stage (to come: until then the captured graph is the inference graph), and
+// Inductor's compile of each graph. The nodes capture reads back become the graph's results
+// first (backend/kept_values.h), so the stages may rewrite freely.
 #include "compiler/backend/backend.h"
 
+#include "backend/kept_values.h"
 #include "compiler/graph/interpreter.h"
+#include "compiler/inductor/inductor.h"
 
 namespace compiler::backend {
 
@@ -27,7 +31,11 @@ std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph) {
 }
 
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
-  return interpret_graph(request.graph);
+  KeptValues kept = keep_values(request);
+  inductor::pre_grad_passes(kept.graph);
+  std::unique_ptr<CompiledGraph> compiled =
+      inductor::compile_fx_inner(kept.graph, inductor::GraphRole::Inference);
+  return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
 }
 
 } // namespace compiler::backend

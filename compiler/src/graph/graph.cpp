@@ -17,6 +17,12 @@ std::string_view node_kind_name(NodeKind kind) noexcept {
 }
 
 std::size_t Graph::add_node(Node node, std::string_view base) {
+  node.name = unique_name(base);
+  nodes_.push_back(std::move(node));
+  return nodes_.size() - 1;
+}
+
+std::string Graph::unique_name(std::string_view base) {
   std::string name(base);
   if (std::find(used_names_.begin(), used_names_.end(), name) != used_names_.end()) {
     // FX appends _1, _2, ... to repeated names.
@@ -29,9 +35,7 @@ std::size_t Graph::add_node(Node node, std::string_view base) {
     }
   }
   used_names_.push_back(name);
-  node.name = std::move(name);
-  nodes_.push_back(std::move(node));
-  return nodes_.size() - 1;
+  return name;
 }
 
 std::size_t Graph::op_count() const noexcept {

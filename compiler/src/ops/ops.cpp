@@ -15,6 +15,7 @@
 //   arange             {SymInt end, dtype} | {double start, double end, double step, dtype}
 //   full               {SymInt[] sizes, double value, dtype}   zeros/ones {SymInt[] sizes, dtype}
 //   randn              {SymInt[] sizes, SymInt seed, dtype}    item/to_bool {x}
+//   silu               {x}                                addmm {Tensor bias, Tensor a, Tensor b}
 #include "compiler/ops/ops.h"
 
 #include "compiler/core/errors.h"
@@ -184,6 +185,13 @@ Tensor ones(std::vector<SymInt> sizes, DType dtype, SourceLoc loc) {
 Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, SourceLoc loc) {
   return call_tensor(OpKind::randn,
                      {std::move(sizes), SymInt(static_cast<std::int64_t>(seed)), dtype}, loc);
+}
+
+Tensor silu(const Tensor& x, SourceLoc loc) {
+  return call_tensor(OpKind::silu, {x}, loc);
+}
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, SourceLoc loc) {
+  return call_tensor(OpKind::addmm, {bias, a, b}, loc);
 }
 
 double item(const Tensor& x, SourceLoc loc) {

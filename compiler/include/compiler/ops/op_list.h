@@ -70,6 +70,10 @@
   X(zeros,         "aten.zeros",         Factory)                    \
   X(ones,          "aten.ones",          Factory)                    \
   X(randn,         "aten.randn",         Factory)                    \
+  /* inductor: ops the pattern rewrites produce (compiler/src/passes/     \
+     pattern_rewrites.h); kernels in kernels/fused_ops.cpp */          \
+  X(silu,          "aten.silu",          Pointwise)                  \
+  X(addmm,         "aten.addmm",         Linalg)                     \
   /* data-dependent: the result is a host value read from tensor data */ \
   X(item,          "aten.item",          DataDependent)              \
   X(to_bool,       "aten.is_nonzero",    DataDependent)

@@ -5,8 +5,12 @@
 #include "compiler/backend/backend.h"
 
 #include "backend/kept_values.h"
+#include "compiler/core/errors.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/inductor/inductor.h"
+
+#include <cstdlib>
+#include <string>
 
 namespace compiler::backend {
 
@@ -31,6 +35,18 @@ std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph) {
 }
 
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
+  std::string_view backend = request.backend;
+  if (backend.empty()) {
+    const char* env = std::getenv("TORCHSCOPE_COMPILE_BACKEND");
+    backend = env != nullptr && *env != '\0' ? env : "inductor";
+  }
+  if (backend == "eager") {
+    return interpret_graph(request.graph);
+  }
+  if (backend != "inductor") {
+    user_error("compile(): unknown backend '" + std::string(backend) +
+               "' (expected \"inductor\" or \"eager\")");
+  }
   KeptValues kept = keep_values(request);
   inductor::pre_grad_passes(kept.graph);
   std::unique_ptr<CompiledGraph> compiled =

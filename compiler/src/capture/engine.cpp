@@ -633,7 +633,8 @@ struct Engine::Impl {
         entry->compiled = backend::compile_graph(
             {.graph = entry->graph,
              .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,
-             .frame_name = f.name});
+             .frame_name = f.name,
+             .backend = options.backend});
         entry->inductor_metrics = inductor_metrics.metrics();
         backend_s = seconds_since(b0);
       }

@@ -10,6 +10,7 @@ namespace compiler::inductor::detail {
 struct AtomicCounters {
   std::atomic<std::int64_t> graphs_compiled{0};
   std::atomic<std::int64_t> kernel_launches{0};
+  std::atomic<std::int64_t> extern_calls{0};
   std::atomic<std::int64_t> fallback_runs{0};
   std::atomic<std::int64_t> cache_hits{0};
   std::atomic<std::int64_t> cache_misses{0};

@@ -57,14 +57,15 @@ detail::AtomicCounters& detail::atomic_counters() noexcept {
 
 Counters counters() noexcept {
   const detail::AtomicCounters& c = detail::atomic_counters();
-  return {c.graphs_compiled.load(), c.kernel_launches.load(), c.fallback_runs.load(),
-          c.cache_hits.load(), c.cache_misses.load()};
+  return {c.graphs_compiled.load(), c.kernel_launches.load(), c.extern_calls.load(),
+          c.fallback_runs.load(),   c.cache_hits.load(),      c.cache_misses.load()};
 }
 
 void reset_counters() noexcept {
   detail::AtomicCounters& c = detail::atomic_counters();
   c.graphs_compiled = 0;
   c.kernel_launches = 0;
+  c.extern_calls = 0;
   c.fallback_runs = 0;
   c.cache_hits = 0;
   c.cache_misses = 0;

@@ -18,6 +18,14 @@ Storage::Storage(std::size_t nbytes) : data_(nullptr), nbytes_(nbytes) {
   std::memset(data_, 0, rounded == 0 ? kAlignment : rounded);
 }
 
+Storage::Storage(std::size_t nbytes, Uninitialized) : data_(nullptr), nbytes_(nbytes) {
+  const std::size_t rounded = ((nbytes + kAlignment - 1) / kAlignment) * kAlignment;
+  data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  if (data_ == nullptr) {
+    throw std::bad_alloc();
+  }
+}
+
 Storage::~Storage() {
   std::free(data_);
 }

@@ -50,6 +50,7 @@ void write_metrics(tracer::JsonWriter& w, const CompileMetrics& m);
 struct Counters {
   std::int64_t graphs_compiled = 0; // compile_fx_inner calls that generated code
   std::int64_t kernel_launches = 0; // generated kernels run
+  std::int64_t extern_calls = 0;    // extern kernels (GEMM) run
   std::int64_t fallback_runs = 0;   // nodes run on their eager kernel at run time
   std::int64_t cache_hits = 0;
   std::int64_t cache_misses = 0;

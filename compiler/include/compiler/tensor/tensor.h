@@ -26,6 +26,9 @@ class Storage {
 public:
   // Zero-filled, 64-byte aligned.
   explicit Storage(std::size_t nbytes);
+  // 64-byte aligned, contents undefined: for buffers generated code fills completely.
+  struct Uninitialized {};
+  Storage(std::size_t nbytes, Uninitialized);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;

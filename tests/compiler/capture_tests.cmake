@@ -24,7 +24,9 @@ if(TARGET sample_recompile)
   endif()
   torchscope_add_test(NAME compiler_sample_logs_tests LABELS compiler samples
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/sample_logs_test.cpp
-    LIBS ${_sample_log_libs})
+    LIBS ${_sample_log_libs}
+    # The samples' compiles cache into the build tree, not the user's cache folder.
+    ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")
   target_compile_definitions(compiler_sample_logs_tests PRIVATE
     TORCHSCOPE_HAVE_TLPARSE=$<BOOL:$<TARGET_EXISTS:torchscope_tlparse>>
     SAMPLE_RECOMPILE="$<TARGET_FILE:sample_recompile>"

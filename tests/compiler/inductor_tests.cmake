@@ -4,6 +4,23 @@ torchscope_add_test(NAME compiler_inductor_tests LABELS compiler inductor
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/passes_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_codegen_test.cpp
-  LIBS torchscope_compiler)
+    ${CMAKE_CURRENT_LIST_DIR}/inductor_cache_test.cpp
+  LIBS torchscope_compiler
+  # Compiles cache into the build tree, not the user's cache folder.
+  ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")
 # The tests reach the passes' internal headers (compiler/src).
 target_include_directories(compiler_inductor_tests PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
+
+# Prints the figures of Inductor's performance goals (scripts/bench-inductor.sh compares them
+# with PyTorch's eager kernels). Links OpenBLAS, when installed, as a yardstick for our GEMM.
+torchscope_add_benchmark(NAME bench_inductor SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_bench.cpp
+  LIBS torchscope_compiler)
+if(TARGET bench_inductor)
+  find_library(TORCHSCOPE_OPENBLAS NAMES openblas)
+  find_path(TORCHSCOPE_CBLAS_INCLUDE cblas.h PATH_SUFFIXES openblas)
+  if(TORCHSCOPE_OPENBLAS AND TORCHSCOPE_CBLAS_INCLUDE)
+    target_link_libraries(bench_inductor PRIVATE ${TORCHSCOPE_OPENBLAS})
+    target_include_directories(bench_inductor PRIVATE ${TORCHSCOPE_CBLAS_INCLUDE})
+    target_compile_definitions(bench_inductor PRIVATE TORCHSCOPE_BENCH_OPENBLAS=1)
+  endif()
+endif()

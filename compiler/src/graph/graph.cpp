@@ -24,17 +24,20 @@ std::size_t Graph::add_node(Node node, std::string_view base) {
 
 std::string Graph::unique_name(std::string_view base) {
   std::string name(base);
-  if (std::find(used_names_.begin(), used_names_.end(), name) != used_names_.end()) {
+  if (name_set_.count(name) != 0) {
     // FX appends _1, _2, ... to repeated names.
-    for (int i = 1;; ++i) {
+    int& next = next_suffix_[name];
+    for (int i = std::max(next, 1);; ++i) {
       std::string candidate = std::string(base) + "_" + std::to_string(i);
-      if (std::find(used_names_.begin(), used_names_.end(), candidate) == used_names_.end()) {
+      if (name_set_.count(candidate) == 0) {
+        next = i + 1;
         name = std::move(candidate);
         break;
       }
     }
   }
   used_names_.push_back(name);
+  name_set_.insert(name);
   return name;
 }
 

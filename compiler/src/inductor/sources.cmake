@@ -27,6 +27,10 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/scheduler/scheduler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/kernel_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/output_code.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/codegen/fx_graph_runnable.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cache/cache_entry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cache/fx_graph_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/provenance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/cpu_kernel_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/llvm_kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/llvm_jit.cpp
@@ -56,3 +60,19 @@ set_source_files_properties(
   ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/vector_math.cpp
   PROPERTIES COMPILE_OPTIONS "${_llvm_definitions}")
 target_link_libraries(torchscope_compiler PRIVATE ${TORCHSCOPE_LLVM_LIBRARY})
+
+# The compile cache keys entries with a hash of the compiler's sources (cache/build_id.cmake),
+# regenerated whenever one of them changes.
+file(GLOB_RECURSE _compiler_sources CONFIGURE_DEPENDS
+  "${CMAKE_CURRENT_LIST_DIR}/../*.cpp" "${CMAKE_CURRENT_LIST_DIR}/../*.h"
+  "${CMAKE_CURRENT_LIST_DIR}/../../include/*.h")
+list(SORT _compiler_sources)
+set(_build_id_header "${CMAKE_CURRENT_BINARY_DIR}/generated/inductor_build_id.h")
+add_custom_command(OUTPUT "${_build_id_header}"
+  COMMAND ${CMAKE_COMMAND} "-DFILES=${_compiler_sources}" "-DOUTPUT=${_build_id_header}"
+          -P "${CMAKE_CURRENT_LIST_DIR}/cache/build_id.cmake"
+  DEPENDS ${_compiler_sources} "${CMAKE_CURRENT_LIST_DIR}/cache/build_id.cmake"
+  COMMENT "Hashing the compiler's sources for the compile cache key"
+  VERBATIM)
+target_sources(torchscope_compiler PRIVATE "${_build_id_header}")
+target_include_directories(torchscope_compiler PRIVATE "${CMAKE_CURRENT_BINARY_DIR}/generated")

@@ -51,7 +51,7 @@ std::span<const Pass> post_grad_pipeline() {
 }
 
 PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes,
-                            graph::Graph& graph) {
+                            graph::Graph& graph, bool artifacts) {
   PipelineResult result;
   const auto t0 = std::chrono::steady_clock::now();
   for (const Pass& pass : passes) {
@@ -67,7 +67,7 @@ PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes
       continue;
     }
     result.changed.emplace_back(pass.name);
-    if (tracer::enabled()) {
+    if (artifacts && tracer::enabled()) {
       const std::string name = "after_" + std::string(stage) + "_pass_" + std::string(pass.name);
       tracer::artifact(name, tracer::Encoding::String,
                        [&](std::string& out) { out += graph::print_graph(graph); });

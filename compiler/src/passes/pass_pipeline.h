@@ -28,9 +28,10 @@ struct PipelineResult {
   double seconds = 0.0;
 };
 
-// Runs `passes` over `graph` in order. `stage` is "pre_grad" or "post_grad".
+// Runs `passes` over `graph` in order. `stage` is "pre_grad" or "post_grad". With
+// `artifacts` off (a compile served from the cache) no graph is written.
 PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes,
-                            graph::Graph& graph);
+                            graph::Graph& graph, bool artifacts = true);
 
 // The pre-grad pipeline (on the captured graph) and the post-grad pipeline (on the forward,
 // backward and inference graphs), in the order they run.

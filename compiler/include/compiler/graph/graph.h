@@ -16,6 +16,8 @@
 #include <memory>
 #include <source_location>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace compiler::graph {
@@ -114,6 +116,10 @@ public:
 private:
   std::vector<Node> nodes_;
   std::vector<std::string> used_names_;
+  // Lookups into used_names_ (graphs of hundreds of nodes name every node): the names, and per
+  // base name the next suffix to try.
+  std::unordered_set<std::string> name_set_;
+  std::unordered_map<std::string, int> next_suffix_;
 };
 
 // "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace compiler::inductor {
@@ -27,6 +28,20 @@ enum class GraphRole : std::uint8_t { Inference, Forward, Backward };
 
 // "inference", "forward", "backward".
 std::string_view graph_role_name(GraphRole role) noexcept;
+
+// Inductor's options, read from the environment when first used; set them before compiling
+// (they are not synchronised with compiles running on other threads).
+struct Config {
+  // The on-disk compile cache (TORCHINDUCTOR_FX_GRAPH_CACHE=0 turns it off, as in PyTorch).
+  bool fx_graph_cache = true;
+  // Its folder: TORCHINDUCTOR_CACHE_DIR, else the user's cache folder (see
+  // inductor/cache/fx_graph_cache.h).
+  std::string cache_dir;
+  // Write inductor_provenance_tracking_* artifacts (TORCHSCOPE_INDUCTOR_PROVENANCE=1; PyTorch's
+  // inductor.config.trace.provenance_tracking_level).
+  bool provenance_tracking = false;
+};
+Config& config();
 
 // Step 1: the pre-grad passes on the captured graph, in place. Placeholders keep their order;
 // every node the Output node names keeps producing its value. Traces before_pre_grad_graph and

@@ -26,7 +26,9 @@ class Storage {
 public:
   // Zero-filled, 64-byte aligned.
   explicit Storage(std::size_t nbytes);
-  // 64-byte aligned, contents undefined: for buffers generated code fills completely.
+  // 64-byte aligned, contents undefined: for buffers generated code fills completely. Large
+  // blocks come from (and go back to) a process-wide cache of freed blocks, so a compiled
+  // graph that runs again does not fault its output pages in again (storage.cpp).
   struct Uninitialized {};
   Storage(std::size_t nbytes, Uninitialized);
   ~Storage();
@@ -41,6 +43,7 @@ public:
 private:
   void* data_;
   std::size_t nbytes_;
+  std::size_t cached_bytes_ = 0; // non-zero: the block's size in the block cache
 };
 
 // What a Tensor handle points at. Fields are public because the kernels and capture read and

@@ -190,7 +190,10 @@ std::string output_code(const OutputCodeInput& in) {
         continue;
       }
       const auto slot = static_cast<std::size_t>(p.slot);
-      if (holder[slot] >= 0) {
+      if (holder[slot] >= 0 && std::find(made.begin(), made.end(), holder[slot]) != made.end()) {
+        out += "    " + b.name + " = " + names[static_cast<std::size_t>(holder[slot])] +
+               "  # computed in place over it\n";
+      } else if (holder[slot] >= 0) {
         out += "    " + b.name + " = " + names[static_cast<std::size_t>(holder[slot])] + "; del " +
                names[static_cast<std::size_t>(holder[slot])] + "  # reuse\n";
       } else {

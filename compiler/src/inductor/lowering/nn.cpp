@@ -61,24 +61,47 @@ std::optional<TensorValue> softmax(Context& ctx, const graph::Node& n, bool log)
   };
   const SharedValue max = share(
       ctx.reduction(DType::Float32, ranges, rr, ReductionType::max, DType::Float32, at, {x.get()}));
-  const SharedValue sum = share(ctx.reduction(
-      DType::Float32, ranges, rr, ReductionType::sum, DType::Float32,
-      [at, max](OpsHandler& ops, std::span<const Expr> index, std::span<const Expr> r) {
-        return ops.exp(ops.sub(at(ops, index, r), max->loader(ops, index)));
-      },
-      {x.get()}));
   const DType result = n.meta.dtype;
-  return ctx.pointwise(
-      result, x->sizes,
-      [x, max, sum, d, log, result](OpsHandler& ops, std::span<const Expr> index) {
-        const std::vector<Expr> row = without(index, d);
-        const LoopValue shifted =
-            ops.sub(ops.cast(x->loader(ops, index), DType::Float32), max->loader(ops, row));
-        const LoopValue s = sum->loader(ops, row);
-        const LoopValue y = log ? ops.sub(shifted, ops.log(s)) : ops.truediv(ops.exp(shifted), s);
-        return ops.cast(y, result);
-      },
-      {x.get(), max.get(), sum.get()});
+  if (log) {
+    const SharedValue sum = share(ctx.reduction(
+        DType::Float32, ranges, rr, ReductionType::sum, DType::Float32,
+        [at, max](OpsHandler& ops, std::span<const Expr> index, std::span<const Expr> r) {
+          return ops.exp(ops.sub(at(ops, index, r), max->loader(ops, index)));
+        },
+        {x.get()}));
+    return ctx.pointwise(
+        result, x->sizes,
+        [x, max, sum, d, result](OpsHandler& ops, std::span<const Expr> index) {
+          const std::vector<Expr> row = without(index, d);
+          const LoopValue shifted =
+              ops.sub(ops.cast(x->loader(ops, index), DType::Float32), max->loader(ops, row));
+          return ops.cast(ops.sub(shifted, ops.log(sum->loader(ops, row))), result);
+        },
+        {x.get(), max.get(), sum.get()});
+  }
+  // softmax: exp(x - max) is computed once into a buffer that the result then overwrites (the
+  // memory plan puts both in the result's storage, so a row is written once and rescaled while
+  // it is in cache).
+  const SharedValue e = share(ctx.realize(
+      ctx.pointwise(DType::Float32, x->sizes,
+                    [x, max, d](OpsHandler& ops, std::span<const Expr> index) {
+                      return ops.exp(ops.sub(ops.cast(x->loader(ops, index), DType::Float32),
+                                             max->loader(ops, without(index, d))));
+                    },
+                    {x.get(), max.get()})));
+  const SharedValue sum = share(
+      ctx.reduction(DType::Float32, ranges, rr, ReductionType::sum, DType::Float32,
+                    [e, d](OpsHandler& ops, std::span<const Expr> index, std::span<const Expr> r) {
+                      return e->loader(ops, with(index, d, r[0]));
+                    },
+                    {e.get()}));
+  return ctx.pointwise(result, x->sizes,
+                       [e, sum, d, result](OpsHandler& ops, std::span<const Expr> index) {
+                         const LoopValue inv = ops.truediv(ops.constant(1.0, DType::Float32),
+                                                           sum->loader(ops, without(index, d)));
+                         return ops.cast(ops.mul(e->loader(ops, index), inv), result);
+                       },
+                       {e.get(), sum.get()});
 }
 
 std::optional<TensorValue> layer_norm(Context& ctx, const graph::Node& n) {

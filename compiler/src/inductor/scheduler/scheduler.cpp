@@ -640,7 +640,19 @@ private:
         const Buffer& b = ir_.buffers[i];
         const Expr numel = b.layout.storage_extent();
         if (p.source == BufferPlan::Source::Output) {
-          p.slot = new_allocation(numel, b.layout.dtype, true, b.id);
+          // A result may be computed over a dead intermediate (softmax rescales exp(x - max)
+          // where it was written); the allocation is then the result's.
+          std::int32_t over =
+              out_.steps[s].kind == Step::Kind::Kernel ? in_place_candidate(b, s, slot_of) : -1;
+          if (over >= 0) {
+            ++out_.inplace;
+            ++out_.reused;
+            out_.allocations[static_cast<std::size_t>(over)].output = true;
+            holder_[static_cast<std::size_t>(over)] = b.id;
+            p.slot = over;
+          } else {
+            p.slot = new_allocation(numel, b.layout.dtype, true, b.id);
+          }
           continue;
         }
         std::int32_t chosen = -1;
@@ -682,7 +694,7 @@ private:
   }
 
   // An allocation `b` may overwrite at step `s`: a buffer whose last reader is this kernel,
-  // read here only at b's store index, in b's stage, by nodes no later than b's.
+  // read here only at b's store index, in earlier stages or by nodes no later than b's.
   std::int32_t in_place_candidate(const Buffer& b, std::size_t s,
                                   const std::vector<std::int32_t>& slot_of) const {
     const auto bi = static_cast<std::size_t>(b.id);
@@ -727,7 +739,9 @@ private:
         if (r.step != s) {
           continue;
         }
-        ok = ok && !r.indirect && r.index == at && r.stage == stage && r.position <= position;
+        // Reads in earlier stages are done for this outer index before b is written.
+        ok = ok && !r.indirect && r.index == at &&
+             (r.stage < stage || (r.stage == stage && r.position <= position));
       }
       if (ok) {
         return slot;

@@ -86,11 +86,13 @@ public:
     line("{");
     ++indent_;
     scopes_.emplace_back();
+    cse_.emplace_back();
   }
   void close() {
     --indent_;
     line("}");
     scopes_.pop_back();
+    cse_.pop_back();
   }
   const std::string& text() const { return lines_; }
 
@@ -247,15 +249,19 @@ private:
     exprs_.push_back(text);
     return {static_cast<std::int32_t>(exprs_.size() - 1), d};
   }
+  // A value for expression `e`: the variable an enclosing scope already defined for it, or a
+  // new one.
   LoopValue define(const std::string& e, DType d) {
-    auto it = cse_.find(e);
-    if (it != cse_.end() && it->second.second == indent_) {
-      return it->second.first;
+    for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
+      auto it = scope->find(e);
+      if (it != scope->end()) {
+        return it->second;
+      }
     }
     const std::string name = "tmp" + std::to_string(tmps_++);
     line("auto " + name + " = " + e + ";");
     const LoopValue v = literal_value(name, d);
-    cse_[e] = {v, indent_};
+    cse_.back()[e] = v;
     return v;
   }
 
@@ -266,7 +272,7 @@ private:
   std::string lines_;
   int indent_ = 0;
   std::vector<std::string> exprs_;
-  std::map<std::string, std::pair<LoopValue, int>> cse_;
+  std::vector<std::map<std::string, LoopValue>> cse_{1};
   std::vector<std::vector<std::pair<std::pair<BufferId, Expr>, LoopValue>>> scopes_{1};
   std::vector<std::string> masks_;
   int tmps_ = 0;

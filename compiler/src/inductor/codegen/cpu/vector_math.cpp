@@ -18,6 +18,7 @@
 #include <cmath>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 #include <numbers>
 
@@ -65,6 +66,17 @@ llvm::Value* poly(llvm::IRBuilderBase& b, llvm::Value* x, std::initializer_list<
 
 llvm::Value* unary(llvm::IRBuilderBase& b, llvm::Intrinsic::ID id, llvm::Value* x) {
   return b.CreateIntrinsic(id, {x->getType()}, {x});
+}
+
+// Whether x is a 16-lane float vector in a function compiled for AVX-512.
+bool has_avx512_scalef(llvm::IRBuilderBase& b, llvm::Value* x) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (vt == nullptr || vt->getNumElements() != 16) {
+    return false;
+  }
+  const llvm::Function* f = b.GetInsertBlock()->getParent();
+  const llvm::Attribute features = f->getFnAttribute("target-features");
+  return features.isValid() && features.getValueAsString().contains("+avx512f");
 }
 
 llvm::Value* is_nan(llvm::IRBuilderBase& b, llvm::Value* x) {
@@ -166,6 +178,14 @@ llvm::Value* emit_exp(llvm::IRBuilderBase& b, llvm::Value* x) {
   r = fma(b, n, fconst(b, x, -kLn2Lo), r);
   llvm::Value* p =
       poly(b, r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
+  if (has_avx512_scalef(b, x)) {
+    // vscalefps: p * 2^n in one instruction, overflowing to inf and underflowing through the
+    // denormals to 0 exactly as the two-step scaling below.
+    llvm::Value* y = b.CreateIntrinsic(
+        llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+        {p, n, p, b.getInt16(0xffff), b.getInt32(4 /* the current rounding mode */)});
+    return b.CreateSelect(is_nan(b, x), x, y);
+  }
   llvm::Value* y = scale_by_pow2(b, p, n);
   y = b.CreateSelect(b.CreateFCmpOGT(x, fconst(b, x, 88.72283905206835)), fconst(b, x, INFINITY),
                      y);

@@ -1,0 +1,262 @@
+// bench_inductor: the figures of Inductor's performance goals, one line each as
+// "figure: value unit" (scripts/bench-inductor.sh adds PyTorch's and prints the ratios).
+//   - a STREAM-style add (the machine's memory bandwidth with 2 threads)
+//   - a chain of 8 cheap pointwise ops over two 16M-float inputs, compiled and eager
+//   - a chain with transcendentals (sin, exp, tanh, sqrt), compiled and eager
+//   - softmax over the rows of 4096 x 4096, layer_norm over 8192 x 1024
+//   - matmul 1024 x 1024 (our GEMM through compile(), our eager kernel, OpenBLAS when built in)
+//   - the MLP forward pass of samples/compiler/mlp.cpp
+//   - compile latency of a 200-op graph: cold (passes + LLVM to machine code) and from the
+//     on-disk cache
+// Timings are the median of several runs after a warm-up.
+#include "compiler/capture/compile.h"
+#include "compiler/inductor/inductor.h"
+#include "compiler/inductor/metrics.h"
+#include "compiler/nn/layers.h"
+#include "compiler/ops/ops.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string_view>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#ifdef TORCHSCOPE_BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+using namespace compiler;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+template <class Fn>
+double median_ms(Fn&& fn, int rounds = 7) {
+  fn(); // warm up (and compile)
+  std::vector<double> t;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = Clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+Tensor wave(std::vector<std::int64_t> sizes, double seed) {
+  std::int64_t n = 1;
+  for (std::int64_t s : sizes) {
+    n *= s;
+  }
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    v[i] = std::sin(0.37 * static_cast<double>(i) + seed);
+  }
+  return Tensor::from_values(v, std::move(sizes));
+}
+
+void figure(const char* name, double value, const char* unit) {
+  std::printf("%s: %.3f %s\n", name, value, unit);
+  std::fflush(stdout);
+}
+
+double stream_add_gbs(std::int64_t n) {
+  std::vector<float> a(static_cast<std::size_t>(n), 1.0f);
+  std::vector<float> b(static_cast<std::size_t>(n), 2.0f);
+  std::vector<float> c(static_cast<std::size_t>(n), 0.0f);
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  auto run = [&] {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        const std::int64_t begin = n * t / threads;
+        const std::int64_t end = n * (t + 1) / threads;
+        for (std::int64_t i = begin; i < end; ++i) {
+          c[static_cast<std::size_t>(i)] =
+              a[static_cast<std::size_t>(i)] + b[static_cast<std::size_t>(i)];
+        }
+      });
+    }
+    for (std::thread& p : pool) {
+      p.join();
+    }
+  };
+  const double ms = median_ms(run, 9);
+  return 3.0 * 4.0 * static_cast<double>(n) / (ms * 1e6);
+}
+
+Tensor pointwise_chain(const Tensor& a, const Tensor& b) {
+  Tensor x = mul(a, b);
+  x = add(x, a);
+  x = sub(x, b);
+  x = relu(x);
+  x = abs(x);
+  const Tensor m = gt(x, 0.5);
+  x = where(m, x, b);
+  return mul(x, a);
+}
+
+Tensor transcendental_chain(const Tensor& a, const Tensor& b) {
+  Tensor x = sin(a);
+  x = exp(mul(x, 0.5));
+  x = tanh(add(x, b));
+  x = sqrt(add(abs(x), 1.0));
+  return mul(x, a);
+}
+
+// 200 ops: pointwise chains with a reduction every 20 ops (so the graph has several kernels).
+Tensor two_hundred_ops(const Tensor& x) {
+  Tensor y = x;
+  for (int i = 0; i < 200; ++i) {
+    switch (i % 20) {
+    case 19:
+      y = sub(y, mean(y, {1}, true));
+      ++i; // that was two ops
+      break;
+    case 7:
+      y = tanh(y);
+      break;
+    case 13:
+      y = exp(mul(y, -0.1));
+      ++i;
+      break;
+    default:
+      y = add(mul(y, 0.999), 0.001 * i);
+      ++i;
+      break;
+    }
+  }
+  return y;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // Arguments: the groups to run (stream, pointwise, transcendental, softmax, layer_norm,
+  // matmul, mlp, compile); none: all.
+  auto wanted = [&](const char* group) {
+    if (argc < 2) {
+      return true;
+    }
+    for (int i = 1; i < argc; ++i) {
+      if (std::string_view(argv[i]) == group) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const std::int64_t n = std::int64_t{1} << 24;
+  const double stream = wanted("stream") || wanted("pointwise") ? stream_add_gbs(n) : 0.0;
+  if (wanted("stream")) {
+    figure("stream_add_bandwidth", stream, "GB/s");
+  }
+  if (wanted("pointwise")) {
+    const Tensor a = wave({n}, 1);
+    const Tensor b = wave({n}, 2);
+    auto compiled = compile(pointwise_chain, {.name = "pointwise_chain"});
+    const double c = median_ms([&] { compiled(a, b); });
+    const double e = median_ms([&] { pointwise_chain(a, b); }, 3);
+    figure("pointwise_chain_compiled", c, "ms");
+    figure("pointwise_chain_eager", e, "ms");
+    const double gbs = 3.0 * 4.0 * static_cast<double>(n) / (c * 1e6);
+    figure("pointwise_chain_bandwidth", gbs, "GB/s");
+    figure("pointwise_chain_of_stream", 100.0 * gbs / stream, "%");
+  }
+  if (wanted("transcendental")) {
+    const Tensor a = wave({n}, 3);
+    const Tensor b = wave({n}, 4);
+    auto compiled = compile(transcendental_chain, {.name = "transcendental_chain"});
+    figure("transcendental_chain_compiled", median_ms([&] { compiled(a, b); }), "ms");
+    figure("transcendental_chain_eager", median_ms([&] { transcendental_chain(a, b); }, 3), "ms");
+  }
+  if (wanted("softmax")) {
+    const Tensor x = wave({4096, 4096}, 5);
+    auto f = [](const Tensor& t) { return softmax(t, -1); };
+    auto compiled = compile(f, {.name = "softmax"});
+    figure("softmax_compiled", median_ms([&] { compiled(x); }), "ms");
+    figure("softmax_eager", median_ms([&] { f(x); }, 3), "ms");
+  }
+  if (wanted("layer_norm")) {
+    const Tensor x = wave({8192, 1024}, 6);
+    const Tensor w = wave({1024}, 7);
+    const Tensor b = wave({1024}, 8);
+    auto f = [&](const Tensor& t) { return layer_norm(t, {1024}, w, b); };
+    auto compiled = compile(f, {.name = "layer_norm"});
+    figure("layer_norm_compiled", median_ms([&] { compiled(x); }), "ms");
+    figure("layer_norm_eager", median_ms([&] { f(x); }, 3), "ms");
+  }
+  if (wanted("matmul")) {
+    const std::int64_t m = 1024;
+    const Tensor a = wave({m, m}, 9);
+    const Tensor b = wave({m, m}, 10);
+    auto f = [](const Tensor& x, const Tensor& y) { return matmul(x, y); };
+    auto compiled = compile(f, {.name = "matmul"});
+    const double flop = 2.0 * static_cast<double>(m * m * m);
+    figure("matmul_compiled", flop / (median_ms([&] { compiled(a, b); }) * 1e6), "GFLOP/s");
+    figure("matmul_eager", flop / (median_ms([&] { f(a, b); }, 3) * 1e6), "GFLOP/s");
+#ifdef TORCHSCOPE_BENCH_OPENBLAS
+    std::vector<float> c(static_cast<std::size_t>(m * m));
+    const double ms = median_ms([&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+                  static_cast<int>(m), static_cast<int>(m), 1.0f, a.data<float>(),
+                  static_cast<int>(m), b.data<float>(), static_cast<int>(m), 0.0f, c.data(),
+                  static_cast<int>(m));
+    });
+    figure("matmul_openblas", flop / (ms * 1e6), "GFLOP/s");
+#endif
+  }
+  if (wanted("mlp")) {
+    auto gelu_layer = std::make_shared<nn::GELU>();
+    nn::Sequential model({std::make_shared<nn::Linear>(64, 128, true, 1), gelu_layer,
+                          std::make_shared<nn::LayerNorm>(std::vector<std::int64_t>{128}),
+                          std::make_shared<nn::Linear>(128, 10, true, 2)});
+    auto forward = [](nn::Sequential& mdl, const Tensor& x) { return softmax(mdl(x), -1); };
+    auto compiled = compile(forward, {.name = "mlp", .arg_names = {"model", "x"}});
+    const Tensor x = wave({32, 64}, 11);
+    auto many = [&](auto&& fn) {
+      return median_ms([&] {
+               for (int i = 0; i < 200; ++i) {
+                 fn();
+               }
+             }) *
+             1000.0 / 200.0;
+    };
+    figure("mlp_forward_compiled", many([&] { compiled(model, x); }), "us");
+    figure("mlp_forward_eager", many([&] { forward(model, x); }), "us");
+  }
+  if (wanted("compile")) {
+    const Tensor x = wave({64, 256}, 12);
+    // A fresh compile each time (a new compiled function, its own frame), timed over the first
+    // call: capture, passes, lowering, scheduling, and LLVM to machine code (cold, no cache) or
+    // loading the machine code from the on-disk cache.
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("bench_inductor_cache_" + std::to_string(::getpid()));
+    inductor::config().cache_dir = dir.string();
+    auto first_call_ms = [&] {
+      std::vector<double> t;
+      for (int r = 0; r < 5; ++r) {
+        auto compiled = compile(two_hundred_ops, {.name = "two_hundred_ops"});
+        const auto t0 = Clock::now();
+        compiled(x);
+        t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    };
+    inductor::config().fx_graph_cache = false;
+    figure("compile_200_ops_cold", first_call_ms(), "ms");
+    inductor::config().fx_graph_cache = true;
+    auto warm = compile(two_hundred_ops, {.name = "two_hundred_ops"});
+    warm(x); // fills the cache
+    figure("compile_200_ops_from_cache", first_call_ms(), "ms");
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  return 0;
+}

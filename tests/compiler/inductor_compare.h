@@ -57,7 +57,7 @@ inline bool close(const compiler::Tensor& got, const compiler::Tensor& want, std
   do {                                                                                             \
     std::string why_;                                                                              \
     const bool ok_ = ::inductor_test::close((got), (want), why_);                                  \
-    INFO(why_);                                                                                    \
+    INFO(why_); /* after close(): INFO copies the text when declared */                            \
     CHECK(ok_);                                                                                    \
   } while (false)
 

@@ -5,6 +5,7 @@ torchscope_add_test(NAME compiler_inductor_tests LABELS compiler inductor
     ${CMAKE_CURRENT_LIST_DIR}/passes_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_codegen_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_cache_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp
   LIBS torchscope_compiler
   # Compiles cache into the build tree, not the user's cache folder.
   ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")
@@ -23,4 +24,14 @@ if(TARGET bench_inductor)
     target_include_directories(bench_inductor PRIVATE ${TORCHSCOPE_CBLAS_INCLUDE})
     target_compile_definitions(bench_inductor PRIVATE TORCHSCOPE_BENCH_OPENBLAS=1)
   endif()
+endif()
+
+# Inductor's trace against PyTorch's logs (needs the MLP sample).
+if(TARGET sample_mlp)
+  torchscope_add_test(NAME compiler_inductor_logs_tests LABELS compiler inductor samples
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_logs_test.cpp
+    LIBS torchscope_compiler simdjson::simdjson)
+  target_compile_definitions(compiler_inductor_logs_tests PRIVATE
+    SAMPLE_MLP="$<TARGET_FILE:sample_mlp>")
+  add_dependencies(compiler_inductor_logs_tests sample_mlp)
 endif()

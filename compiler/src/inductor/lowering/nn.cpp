@@ -149,10 +149,30 @@ std::optional<TensorValue> layer_norm(Context& ctx, const graph::Node& n) {
     full.insert(full.end(), r.begin(), r.end());
     return ops.cast(x->loader(ops, full), DType::Float32);
   };
-  const SharedValue total = share(
-      ctx.reduction(DType::Float32, ranges, rr, ReductionType::sum, DType::Float32, at, {x.get()}));
-  auto mean = [total, count](OpsHandler& ops, std::span<const Expr> row) {
-    return ops.truediv(total->loader(ops, row), ops.index_expr(count, DType::Float32));
+  // The mean is summed relative to the row's first element, so a constant row has exactly its
+  // value as mean and a zero variance (an f32 sum of equal values would not divide back
+  // exactly, and 1/sqrt(eps) would amplify the residue).
+  const std::size_t k_dims = rr.size();
+  bool empty = false; // an empty row has no first element (symbolic sizes are at least 2)
+  for (const Expr& d : rr) {
+    empty = empty || (d.is_constant() && d.constant_value() == 0);
+  }
+  auto first = [at, k_dims, empty](OpsHandler& ops, std::span<const Expr> index) {
+    if (empty) {
+      return ops.constant(0.0, DType::Float32);
+    }
+    const std::vector<Expr> zero(k_dims, Expr());
+    return at(ops, index, zero);
+  };
+  const SharedValue total = share(ctx.reduction(
+      DType::Float32, ranges, rr, ReductionType::sum, DType::Float32,
+      [at, first](OpsHandler& ops, std::span<const Expr> index, std::span<const Expr> r) {
+        return ops.sub(at(ops, index, r), first(ops, index));
+      },
+      {x.get()}));
+  auto mean = [total, count, first](OpsHandler& ops, std::span<const Expr> row) {
+    return ops.add(first(ops, row),
+                   ops.truediv(total->loader(ops, row), ops.index_expr(count, DType::Float32)));
   };
   const SharedValue squares = share(ctx.reduction(
       DType::Float32, ranges, rr, ReductionType::sum, DType::Float32,

@@ -4,6 +4,7 @@
 #include "compiler/capture/compile.h"
 #include "compiler/inductor/metrics.h"
 #include "compiler/ops/ops.h"
+#include "inductor/lowering/lowering.h"
 #include "inductor_compare.h"
 
 #include <catch2/catch.hpp>
@@ -242,4 +243,17 @@ TEST_CASE("inductor: a compiled function called from several threads", "[inducto
     t.join();
   }
   CHECK(bad.load() == 0);
+}
+
+TEST_CASE("inductor: every op of the op list has a lowering but randn and the data-dependent ops",
+          "[inductor][codegen]") {
+  // randn keeps its counter-based generator on the eager kernel (bit-identical draws);
+  // item/to_bool end a graph (a graph break) and never reach Inductor. When the AOT stage marks
+  // primitive ops in the op list, every one of them must be in the first group.
+  for (int i = 0; i < kNumOps; ++i) {
+    const auto op = static_cast<OpKind>(i);
+    INFO("op " << op_name(op));
+    const bool eager_only = op == OpKind::randn || op_category(op) == OpCategory::DataDependent;
+    CHECK(inductor::has_lowering(op) != eager_only);
+  }
 }

@@ -35,3 +35,15 @@ if(TARGET sample_mlp)
     SAMPLE_MLP="$<TARGET_FILE:sample_mlp>")
   add_dependencies(compiler_inductor_logs_tests sample_mlp)
 endif()
+
+# The compile-cache entry parser under a fuzzer (replayed over committed logs in test builds).
+torchscope_add_fuzzer(NAME fuzz_inductor_cache_entry
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_fuzz_cache_entry.cpp
+  LIBS torchscope_compiler LABELS compiler inductor
+  REPLAY ${PROJECT_SOURCE_DIR}/tests/data/pytorch-2.11/w13_cache_run1
+         ${PROJECT_SOURCE_DIR}/samples/logs)
+foreach(_fuzz_target fuzz_inductor_cache_entry fuzz_inductor_cache_entry_replay)
+  if(TARGET ${_fuzz_target})
+    target_include_directories(${_fuzz_target} PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
+  endif()
+endforeach()

@@ -14,6 +14,7 @@
 #include "compiler/inductor/metrics.h"
 #include "compiler/nn/layers.h"
 #include "compiler/ops/ops.h"
+#include "inductor_test_data.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,8 +24,8 @@
 #include <filesystem>
 #include <memory>
 #include <string_view>
-#include <thread>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -33,6 +34,7 @@
 #endif
 
 using namespace compiler;
+using inductor_test::wave;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -48,18 +50,6 @@ double median_ms(Fn&& fn, int rounds = 7) {
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
-}
-
-Tensor wave(std::vector<std::int64_t> sizes, double seed) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) {
-    n *= s;
-  }
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    v[i] = std::sin(0.37 * static_cast<double>(i) + seed);
-  }
-  return Tensor::from_values(v, std::move(sizes));
 }
 
 void figure(const char* name, double value, const char* unit) {

@@ -6,6 +6,7 @@
 #include "compiler/ops/ops.h"
 #include "inductor/lowering/lowering.h"
 #include "inductor_compare.h"
+#include "inductor_test_data.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -13,21 +14,9 @@
 #include <thread>
 
 using namespace compiler;
+using inductor_test::wave;
 
 namespace {
-
-Tensor wave(std::vector<std::int64_t> sizes, double seed = 0.0, double amplitude = 3.0,
-            DType dtype = DType::Float32) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) {
-    n *= s;
-  }
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    v[i] = amplitude * std::sin(0.37 * static_cast<double>(i) + seed);
-  }
-  return Tensor::from_values(v, std::move(sizes), dtype);
-}
 
 // Runs `f` compiled and eager on the same arguments and checks the results, and that the
 // compiled call launched generated kernels.

@@ -77,24 +77,6 @@ std::map<std::string, std::vector<std::string>> kinds_by_compile(const fs::path&
   return out;
 }
 
-std::optional<fs::path> pytorch_log(const std::string& workload) {
-  std::vector<fs::path> roots;
-  if (auto shared = test_support::shared_dir()) {
-    roots.push_back(*shared / "corpus" / "pytorch-2.11" / workload);
-  }
-  roots.push_back(test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / workload);
-  for (const fs::path& root : roots) {
-    if (fs::is_directory(root)) {
-      for (const fs::path& p : test_support::trace_files_under(root)) {
-        if (p.extension() == ".log") {
-          return p;
-        }
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 // Runs the MLP sample with TORCH_TRACE=`trace` and the cache in `cache`; its one log.
 fs::path run_mlp(const fs::path& trace, const fs::path& cache) {
   const std::string cmd = "TORCH_TRACE='" + trace.string() + "' TORCHINDUCTOR_CACHE_DIR='" +
@@ -133,7 +115,7 @@ TEST_CASE("inductor logs: the MLP sample's Inductor artifacts follow PyTorch's w
   const std::vector<std::string> mine = first_group(our_kinds.at("0/0"));
   for (const char* workload : {"w01_mlp_train", "w08_transformer"}) {
     INFO("PyTorch workload " << workload);
-    const std::optional<fs::path> log = pytorch_log(workload);
+    const std::optional<fs::path> log = test_support::pytorch_log(workload);
     REQUIRE(log);
     const auto theirs = kinds_by_compile(*log);
     REQUIRE(theirs.count("0/0") == 1);
@@ -152,14 +134,14 @@ TEST_CASE("inductor logs: a second process with the same cache hits as w13's sec
   run_mlp(dir.path() / "first", dir.path() / "cache");
   const fs::path second = run_mlp(dir.path() / "second", dir.path() / "cache");
   const std::vector<std::string> mine = first_group(kinds_by_compile(second).at("0/0"));
-  const std::optional<fs::path> log = pytorch_log("w13_cache_run2");
+  const std::optional<fs::path> log = test_support::pytorch_log("w13_cache_run2");
   REQUIRE(log);
   CHECK(mine == first_group(kinds_by_compile(*log).at("0/0")));
   CHECK(mine.back() == "fx_graph_cache_hit");
 }
 
 TEST_CASE("inductor logs: provenance artifacts have w11's shape", "[inductor][logs][trace]") {
-  const std::optional<fs::path> w11 = pytorch_log("w11_provenance");
+  const std::optional<fs::path> w11 = test_support::pytorch_log("w11_provenance");
   REQUIRE(w11);
   test_support::TempDir dir;
   const compiler::inductor::Config saved = compiler::inductor::config();

@@ -9,6 +9,7 @@
 #include "compiler/inductor/metrics.h"
 #include "compiler/ops/ops.h"
 #include "inductor_compare.h"
+#include "inductor_test_data.h"
 
 #include <catch2/catch.hpp>
 #include <functional>
@@ -333,18 +334,6 @@ private:
   std::vector<Info> kinds_;
 };
 
-Tensor wave(std::vector<std::int64_t> sizes, double seed) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) {
-    n *= s;
-  }
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    v[i] = 1.7 * std::sin(0.61 * static_cast<double>(i) + seed);
-  }
-  return Tensor::from_values(v, std::move(sizes));
-}
-
 Tensor indices(std::int64_t b, double seed) {
   std::vector<double> v;
   for (std::int64_t i = 0; i < b * 6; ++i) {
@@ -376,8 +365,8 @@ TEST_CASE("inductor property: random programs over every op equal eager within t
     }
     auto compiled = compile(fn, {.name = "random_program"});
     for (std::int64_t b : {3, 5}) {
-      const Tensor x = wave({b, 6, 5}, s);
-      const Tensor v = wave({5}, s + 0.5);
+      const Tensor x = inductor_test::wave({b, 6, 5}, s, 1.7);
+      const Tensor v = inductor_test::wave({5}, s + 0.5, 1.7);
       const Tensor idx = indices(b, s);
       const std::vector<Tensor> want = fn(x, v, idx);
       inductor::reset_counters();

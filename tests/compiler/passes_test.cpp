@@ -4,6 +4,7 @@
 #include "compiler/graph/graph_printer.h"
 #include "compiler/graph/graph_rewrite.h"
 #include "graph_builder.h"
+#include "inductor_test_data.h"
 #include "passes/common_subexpression_elimination.h"
 #include "passes/constant_folding.h"
 #include "passes/dead_code_elimination.h"
@@ -20,20 +21,9 @@ using namespace compiler;
 using graph_test::GraphBuilder;
 using graph_test::op_sequence;
 using graph_test::run_outputs;
+using inductor_test::wave;
 
 namespace {
-
-Tensor wave(std::vector<std::int64_t> sizes, double seed) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) {
-    n *= s;
-  }
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    v[i] = std::sin(0.37 * static_cast<double>(i) + seed) * 2.0;
-  }
-  return Tensor::from_values(v, std::move(sizes));
-}
 
 void check_same_values(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   REQUIRE(a.size() == b.size());

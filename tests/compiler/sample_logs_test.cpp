@@ -46,25 +46,6 @@ fs::path run_sample(const std::string& exe, const fs::path& dir) {
   return logs[0];
 }
 
-// PyTorch's log of `workload`: ../shared's corpus when present, else the copy under tests/data.
-std::optional<fs::path> pytorch_log(const std::string& workload) {
-  std::vector<fs::path> roots;
-  if (auto shared = test_support::shared_dir()) {
-    roots.push_back(*shared / "corpus" / "pytorch-2.11" / workload);
-  }
-  roots.push_back(test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / workload);
-  for (const fs::path& root : roots) {
-    if (fs::is_directory(root)) {
-      for (const fs::path& p : test_support::trace_files_under(root)) {
-        if (p.extension() == ".log") {
-          return p;
-        }
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 std::string text_of(simdjson::dom::element e) {
   if (e.is_string()) {
     return std::string(std::string_view(e));
@@ -307,7 +288,7 @@ void compare_report_with_reference(const fs::path& log, const std::string& workl
 }
 
 void compare_with_pytorch(const std::string& exe, const std::string& workload) {
-  std::optional<fs::path> theirs = pytorch_log(workload);
+  std::optional<fs::path> theirs = test_support::pytorch_log(workload);
   if (!theirs) {
     TORCHSCOPE_SKIP("no PyTorch log of " << workload << " (../shared nor tests/data)");
   }
@@ -353,7 +334,7 @@ TEST_CASE("sample_mlp writes a log that reads with no failed line", "[compiler][
 TEST_CASE("the sample log summary sees a missing recompile reason", "[compiler][samples]") {
   // The comparison above can fail: drop one recompile reason from a copy of PyTorch's w16 log
   // and the summaries differ.
-  std::optional<fs::path> theirs = pytorch_log("w16_dynamic");
+  std::optional<fs::path> theirs = test_support::pytorch_log("w16_dynamic");
   if (!theirs) {
     TORCHSCOPE_SKIP("no PyTorch log of w16_dynamic");
   }

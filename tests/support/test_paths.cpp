@@ -10,8 +10,12 @@
 
 namespace test_support {
 
-std::filesystem::path source_dir() { return TORCHSCOPE_SOURCE_DIR; }
-std::filesystem::path binary_dir() { return TORCHSCOPE_BINARY_DIR; }
+std::filesystem::path source_dir() {
+  return TORCHSCOPE_SOURCE_DIR;
+}
+std::filesystem::path binary_dir() {
+  return TORCHSCOPE_BINARY_DIR;
+}
 
 std::optional<std::filesystem::path> shared_dir() {
   std::filesystem::path p = TORCHSCOPE_SHARED_DIR;
@@ -23,6 +27,24 @@ std::optional<std::filesystem::path> shared_dir() {
   if (!told.exchange(true)) {
     std::fprintf(stderr, "note: %s is absent; tests over the shared corpus are skipped\n",
                  p.c_str());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> pytorch_log(const std::string& workload) {
+  std::vector<std::filesystem::path> roots;
+  if (auto shared = shared_dir()) {
+    roots.push_back(*shared / "corpus" / "pytorch-2.11" / workload);
+  }
+  roots.push_back(source_dir() / "tests" / "data" / "pytorch-2.11" / workload);
+  for (const std::filesystem::path& root : roots) {
+    if (std::filesystem::is_directory(root)) {
+      for (const std::filesystem::path& p : trace_files_under(root)) {
+        if (p.extension() == ".log") {
+          return p;
+        }
+      }
+    }
   }
   return std::nullopt;
 }
@@ -49,8 +71,8 @@ TempDir::TempDir(const std::string& prefix) {
   std::random_device rd;
   auto base = std::filesystem::temp_directory_path();
   for (;;) {
-    path_ = base / (prefix + "-" + std::to_string(::getpid()) + "-" +
-                    std::to_string(counter++) + "-" + std::to_string(rd() % 100000));
+    path_ = base / (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) +
+                    "-" + std::to_string(rd() % 100000));
     if (std::filesystem::create_directory(path_)) {
       break;
     }

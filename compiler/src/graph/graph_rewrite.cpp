@@ -3,6 +3,7 @@
 
 #include "compiler/core/errors.h"
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <type_traits>
@@ -111,25 +112,10 @@ bool same_value(const Value& a, const Value& b) {
         } else if constexpr (std::is_same_v<T, double>) {
           return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
         } else if constexpr (std::is_same_v<T, std::vector<SymInt>>) {
-          if (x.size() != y.size()) {
-            return false;
-          }
-          for (std::size_t i = 0; i < x.size(); ++i) {
-            if (!x[i].same_as(y[i])) {
-              return false;
-            }
-          }
-          return true;
+          return same_sizes(x, y);
         } else if constexpr (std::is_same_v<T, std::vector<Tensor>>) {
-          if (x.size() != y.size()) {
-            return false;
-          }
-          for (std::size_t i = 0; i < x.size(); ++i) {
-            if (!x[i].is_same(y[i])) {
-              return false;
-            }
-          }
-          return true;
+          return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                            [](const Tensor& p, const Tensor& q) { return p.is_same(q); });
         } else {
           return x == y;
         }
@@ -183,6 +169,11 @@ std::size_t value_hash(const Value& v) {
 
 } // namespace
 
+bool same_sizes(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const SymInt& p, const SymInt& q) { return p.same_as(q); });
+}
+
 bool same_arg(const Arg& a, const Arg& b) {
   if (a.kind != b.kind) {
     return false;
@@ -195,7 +186,7 @@ bool same_arg(const Arg& a, const Arg& b) {
   case Arg::Kind::Symbolic:
     return a.sym.same_as(b.sym);
   case Arg::Kind::SymList:
-    return same_value(a.syms, b.syms);
+    return same_sizes(a.syms, b.syms);
   case Arg::Kind::Constant:
     return same_value(a.constant, b.constant);
   }

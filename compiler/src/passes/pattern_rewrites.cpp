@@ -1,6 +1,8 @@
 // The declared rewrites (passes/pattern_rewrites.h).
 #include "passes/pattern_rewrites.h"
 
+#include "compiler/graph/graph_rewrite.h"
+
 namespace compiler::passes {
 
 namespace {
@@ -96,15 +98,7 @@ Rewrite addmm_rewrite() {
             // The sum has the product's shape: the bias only broadcasts.
             const graph::Node& add = g.node(m.nodes[0]);
             const graph::Node& product = g.node(m.nodes[1]);
-            if (add.meta.sizes.size() != product.meta.sizes.size()) {
-              return false;
-            }
-            for (std::size_t i = 0; i < add.meta.sizes.size(); ++i) {
-              if (!add.meta.sizes[i].same_as(product.meta.sizes[i])) {
-                return false;
-              }
-            }
-            return true;
+            return graph::same_sizes(add.meta.sizes, product.meta.sizes);
           },
           [](Rewriter& r, const Match&) {
             return r.call(OpKind::addmm, {r.input("bias"), r.input("a"), r.input("b")});

@@ -40,15 +40,7 @@ bool dense(const graph::TensorMeta& m) {
 }
 
 bool same_shape(const graph::TensorMeta& a, const graph::TensorMeta& b) {
-  if (a.dtype != b.dtype || a.sizes.size() != b.sizes.size() || a.strides != b.strides) {
-    return false;
-  }
-  for (std::size_t i = 0; i < a.sizes.size(); ++i) {
-    if (!a.sizes[i].same_as(b.sizes[i])) {
-      return false;
-    }
-  }
-  return true;
+  return a.dtype == b.dtype && a.strides == b.strides && graph::same_sizes(a.sizes, b.sizes);
 }
 
 // The last node that reads `buffer`'s storage: its users, and the users of every view of it.

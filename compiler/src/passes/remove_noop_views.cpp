@@ -10,20 +10,8 @@ namespace {
 using graph::Arg;
 using graph::Node;
 
-bool same_sizes(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i])) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool same_layout(const graph::TensorMeta& a, const graph::TensorMeta& b) {
-  return a.is_tensor && b.is_tensor && a.dtype == b.dtype && same_sizes(a.sizes, b.sizes) &&
+  return a.is_tensor && b.is_tensor && a.dtype == b.dtype && graph::same_sizes(a.sizes, b.sizes) &&
          a.strides == b.strides;
 }
 

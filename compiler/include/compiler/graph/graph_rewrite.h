@@ -51,6 +51,9 @@ bool is_topologically_sorted(const Graph& graph);
 // Whether two arguments are the same: the same node (or nodes), the same symbolic expression, or
 // equal constants (tensors by identity, floats bit for bit). CSE and the pattern matcher use it.
 bool same_arg(const Arg& a, const Arg& b);
+// Whether two size lists are the same expressions, dim by dim (no guard recorded).
+bool same_sizes(const std::vector<SymInt>& a, const std::vector<SymInt>& b);
+
 // A hash consistent with same_arg.
 std::size_t arg_hash(const Arg& a);
 

@@ -128,9 +128,11 @@ std::string output_code(const OutputCodeInput& in) {
   const LoweredGraph& ir = in.ir;
   const Schedule& s = in.schedule;
   std::string out = "# AOT ID: ['" + in.aot_id + "']\n";
+  const std::string target = in.compiler.target_description();
+  const std::size_t features = target.find(" +");
   out += "# torchscope inductor: " + std::string(in.compiler.device()) +
-         " kernels generated through LLVM, " + std::to_string(thread_count()) + " threads\n";
-  out += "# " + in.compiler.target_description().substr(0, 120) + "\n";
+         " kernels generated through LLVM, run on " + std::to_string(thread_count()) + " threads\n";
+  out += "# target: " + target.substr(0, std::min(features, target.find(" -"))) + "\n";
   out +=
       "from torchscope import empty_strided_cpu, extern_kernels, fallback, reinterpret_tensor\n\n";
   for (std::size_t k = 0; k < s.kernels.size(); ++k) {
@@ -190,7 +192,14 @@ std::string output_code(const OutputCodeInput& in) {
         continue;
       }
       const auto slot = static_cast<std::size_t>(p.slot);
-      if (holder[slot] >= 0 && std::find(made.begin(), made.end(), holder[slot]) != made.end()) {
+      // In place: the allocation's current buffer is read by this very step (same index).
+      bool read_here = std::find(made.begin(), made.end(), holder[slot]) != made.end();
+      if (st.kind == Step::Kind::Kernel) {
+        for (const KernelArg& a : s.kernels[st.kernel].args) {
+          read_here = read_here || a.buffer == holder[slot];
+        }
+      }
+      if (holder[slot] >= 0 && read_here) {
         out += "    " + b.name + " = " + names[static_cast<std::size_t>(holder[slot])] +
                "  # computed in place over it\n";
       } else if (holder[slot] >= 0) {

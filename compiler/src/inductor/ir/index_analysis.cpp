@@ -61,15 +61,17 @@ LoopValue run_body(const Buffer& b, OpsHandler& ops, std::span<const Expr> index
   return b.reduce(ops, index, rindex);
 }
 
-ReadWrites analyze(const Buffer& b) {
+ReadWrites analyze_at(const Buffer& b, std::span<const Expr> index, std::span<const Expr> rindex) {
   Analysis a;
-  const std::vector<Expr> x = index_vars(b.ranges, 'x');
-  const std::vector<Expr> r = index_vars(b.reduction_ranges, 'r');
-  run_body(b, a, x, r);
+  run_body(b, a, index, rindex);
   if (b.kind == BufferKind::Reduction) {
-    a.rw.writes.push_back({b.id, b.layout.index(x), false});
+    a.rw.writes.push_back({b.id, b.layout.index(index), false});
   }
   return std::move(a.rw);
+}
+
+ReadWrites analyze(const Buffer& b) {
+  return analyze_at(b, index_vars(b.ranges, 'x'), index_vars(b.reduction_ranges, 'r'));
 }
 
 int body_op_count(const Buffer& b) {

@@ -28,6 +28,10 @@ std::vector<Expr> index_vars(std::span<const Expr> ranges, char prefix);
 // reduction, writes are at the result index, reads over the reduction variables too).
 ReadWrites analyze(const Buffer& b);
 
+// What `b`'s body reads and writes when run at (`index`, `rindex`), expressions over the
+// caller's variables (a reduction writes its result at layout.index(index)).
+ReadWrites analyze_at(const Buffer& b, std::span<const Expr> index, std::span<const Expr> rindex);
+
 // Runs `b`'s body at (`index`, `rindex`) with `ops` and stores the result at its layout index
 // (a pointwise buffer) or returns the value to be reduced (a reduction).
 LoopValue run_body(const Buffer& b, OpsHandler& ops, std::span<const Expr> index,

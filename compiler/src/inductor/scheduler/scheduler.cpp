@@ -14,45 +14,8 @@ namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-// Runs a fused node's body at its kernel indices and records what it reads and writes.
-class AccessRecorder final : public OpsHandler {
-public:
-  ReadWrites rw;
-  LoopValue load(BufferId buffer, const Expr& index) override {
-    rw.reads.push_back({buffer, index, false});
-    return next(DType::Float32);
-  }
-  LoopValue masked(LoopValue, const std::function<LoopValue()>& body, double) override {
-    return body();
-  }
-  LoopValue load_indirect(BufferId buffer, LoopValue, const Expr&, const Expr&,
-                          const Expr& offset) override {
-    rw.reads.push_back({buffer, offset, true});
-    return next(DType::Float32);
-  }
-  void store(BufferId buffer, const Expr& index, LoopValue) override {
-    rw.writes.push_back({buffer, index, false});
-  }
-  LoopValue constant(double, DType d) override { return next(d); }
-  LoopValue index_expr(const Expr&, DType d) override { return next(d); }
-  LoopValue cast(LoopValue, DType d) override { return next(compute_dtype(d)); }
-  LoopValue apply(LoopOp op, std::span<const LoopValue> args) override {
-    return next(loop_op_result(op, args.empty() ? DType::Float32 : args.back().dtype));
-  }
-
-private:
-  LoopValue next(DType d) { return {n_++, d}; }
-  std::int32_t n_ = 0;
-};
-
 ReadWrites fused_accesses(const LoweredGraph& ir, const FusedNode& n) {
-  const Buffer& b = ir.buffer(n.buffer);
-  AccessRecorder rec;
-  run_body(b, rec, n.index, n.rindex);
-  if (b.kind == BufferKind::Reduction) {
-    rec.rw.writes.push_back({b.id, b.layout.index(n.index), false});
-  }
-  return std::move(rec.rw);
+  return analyze_at(ir.buffer(n.buffer), n.index, n.rindex);
 }
 
 Expr store_index(const LoweredGraph& ir, const FusedNode& n) {

@@ -8,7 +8,12 @@
 #include "compiler/inductor/inductor.h"
 #include "compiler/ops/ops.h"
 #include "support/test_paths.h"
+#include "support/tlparse_rules.h"
 #include "tracer/trace.h"
+
+#if TORCHSCOPE_HAVE_TLPARSE
+#include "tlparse/ingest/ingest.h"
+#endif
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -92,6 +97,22 @@ fs::path run_mlp(const fs::path& trace, const fs::path& cache) {
   return {};
 }
 
+// Both tlparse 0.4.3's line rules and our tlparse (when built) read `log` with no failed line.
+void check_reads_cleanly(const fs::path& log) {
+  const test_support::TlparseRuleCounts counts = test_support::parse_file_by_tlparse_rules(log);
+  INFO(log << ": failed lines by tlparse 0.4.3's rules: " << counts.failures());
+  CHECK(counts.failures() == 0);
+  CHECK(counts.ok > 0);
+#if TORCHSCOPE_HAVE_TLPARSE
+  test_support::TempDir out("inductor-log-index");
+  const tlparse::ingest::IngestResult r =
+      tlparse::ingest::ingest_files({log}, out.path() / "index.sqlite", {});
+  REQUIRE(r.ok);
+  REQUIRE(r.files.size() == 1);
+  CHECK(r.files[0].stats.strict_failures() == 0);
+#endif
+}
+
 // The first compile_fx_inner group of a compile: its kinds up to the first fx_graph_cache_*.
 std::vector<std::string> first_group(const std::vector<std::string>& kinds) {
   std::vector<std::string> out;
@@ -110,6 +131,7 @@ TEST_CASE("inductor logs: the MLP sample's Inductor artifacts follow PyTorch's w
           "[inductor][logs]") {
   test_support::TempDir dir;
   const fs::path ours = run_mlp(dir.path() / "trace", dir.path() / "cache");
+  check_reads_cleanly(ours);
   const auto our_kinds = kinds_by_compile(ours);
   REQUIRE(our_kinds.count("0/0") == 1);
   const std::vector<std::string> mine = first_group(our_kinds.at("0/0"));
@@ -133,6 +155,7 @@ TEST_CASE("inductor logs: a second process with the same cache hits as w13's sec
   test_support::TempDir dir;
   run_mlp(dir.path() / "first", dir.path() / "cache");
   const fs::path second = run_mlp(dir.path() / "second", dir.path() / "cache");
+  check_reads_cleanly(second);
   const std::vector<std::string> mine = first_group(kinds_by_compile(second).at("0/0"));
   const std::optional<fs::path> log = test_support::pytorch_log("w13_cache_run2");
   REQUIRE(log);

@@ -28,10 +28,15 @@ endif()
 
 # Inductor's trace against PyTorch's logs (needs the MLP sample).
 if(TARGET sample_mlp)
+  set(_inductor_log_libs torchscope_compiler simdjson::simdjson)
+  if(TARGET torchscope_tlparse)
+    list(APPEND _inductor_log_libs torchscope_tlparse)
+  endif()
   torchscope_add_test(NAME compiler_inductor_logs_tests LABELS compiler inductor samples
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_logs_test.cpp
-    LIBS torchscope_compiler simdjson::simdjson)
+    LIBS ${_inductor_log_libs})
   target_compile_definitions(compiler_inductor_logs_tests PRIVATE
+    TORCHSCOPE_HAVE_TLPARSE=$<BOOL:$<TARGET_EXISTS:torchscope_tlparse>>
     SAMPLE_MLP="$<TARGET_FILE:sample_mlp>")
   add_dependencies(compiler_inductor_logs_tests sample_mlp)
 endif()

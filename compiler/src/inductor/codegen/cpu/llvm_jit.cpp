@@ -71,9 +71,10 @@ llvm::orc::JITTargetMachineBuilder host_machine() {
 // The process's LLJIT: one per process, each compiled graph in a JITDylib of its own.
 class Jit {
 public:
+  // Never destroyed: compiled graphs held by static objects unload their code after main.
   static Jit& get() {
-    static Jit jit;
-    return jit;
+    static Jit* jit = new Jit();
+    return *jit;
   }
 
   llvm::orc::LLJIT& lljit() { return *jit_; }

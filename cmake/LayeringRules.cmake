@@ -3,6 +3,7 @@
 # (names starting with torchscope_ or tlparse).
 set(TORCHSCOPE_LAYERING_RULES
   "torchscope_tracer:*"
+  "torchscope_tracer_shared:*"
   "torchscope_tlparse:torchscope_compiler,torchscope_tracer,torchscope_gui_models"
   "tlparse:torchscope_compiler,torchscope_tracer"
   "torchscope_gui_models:torchscope_compiler,torchscope_tracer"

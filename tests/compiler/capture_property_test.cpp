@@ -62,6 +62,8 @@ std::vector<NamedCase> cases() {
   add_case("to_dtype", [](const Tensor& a, const Tensor&) {
     return to_dtype(to_dtype(a, DType::BFloat16), DType::Float32);
   });
+  // to() on the host (the one device every machine has; the GPU has tests of its own).
+  add_case("to", [](const Tensor& a, const Tensor& b) { return add(a.to("cpu"), b); });
   add_case(
       "reductions",
       [](const Tensor& a, const Tensor&) {

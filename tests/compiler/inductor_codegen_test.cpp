@@ -237,12 +237,14 @@ TEST_CASE("inductor: a compiled function called from several threads", "[inducto
 TEST_CASE("inductor: every op of the op list has a lowering but randn and the data-dependent ops",
           "[inductor][codegen]") {
   // randn keeps its counter-based generator on the eager kernel (bit-identical draws);
-  // item/to_bool end a graph (a graph break) and never reach Inductor. When the AOT stage marks
+  // item/to_bool end a graph (a graph break) and never reach Inductor; `to` moves data between
+  // devices (the device runtime's copy). When the AOT stage marks
   // primitive ops in the op list, every one of them must be in the first group.
   for (int i = 0; i < kNumOps; ++i) {
     const auto op = static_cast<OpKind>(i);
     INFO("op " << op_name(op));
-    const bool eager_only = op == OpKind::randn || op_category(op) == OpCategory::DataDependent;
+    const bool eager_only = op == OpKind::randn || op_category(op) == OpCategory::DataDependent ||
+                            op_category(op) == OpCategory::Transfer;
     CHECK(inductor::has_lowering(op) != eager_only);
   }
 }

@@ -1,11 +1,15 @@
 # Inductor's tests (labels `compiler` and `inductor`), included by tests/compiler/CMakeLists.txt:
 # the graph passes, the loop IR, lowering and scheduling, code generation, the compile cache.
-torchscope_add_test(NAME compiler_inductor_tests LABELS compiler inductor
-  SOURCES
-    ${CMAKE_CURRENT_LIST_DIR}/passes_test.cpp
+# Code generation, the cache and the property test need a code generator (LLVM in the build).
+set(_inductor_test_sources ${CMAKE_CURRENT_LIST_DIR}/passes_test.cpp)
+if(TORCHSCOPE_HAS_LLVM)
+  list(APPEND _inductor_test_sources
     ${CMAKE_CURRENT_LIST_DIR}/inductor_codegen_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_cache_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp)
+endif()
+torchscope_add_test(NAME compiler_inductor_tests LABELS compiler inductor
+  SOURCES ${_inductor_test_sources}
   LIBS torchscope_compiler
   # Compiles cache into the build tree, not the user's cache folder.
   ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")
@@ -14,20 +18,22 @@ target_include_directories(compiler_inductor_tests PRIVATE "${PROJECT_SOURCE_DIR
 
 # Prints the figures of Inductor's performance goals (scripts/bench-inductor.sh compares them
 # with PyTorch's eager kernels). Links OpenBLAS, when installed, as a yardstick for our GEMM.
-torchscope_add_benchmark(NAME bench_inductor SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_bench.cpp
-  LIBS torchscope_compiler)
-if(TARGET bench_inductor)
-  find_library(TORCHSCOPE_OPENBLAS NAMES openblas)
-  find_path(TORCHSCOPE_CBLAS_INCLUDE cblas.h PATH_SUFFIXES openblas)
-  if(TORCHSCOPE_OPENBLAS AND TORCHSCOPE_CBLAS_INCLUDE)
-    target_link_libraries(bench_inductor PRIVATE ${TORCHSCOPE_OPENBLAS})
-    target_include_directories(bench_inductor PRIVATE ${TORCHSCOPE_CBLAS_INCLUDE})
-    target_compile_definitions(bench_inductor PRIVATE TORCHSCOPE_BENCH_OPENBLAS=1)
+if(TORCHSCOPE_HAS_LLVM)
+  torchscope_add_benchmark(NAME bench_inductor SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_bench.cpp
+    LIBS torchscope_compiler)
+  if(TARGET bench_inductor)
+    find_library(TORCHSCOPE_OPENBLAS NAMES openblas)
+    find_path(TORCHSCOPE_CBLAS_INCLUDE cblas.h PATH_SUFFIXES openblas)
+    if(TORCHSCOPE_OPENBLAS AND TORCHSCOPE_CBLAS_INCLUDE)
+      target_link_libraries(bench_inductor PRIVATE ${TORCHSCOPE_OPENBLAS})
+      target_include_directories(bench_inductor PRIVATE ${TORCHSCOPE_CBLAS_INCLUDE})
+      target_compile_definitions(bench_inductor PRIVATE TORCHSCOPE_BENCH_OPENBLAS=1)
+    endif()
   endif()
 endif()
 
 # Inductor's trace against PyTorch's logs (needs the MLP sample).
-if(TARGET sample_mlp)
+if(TARGET sample_mlp AND TORCHSCOPE_HAS_LLVM)
   set(_inductor_log_libs torchscope_compiler simdjson::simdjson)
   if(TARGET torchscope_tlparse)
     list(APPEND _inductor_log_libs torchscope_tlparse)

@@ -1,8 +1,7 @@
 // Events from many threads never interleave, and a killed process leaves whole events.
-#include "tracer/trace.h"
-
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
+#include "tracer/trace.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>

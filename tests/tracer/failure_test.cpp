@@ -1,9 +1,9 @@
 // The traced program never fails because of tracing: an unwritable folder or a full disk turns
-// tracing off with exactly one warning on stderr.
-#include "tracer/trace.h"
-
+// tracing off with exactly one warning, delivered to the host's handler (by default one line on
+// stderr, with control characters escaped).
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
+#include "tracer/trace.h"
 
 #include <catch2/catch.hpp>
 #include <csignal>
@@ -87,9 +87,8 @@ TEST_CASE("a full disk turns tracing off with one warning and the program goes o
     tracer::start({.directory = dir.path().string()});
     tracer::CompileScope scope({.frame_id = 0, .frame_compile_id = 0, .attempt = 0});
     for (int i = 0; i < 5000; ++i) {
-      tracer::event_with_payload(
-          "dynamo_output_graph", tracer::no_metadata,
-          [&](std::string& out) { out.append(100, 'g'); });
+      tracer::event_with_payload("dynamo_output_graph", tracer::no_metadata,
+                                 [&](std::string& out) { out.append(100, 'g'); });
     }
     std::_Exit(tracer::enabled() ? 3 : 0);
   });
@@ -101,4 +100,42 @@ TEST_CASE("a full disk turns tracing off with one warning and the program goes o
   CHECK(counts.ok > 100);
   // Only the event cut by the limit can be incomplete; everything before it is whole.
   CHECK(counts.failures() <= 2);
+}
+
+TEST_CASE("the default warning handler escapes control characters", "[tracer][failure]") {
+  test_support::TempDir dir("tracer-escape");
+  const std::string blocker = (dir.path() / "file").string();
+  ::close(::open(blocker.c_str(), O_CREAT | O_WRONLY, 0644));
+  const auto r = run_in_child([&] {
+    tracer::start({.directory = blocker + "/\x1b[31mred\nline"});
+    std::_Exit(0);
+  });
+  CHECK(count(r.err, "warning: torchscope tracer") == 1);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(r.err.find("\\x1b[31mred\\x0aline") != std::string::npos);
+  CHECK(count(r.err, "\n") == 1);
+}
+
+TEST_CASE("a warning handler may call the tracer, and a null one silences it",
+          "[tracer][failure]") {
+  test_support::TempDir dir("tracer-reentrant");
+  const std::string blocker = (dir.path() / "file").string();
+  ::close(::open(blocker.c_str(), O_CREAT | O_WRONLY, 0644));
+  const auto r = run_in_child([&] {
+    static int calls = 0;
+    // The handler runs outside the tracer's locks: calling back in must not deadlock.
+    tracer::set_warning_handler(
+        [](const char*, void*) {
+          ++calls;
+          (void)tracer::log_path();
+          tracer::event("from_handler", tracer::no_metadata);
+        },
+        nullptr);
+    tracer::start({.directory = blocker + "/a"});
+    tracer::set_warning_handler(nullptr);
+    tracer::start({.directory = blocker + "/b"});
+    std::_Exit(calls == 1 ? 0 : 4);
+  });
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
 }

@@ -1,9 +1,8 @@
 // The tracer writes lines byte-for-byte as PyTorch 2.11 does. Expected envelopes and payloads
 // below are real lines of ../shared/corpus/pytorch-2.11/w02_recompile (PyTorch's own output).
-#include "tracer/trace.h"
-
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
+#include "tracer/trace.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -35,7 +34,9 @@ struct TraceSession {
   }
 };
 
-std::string envelope_of(const std::string& line) { return line.substr(line.find("] ") + 2); }
+std::string envelope_of(const std::string& line) {
+  return line.substr(line.find("] ") + 2);
+}
 
 } // namespace
 
@@ -45,7 +46,8 @@ TEST_CASE("the glog prefix has PyTorch's shape with the caller's file and line",
   tracer::event("dynamo_start", tracer::no_metadata);
   const auto lines = s.lines();
   REQUIRE(lines.size() >= 1);
-  const std::regex prefix(R"(^V\d{4} \d{2}:\d{2}:\d{2}\.\d{6} \d+ tests/tracer/format_test\.cpp:(\d+)\] \{)");
+  const std::regex prefix(
+      R"(^V\d{4} \d{2}:\d{2}:\d{2}\.\d{6} \d+ tests/tracer/format_test\.cpp:(\d+)\] \{)");
   std::smatch m;
   const std::string& last = lines.back();
   REQUIRE(std::regex_search(last, m, prefix));
@@ -74,8 +76,9 @@ TEST_CASE("a chromium event envelope and payload equal PyTorch's bytes", "[trace
   }
   const auto lines = s.lines();
   REQUIRE(lines.size() == 12);
-  CHECK(envelope_of(lines[0]) ==
-        R"({"chromium_event": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "d8cb00c210c15909906079806f233f9a"})");
+  CHECK(
+      envelope_of(lines[0]) ==
+      R"({"chromium_event": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "d8cb00c210c15909906079806f233f9a"})");
   CHECK(lines[1] == "\t{");
   CHECK(lines[2] == "\t\"name\": \"dynamo\",");
   CHECK(lines[3] == "\t\"ts\": 1795316326084826.8,");
@@ -103,14 +106,17 @@ TEST_CASE("an artifact, interned strings and a dynamo_start stack equal PyTorch'
   }
   const auto lines = s.lines();
   REQUIRE(lines.size() == 5);
-  CHECK(envelope_of(lines[0]) ==
-        R"({"str": ["/opt/torch/.venv/lib/python3.12/site-packages/torch/_dynamo/convert_frame.py", 0]})");
-  CHECK(envelope_of(lines[1]) ==
-        R"({"artifact": {"name": "recompile_reasons", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0, "has_payload": "2f7537b147f8206c1809e72fcb108dce"})");
+  CHECK(
+      envelope_of(lines[0]) ==
+      R"({"str": ["/opt/torch/.venv/lib/python3.12/site-packages/torch/_dynamo/convert_frame.py", 0]})");
+  CHECK(
+      envelope_of(lines[1]) ==
+      R"({"artifact": {"name": "recompile_reasons", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0, "has_payload": "2f7537b147f8206c1809e72fcb108dce"})");
   CHECK(lines[2] == "\t0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16");
   CHECK(envelope_of(lines[3]) == R"({"str": ["/root/pt2-workloads/w02_recompile.py", 1]})");
-  CHECK(envelope_of(lines[4]) ==
-        R"({"dynamo_start": {"stack": [{"line": 4, "name": "f", "filename": 1}]}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0})");
+  CHECK(
+      envelope_of(lines[4]) ==
+      R"({"dynamo_start": {"stack": [{"line": 4, "name": "f", "filename": 1}]}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0})");
   // Interning is once per process: a second use writes no new `str` line.
   CHECK(tracer::intern_string("/root/pt2-workloads/w02_recompile.py") == 1);
   CHECK(s.lines().size() == 5);
@@ -129,17 +135,21 @@ TEST_CASE("describe and create_symbol metadata equal PyTorch's bytes", "[tracer]
   }
   const auto lines = s.lines();
   REQUIRE(lines.size() == 2);
-  CHECK(envelope_of(lines[0]) ==
-        R"({"describe_storage": {"id": 0, "describer_id": 0, "size": 4096}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})");
-  CHECK(envelope_of(lines[1]) ==
-        R"({"describe_source": {"describer_id": 0, "id": 0, "source": "L['x']"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})");
+  CHECK(
+      envelope_of(lines[0]) ==
+      R"({"describe_storage": {"id": 0, "describer_id": 0, "size": 4096}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})");
+  CHECK(
+      envelope_of(lines[1]) ==
+      R"({"describe_source": {"describer_id": 0, "id": 0, "source": "L['x']"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})");
 }
 
 TEST_CASE("compile ids print and nest as PyTorch's do", "[tracer]") {
-  CHECK(tracer::CompileId{.frame_id = 0, .frame_compile_id = 0, .attempt = 0}.to_string() == "[0/0]");
-  CHECK(tracer::CompileId{.frame_id = 1, .frame_compile_id = 0, .attempt = 1}.to_string() == "[1/0_1]");
-  CHECK(tracer::CompileId{.compiled_autograd_id = 0, .frame_id = 1, .frame_compile_id = 0}.to_string() ==
-        "[!0/1/0]");
+  CHECK(tracer::CompileId{.frame_id = 0, .frame_compile_id = 0, .attempt = 0}.to_string() ==
+        "[0/0]");
+  CHECK(tracer::CompileId{.frame_id = 1, .frame_compile_id = 0, .attempt = 1}.to_string() ==
+        "[1/0_1]");
+  CHECK(tracer::CompileId{.compiled_autograd_id = 0, .frame_id = 1, .frame_compile_id = 0}
+            .to_string() == "[!0/1/0]");
   CHECK(tracer::CompileId{}.to_string() == "[-/-]");
   CHECK(tracer::current_compile_id() == nullptr);
   {
@@ -168,8 +178,10 @@ TEST_CASE("an event with no compile context carries a stack; chromium events do 
 
 TEST_CASE("the rank goes into the file name and every envelope", "[tracer]") {
   TraceSession s(3);
-  CHECK(std::filesystem::path(tracer::log_path()).filename().string().rfind(
-            "dedicated_log_torch_trace_rank_3_", 0) == 0);
+  CHECK(std::filesystem::path(tracer::log_path())
+            .filename()
+            .string()
+            .rfind("dedicated_log_torch_trace_rank_3_", 0) == 0);
   tracer::CompileScope scope({.frame_id = 0, .frame_compile_id = 0, .attempt = 0});
   tracer::event("dynamo_start", tracer::no_metadata);
   CHECK(envelope_of(s.lines().back()) ==
@@ -184,10 +196,15 @@ TEST_CASE("file names follow dedicated_log_torch_trace_XXXXXXXX.log", "[tracer]"
 
 TEST_CASE("payloads round-trip: written, parsed back by tlparse's rules, equal", "[tracer]") {
   TraceSession s;
-  const std::vector<std::string> payloads = {
-      "", "one line", "two\nlines", "trailing newline\n", "\n\nleading blanks",
-      "tabs\tinside\n\tand at line start", "unicode caf\xc3\xa9 \xf0\x9f\x98\x80",
-      std::string(100000, 'x') + "\n" + std::string(5000, 'y')};
+  const std::vector<std::string> payloads = {"",
+                                             "one line",
+                                             "two\nlines",
+                                             "trailing newline\n",
+                                             "\n\nleading blanks",
+                                             "tabs\tinside\n\tand at line start",
+                                             "unicode caf\xc3\xa9 \xf0\x9f\x98\x80",
+                                             std::string(100000, 'x') + "\n" +
+                                                 std::string(5000, 'y')};
   {
     tracer::CompileScope scope({.frame_id = 2, .frame_compile_id = 1, .attempt = 1});
     for (const std::string& p : payloads) {

@@ -73,7 +73,9 @@ TEST_CASE("compact layout matches json.dumps separators", "[tracer][json]") {
       .key("n")
       .null()
       .end_object();
-  CHECK(out == R"({"id": 0, "ndim": 2, "size": [8, 128], "empty": {}, "list": [], "is_leaf": true, "n": null})");
+  CHECK(
+      out ==
+      R"({"id": 0, "ndim": 2, "size": [8, 128], "empty": {}, "list": [], "is_leaf": true, "n": null})");
 }
 
 TEST_CASE("indent0 layout matches json.dumps(indent=0)", "[tracer][json]") {

@@ -1,6 +1,8 @@
 // JsonWriter: Python json.dumps-compatible formatting (see json_writer.h for why).
 #include "tracer/json_writer.h"
 
+#include "utf8.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -13,53 +15,13 @@ namespace {
 constexpr char kHex[] = "0123456789abcdef";
 
 void append_u_escape(std::string& out, unsigned code_unit) {
-  char buf[6] = {'\\', 'u', kHex[(code_unit >> 12) & 0xF], kHex[(code_unit >> 8) & 0xF],
-                 kHex[(code_unit >> 4) & 0xF], kHex[code_unit & 0xF]};
+  char buf[6] = {'\\',
+                 'u',
+                 kHex[(code_unit >> 12) & 0xF],
+                 kHex[(code_unit >> 8) & 0xF],
+                 kHex[(code_unit >> 4) & 0xF],
+                 kHex[code_unit & 0xF]};
   out.append(buf, 6);
-}
-
-// Decodes one UTF-8 sequence starting at s[i]; returns the code point and advances i. Invalid
-// bytes decode as U+FFFD (Python would have refused them earlier; we must not fail).
-unsigned decode_utf8(std::string_view s, std::size_t& i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  int len = 0;
-  unsigned cp = 0;
-  if (b0 < 0x80) {
-    ++i;
-    return b0;
-  } else if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = b0 & 0x07;
-  } else {
-    ++i;
-    return 0xFFFD;
-  }
-  if (i + static_cast<std::size_t>(len) > s.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  for (int k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-    if ((b & 0xC0) != 0x80) {
-      ++i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-                        (len == 4 && cp < 0x10000);
-  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++i;
-    return 0xFFFD;
-  }
-  i += static_cast<std::size_t>(len);
-  return cp;
 }
 
 } // namespace
@@ -120,7 +82,12 @@ void JsonWriter::append_escaped(std::string& out, std::string_view s) {
       ++i;
       continue;
     }
-    const unsigned cp = decode_utf8(s, i);
+    // Invalid bytes are written as U+FFFD: Python would have refused them earlier; we must not
+    // fail.
+    std::uint32_t cp = detail::decode_utf8(s, i);
+    if (cp == detail::kInvalidUtf8) {
+      cp = 0xFFFD;
+    }
     if (cp >= 0x10000) {
       const unsigned v = cp - 0x10000;
       append_u_escape(out, 0xD800 + (v >> 10));
@@ -164,8 +131,8 @@ void JsonWriter::append_python_float(std::string& out, double d) {
     }
   }
   int exponent = 0;
-  std::from_chars(sci.data() + e_pos + 1 + (sci[e_pos + 1] == '+' ? 1 : 0),
-                  sci.data() + sci.size(), exponent);
+  std::from_chars(sci.data() + e_pos + 1 + (sci[e_pos + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
+                  exponent);
   if (negative) {
     out.push_back('-');
   }

@@ -1,6 +1,7 @@
 #include "log_file.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -14,8 +15,17 @@ namespace {
 // PyTorch's tempfile-style suffix: 8 characters from [a-z0-9_].
 std::string random_suffix() {
   static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
-  std::random_device device;
-  std::mt19937 gen(device() ^ static_cast<unsigned>(::getpid()));
+  // std::random_device throws where the system has no entropy source; the clock still makes
+  // names differ between processes (and O_EXCL retries on a clash).
+  unsigned seed =
+      static_cast<unsigned>(::getpid()) ^
+      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count());
+  try {
+    std::random_device device;
+    seed ^= device();
+  } catch (...) {
+  }
+  std::mt19937 gen(seed);
   std::uniform_int_distribution<int> pick(0, static_cast<int>(sizeof kAlphabet) - 2);
   std::string s(8, 'a');
   for (char& c : s) {
@@ -26,7 +36,9 @@ std::string random_suffix() {
 
 } // namespace
 
-LogFile::~LogFile() { close(); }
+LogFile::~LogFile() {
+  close();
+}
 
 bool LogFile::open(const std::string& directory, std::optional<std::int64_t> rank,
                    std::string& error) {

@@ -2,9 +2,9 @@
 #include "capture/frame_tracer.h"
 
 #include "capture/event_keys.h"
-#include "tracing/trace_util.h"
 #include "compiler/core/errors.h"
 #include "tracer/trace.h"
+#include "tracing/trace_util.h"
 
 #include <atomic>
 
@@ -33,6 +33,7 @@ TensorMeta meta_of(const Tensor& t) {
   m.dtype = t.dtype();
   m.sizes = t.sym_sizes();
   m.strides = t.strides();
+  m.device = t.device();
   return m;
 }
 
@@ -87,7 +88,8 @@ Tensor FrameTracer::make_fake(const Tensor& real, InputRef ref, std::uint32_t gu
       sizes.emplace_back(n);
     }
   }
-  Tensor fake = Tensor::fake(std::move(sizes), real.dtype(), real.strides(), real.storage_offset());
+  Tensor fake = Tensor::fake(std::move(sizes), real.dtype(), real.strides(), real.storage_offset(),
+                             real.device());
   fake.set_requires_grad(real.requires_grad());
   auto p = std::make_shared<ProxySlot>();
   p->trace_id = id_;
@@ -111,7 +113,7 @@ void FrameTracer::register_tensor_input(const Tensor& real, InputRef ref, std::u
   tracer::event(keys::describe_tensor, [&](tracer::JsonWriter& w) {
     w.member("id", id).member("ndim", real.dim());
     w.member("dtype", dtype_torch_name(real.dtype()));
-    w.member("device", "device(type='cpu')");
+    w.member("device", real.device().repr());
     w.key("size").begin_array();
     for (std::int64_t s : real.sizes()) {
       w.value(s);

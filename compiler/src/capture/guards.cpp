@@ -1,8 +1,8 @@
 // GuardSet: building the flat check list, evaluating it, explaining failures, printing it.
 #include "compiler/capture/guards.h"
 
-#include "tracing/trace_util.h"
 #include "tracer/json_writer.h"
+#include "tracing/trace_util.h"
 
 #include <array>
 #include <bit>
@@ -97,6 +97,12 @@ std::string_view scalar_type_name(DType t) noexcept {
   return "?";
 }
 
+std::string_view dispatch_key_set_name(DeviceType type) noexcept {
+  return type == DeviceType::CUDA
+             ? "DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA)"
+             : "DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU)";
+}
+
 GuardedInput& GuardSet::described(std::uint32_t index) {
   if (inputs_.size() <= index) {
     inputs_.resize(index + 1);
@@ -112,6 +118,7 @@ void GuardSet::add_tensor_input(std::uint32_t index, std::string name, const Ten
   d.kind = GuardInput::Kind::Tensor;
   d.where = where;
   d.dtype = traced.dtype;
+  d.device = traced.device;
   d.requires_grad = traced.requires_grad;
   d.sizes = traced.sizes;
   d.strides = traced.strides;
@@ -126,8 +133,11 @@ void GuardSet::add_tensor_input(std::uint32_t index, std::string name, const Ten
     checks_.push_back(c);
   };
   const std::size_t first_check = checks_.size();
+  // In the order PyTorch's TENSOR_MATCH checks them, so the first failure reads the same.
   push(GuardKind::InputKind, 0, static_cast<std::int64_t>(GuardInput::Kind::Tensor));
+  push(GuardKind::DispatchKeys, 0, static_cast<std::int64_t>(traced.device.type()));
   push(GuardKind::DTypeMatch, 0, static_cast<std::int64_t>(traced.dtype));
+  push(GuardKind::DeviceIndex, 0, traced.device.index());
   push(GuardKind::RequiresGrad, 0, traced.requires_grad ? 1 : 0);
   push(GuardKind::RankMatch, 0, static_cast<std::int64_t>(traced.sizes.size()));
   bool contiguous = traced.strides == contiguous_strides(traced.sizes);
@@ -165,6 +175,7 @@ void GuardSet::add_tensor_input(std::uint32_t index, std::string name, const Ten
   FastTensorCheck f;
   f.input = index;
   f.dtype = traced.dtype;
+  f.device = traced.device;
   f.requires_grad = traced.requires_grad;
   f.rank = static_cast<std::uint8_t>(traced.sizes.size());
   for (std::size_t i = first_check; i < checks_.size(); ++i) {
@@ -316,8 +327,12 @@ bool GuardSet::passes(const GuardCheck& c, std::span<const GuardInput> inputs,
   switch (c.kind) {
   case GuardKind::InputKind:
     return c.input < inputs.size() && static_cast<std::int64_t>(inputs[c.input].kind) == c.expected;
+  case GuardKind::DispatchKeys:
+    return static_cast<std::int64_t>(inputs[c.input].tensor->device.type()) == c.expected;
   case GuardKind::DTypeMatch:
     return static_cast<std::int64_t>(inputs[c.input].tensor->dtype) == c.expected;
+  case GuardKind::DeviceIndex:
+    return inputs[c.input].tensor->device.index() == c.expected;
   case GuardKind::RequiresGrad:
     return (inputs[c.input].tensor->requires_grad ? 1 : 0) == c.expected;
   case GuardKind::RankMatch:
@@ -371,8 +386,8 @@ bool GuardSet::check(std::span<const GuardInput> inputs) const noexcept {
       return false;
     }
     const TensorImpl& t = *in.tensor;
-    if (t.dtype != f.dtype || t.requires_grad != f.requires_grad || t.sizes.size() != f.rank ||
-        t.strides.size() != f.rank) {
+    if (t.dtype != f.dtype || t.device != f.device || t.requires_grad != f.requires_grad ||
+        t.sizes.size() != f.rank || t.strides.size() != f.rank) {
       return false;
     }
     const std::int64_t* sizes = t.sizes.data();
@@ -384,8 +399,8 @@ bool GuardSet::check(std::span<const GuardInput> inputs) const noexcept {
       }
     }
   }
-  // Generic checks come in order InputKind, DType, RequiresGrad, Rank, then dims, per input, so
-  // a per-dim check never reads past a tensor of the wrong rank.
+  // Generic checks come in order InputKind, device, DType, RequiresGrad, Rank, then dims, per
+  // input, so a per-dim check never reads past a tensor of the wrong rank.
   for (const GuardCheck& c : slow_checks_) {
     if (!passes(c, inputs, {})) {
       return false;
@@ -423,10 +438,17 @@ std::string GuardSet::describe_failure(const GuardCheck& c, std::span<const Guar
   switch (c.kind) {
   case GuardKind::InputKind:
     return "";
+  case GuardKind::DispatchKeys:
+    return "tensor '" + name + "' dispatch key set mismatch. expected " +
+           std::string(dispatch_key_set_name(static_cast<DeviceType>(c.expected))) + ", actual " +
+           std::string(dispatch_key_set_name(t.device.type()));
   case GuardKind::DTypeMatch:
     return "tensor '" + name + "' dtype mismatch. expected " +
            std::string(scalar_type_name(static_cast<DType>(c.expected))) + ", actual " +
            std::string(scalar_type_name(t.dtype));
+  case GuardKind::DeviceIndex:
+    return "tensor '" + name + "' Tensor device index mismatch. Expected device index to be " +
+           std::to_string(c.expected) + ", actual " + std::to_string(t.device.index());
   case GuardKind::RequiresGrad:
     return "tensor '" + name +
            "' requires_grad mismatch. expected requires_grad=" + std::to_string(c.expected);
@@ -510,10 +532,11 @@ std::string GuardSet::to_tree_string() const {
     std::string where = location_comment(d.where);
     switch (d.kind) {
     case GuardInput::Kind::Tensor:
-      out += "| | +- TENSOR_MATCH: check_tensor(" + source +
-             ", Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), " +
-             std::string(dtype_torch_name(d.dtype)) +
-             ", device=None, requires_grad=" + (d.requires_grad ? "True" : "False") +
+      out += "| | +- TENSOR_MATCH: check_tensor(" + source + ", Tensor, " +
+             std::string(dispatch_key_set_name(d.device.type())) + ", " +
+             std::string(dtype_torch_name(d.dtype)) + ", device=" +
+             (d.device.is_cuda() ? std::to_string(d.device.index()) : std::string("None")) +
+             ", requires_grad=" + (d.requires_grad ? "True" : "False") +
              ", size=" + int_list(d.sizes, true) + ", stride=" + int_list(d.strides, true) + ")" +
              where + "\n";
       break;

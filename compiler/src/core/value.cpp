@@ -44,8 +44,9 @@ std::string format_double(double d) {
 } // namespace
 
 std::string_view value_kind_name(const Value& v) {
-  static constexpr std::string_view kNames[] = {
-      "None", "Tensor", "SymInt", "float", "bool", "SymInt[]", "int[]", "str", "dtype", "Tensor[]"};
+  static constexpr std::string_view kNames[] = {"None",  "Tensor",   "SymInt", "float",
+                                                "bool",  "SymInt[]", "int[]",  "str",
+                                                "dtype", "Tensor[]", "device"};
   static_assert(std::size(kNames) == std::variant_size_v<Value>);
   return kNames[v.index()];
 }
@@ -81,6 +82,7 @@ std::string value_to_string(const Value& v) {
             }
             return out + "]";
           },
+          [](const Device& d) { return d.repr(); },
       },
       v);
 }
@@ -136,6 +138,10 @@ DType value_dtype(const Value& v) {
 
 const std::vector<Tensor>& value_tensors(const Value& v) {
   return get_or_fail<std::vector<Tensor>>(v, "Tensor[]");
+}
+
+Device value_device(const Value& v) {
+  return get_or_fail<Device>(v, "device");
 }
 
 Tensor value_optional_tensor(const Value& v) {

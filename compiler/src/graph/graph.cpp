@@ -98,7 +98,8 @@ std::string meta_annotation(const TensorMeta& meta) {
     }
     out += parts[i];
   }
-  out += "]cpu";
+  out += ']';
+  out += meta.device.str();
   return out;
 }
 

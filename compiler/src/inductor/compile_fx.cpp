@@ -57,10 +57,22 @@ std::vector<std::size_t> output_nodes(const graph::Graph& g) {
   return out;
 }
 
-// Graphs code generation does not take: a scalar input read by an op (its value is not a
-// buffer); they run on the interpreter.
-bool generates_code(const graph::Graph& g) {
+// Why code generation does not take a graph ("" when it does): a scalar input read by an op
+// (its value is not a buffer), or a tensor that is not in host memory (the CPU generator's
+// kernels read host pointers; a GPU generator takes those graphs). They run on the interpreter.
+std::string bypass_reason(const graph::Graph& g) {
   for (const graph::Node& n : g.nodes()) {
+    if (n.meta.is_tensor && !n.meta.device.is_cpu()) {
+      return "a tensor on " + n.meta.device.str() + " (no code generator for it yet)";
+    }
+    for (const graph::Arg& a : n.args) {
+      if (a.kind == graph::Arg::Kind::Constant) {
+        if (const Tensor* t = std::get_if<Tensor>(&a.constant);
+            t != nullptr && !t->device().is_cpu()) {
+          return "a constant on " + t->device().str() + " (no code generator for it yet)";
+        }
+      }
+    }
     if (n.kind != graph::NodeKind::CallOp) {
       continue;
     }
@@ -70,10 +82,10 @@ bool generates_code(const graph::Graph& g) {
                (g.node(ref).kind == graph::NodeKind::Placeholder && !g.node(ref).meta.is_tensor);
     });
     if (scalar) {
-      return false;
+      return "a scalar graph input is read by an op";
     }
   }
-  return true;
+  return "";
 }
 
 bool env_flag(const char* name, bool fallback) {
@@ -172,7 +184,9 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   CompileMetrics& metrics = current_metrics();
   const std::string aot_id = "0_" + std::string(graph_role_name(role));
   KernelCompiler* compiler = kernel_compiler("cpu");
-  const bool codegen = compiler != nullptr && generates_code(graph);
+  const std::string bypass =
+      compiler == nullptr ? "no code generator for this device" : bypass_reason(graph);
+  const bool codegen = bypass.empty();
   const Config& cfg = config();
 
   // The cache, keyed by the graph as it arrives.
@@ -209,9 +223,7 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   std::unique_ptr<backend::CompiledGraph> compiled;
   if (!codegen) {
     metrics.fallback_nodes += static_cast<std::int64_t>(g.op_count());
-    cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0,
-                   compiler == nullptr ? "no code generator for this device"
-                                       : "a scalar graph input is read by an op");
+    cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0, bypass);
     ++metrics.fx_cache_bypasses;
     compiled = backend::interpret_graph(g);
   } else {

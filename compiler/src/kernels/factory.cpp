@@ -11,13 +11,18 @@
 // computed in double and stored rounded to the dtype. The same seed and shape give the same
 // tensor on every platform with IEEE doubles and a correctly rounded libm on these inputs, and
 // the first k elements of a larger draw equal a draw of k elements.
+#include "kernels/device_copy.h"
 #include "kernels/element.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
 #include "kernels/shape_util.h"
+#include "tensor/device_memory.h"
 
 #include <cmath>
 #include <numbers>
+
+// Factories with a device (their optional last argument) make the tensor on the host and copy
+// it over, so every device gets the same values; zeros are set on the device directly.
 
 namespace compiler::kernels {
 
@@ -76,8 +81,12 @@ std::int64_t arange_count(double start, double end, double step) {
 
 } // namespace
 
-Value eager_arange(std::span<const Value> args) {
-  if (args.size() == 2) {
+namespace {
+
+// arange on the host. Its forms differ in their first argument: {SymInt end, dtype} or
+// {double start, double end, double step, dtype}.
+Tensor arange_host(std::span<const Value> args) {
+  if (std::holds_alternative<SymInt>(arg(args, 0))) {
     const SymInt& end = value_sym_int(arg(args, 0));
     const DType dtype = value_dtype(arg(args, 1));
     if (end.hint() < 0) {
@@ -101,8 +110,14 @@ Value eager_arange(std::span<const Value> args) {
   return out;
 }
 
+} // namespace
+
+Value eager_arange(std::span<const Value> args) {
+  return to_device(arange_host(args), factory_device(args));
+}
+
 Value meta_arange(std::span<const Value> args) {
-  if (args.size() == 2) {
+  if (std::holds_alternative<SymInt>(arg(args, 0))) {
     const SymInt& end = value_sym_int(arg(args, 0));
     if (!end.is_symbolic() && end.hint() < 0) {
       user_error("arange: end must be non-negative, got " + end.to_string());
@@ -115,8 +130,9 @@ Value meta_arange(std::span<const Value> args) {
 }
 
 Value eager_full(std::span<const Value> args) {
-  return filled(value_sym_ints(arg(args, 0)), value_double(arg(args, 1)), value_dtype(arg(args, 2)),
-                "full");
+  return to_device(filled(value_sym_ints(arg(args, 0)), value_double(arg(args, 1)),
+                          value_dtype(arg(args, 2)), "full"),
+                   factory_device(args));
 }
 Value meta_full(std::span<const Value> args) {
   check_factory_sizes(value_sym_ints(arg(args, 0)), "full");
@@ -125,7 +141,15 @@ Value meta_full(std::span<const Value> args) {
 }
 
 Value eager_zeros(std::span<const Value> args) {
-  return filled(value_sym_ints(arg(args, 0)), 0.0, value_dtype(arg(args, 1)), "zeros");
+  const Device device = factory_device(args);
+  if (device.is_cpu()) {
+    return filled(value_sym_ints(arg(args, 0)), 0.0, value_dtype(arg(args, 1)), "zeros");
+  }
+  check_factory_sizes(value_sym_ints(arg(args, 0)), "zeros");
+  const std::vector<std::int64_t> sizes = size_hints(value_sym_ints(arg(args, 0)));
+  Tensor out = Tensor::empty(sizes, value_dtype(arg(args, 1)), device);
+  device_memory::zero(device, out.raw_data(), out.impl()->storage->nbytes());
+  return out;
 }
 Value meta_zeros(std::span<const Value> args) {
   check_factory_sizes(value_sym_ints(arg(args, 0)), "zeros");
@@ -133,7 +157,8 @@ Value meta_zeros(std::span<const Value> args) {
 }
 
 Value eager_ones(std::span<const Value> args) {
-  return filled(value_sym_ints(arg(args, 0)), 1.0, value_dtype(arg(args, 1)), "ones");
+  return to_device(filled(value_sym_ints(arg(args, 0)), 1.0, value_dtype(arg(args, 1)), "ones"),
+                   factory_device(args));
 }
 Value meta_ones(std::span<const Value> args) {
   check_factory_sizes(value_sym_ints(arg(args, 0)), "ones");
@@ -168,7 +193,7 @@ Value eager_randn(std::span<const Value> args) {
       }
     }
   });
-  return out;
+  return to_device(out, factory_device(args));
 }
 
 Value meta_randn(std::span<const Value> args) {

@@ -1,6 +1,7 @@
 // Data-dependent ops: item() and to_bool() read a value out of a one-element tensor. They have
 // no meta value (there is no data to read), which is exactly why capture breaks the graph at
 // them; their meta functions return std::monostate after checking the arguments.
+#include "kernels/device_copy.h"
 #include "kernels/element.h"
 #include "kernels/kernels.h"
 #include "kernels/shape_util.h"
@@ -17,13 +18,19 @@ void check_one_element(const Tensor& x, const char* name) {
   }
 }
 
+// The one element, read from the host (a GPU tensor's is copied over first, as PyTorch's
+// item() synchronises with the device).
+double read_one(const Tensor& x, const char* name) {
+  check_one_element(x, name);
+  require_real(x, name);
+  const Tensor host = to_device(x, Device::cpu());
+  return load<double>(host.raw_data(), host.dtype(), 0);
+}
+
 } // namespace
 
 Value eager_item(std::span<const Value> args) {
-  const Tensor& x = tensor_arg(args, 0);
-  check_one_element(x, "item");
-  require_real(x, "item");
-  return load<double>(x.raw_data(), x.dtype(), 0);
+  return read_one(tensor_arg(args, 0), "item");
 }
 
 Value meta_item(std::span<const Value> args) {
@@ -32,10 +39,7 @@ Value meta_item(std::span<const Value> args) {
 }
 
 Value eager_to_bool(std::span<const Value> args) {
-  const Tensor& x = tensor_arg(args, 0);
-  check_one_element(x, "to_bool");
-  require_real(x, "to_bool");
-  return load<double>(x.raw_data(), x.dtype(), 0) != 0.0;
+  return read_one(tensor_arg(args, 0), "to_bool") != 0.0;
 }
 
 Value meta_to_bool(std::span<const Value> args) {

@@ -81,6 +81,7 @@ Tensor make_view(const Tensor& base, std::vector<SymInt> sizes, std::vector<std:
   impl->storage_offset = storage_offset;
   impl->storage = base.impl()->storage;
   impl->requires_grad = base.requires_grad();
+  impl->device = base.device();
   TORCHSCOPE_ASSERT(impl->strides.size() == impl->sizes.size(), "view rank mismatch");
   return Tensor(std::move(impl));
 }

@@ -3,6 +3,7 @@
 
 #include "compiler/core/errors.h"
 #include "kernels/kernels.h"
+#include "ops/op_device.h"
 
 #include <array>
 
@@ -57,6 +58,8 @@ std::string_view op_category_name(OpCategory c) noexcept {
     return "view";
   case OpCategory::Shape:
     return "shape";
+  case OpCategory::Transfer:
+    return "transfer";
   case OpCategory::Factory:
     return "factory";
   case OpCategory::DataDependent:
@@ -90,17 +93,22 @@ Value dispatch(OpKind op, std::span<const Value> args, const std::source_locatio
   if (t_hook != nullptr) {
     return t_hook->call(op, args, loc);
   }
+  op_device::check_eager(op, args);
   return info(op).eager(args);
 }
 
 Value run_eager(OpKind op, std::span<const Value> args) {
   OpHookGuard no_hook(nullptr);
+  op_device::check_eager(op, args);
   return info(op).eager(args);
 }
 
 Value run_meta(OpKind op, std::span<const Value> args) {
   OpHookGuard no_hook(nullptr);
-  return info(op).meta(args);
+  const Device device = op_device::result_device(op, args);
+  Value result = info(op).meta(args);
+  op_device::stamp(result, device);
+  return result;
 }
 
 } // namespace compiler

@@ -16,9 +16,12 @@
 //   full               {SymInt[] sizes, double value, dtype}   zeros/ones {SymInt[] sizes, dtype}
 //   randn              {SymInt[] sizes, SymInt seed, dtype}    item/to_bool {x}
 //   silu               {x}                                addmm {Tensor bias, Tensor a, Tensor b}
+//   every factory      ... then `device` last when it is not the host
+//   to                 {x, device}
 #include "compiler/ops/ops.h"
 
 #include "compiler/core/errors.h"
+#include "tensor/device_memory.h"
 
 namespace compiler {
 
@@ -33,6 +36,25 @@ Tensor call_tensor(OpKind op, std::initializer_list<Value> args, const SourceLoc
 
 Value optional_tensor(const Tensor& t) {
   return t.defined() ? Value(t) : Value(std::monostate{});
+}
+
+// "cuda" made "cuda:<current>", so graphs and tensors record the device actually used.
+Device resolved(Device device, const SourceLoc& loc) {
+  CallSiteScope site(loc);
+  return device_memory::resolve(device);
+}
+
+// A factory's arguments, with the device appended when it is not the host (so a CPU factory's
+// node reads as it always did).
+Tensor call_factory(OpKind op, std::vector<Value> args, Device device, const SourceLoc& loc) {
+  device = resolved(device, loc);
+  if (!device.is_cpu()) {
+    args.emplace_back(device);
+  }
+  const Value result = dispatch(op, args, loc);
+  const Tensor* t = std::get_if<Tensor>(&result);
+  TORCHSCOPE_ASSERT(t != nullptr && t->defined(), "a factory returned no tensor");
+  return *t;
 }
 
 } // namespace
@@ -168,23 +190,47 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim, SourceLoc loc
 }
 
 Tensor arange(SymInt end, DType dtype, SourceLoc loc) {
-  return call_tensor(OpKind::arange, {std::move(end), dtype}, loc);
+  return arange(std::move(end), dtype, Device::cpu(), loc);
+}
+Tensor arange(SymInt end, DType dtype, Device device, SourceLoc loc) {
+  return call_factory(OpKind::arange, {std::move(end), dtype}, device, loc);
 }
 Tensor arange(double start, double end, double step, DType dtype, SourceLoc loc) {
-  return call_tensor(OpKind::arange, {start, end, step, dtype}, loc);
+  return arange(start, end, step, dtype, Device::cpu(), loc);
+}
+Tensor arange(double start, double end, double step, DType dtype, Device device, SourceLoc loc) {
+  return call_factory(OpKind::arange, {start, end, step, dtype}, device, loc);
 }
 Tensor full(std::vector<SymInt> sizes, double value, DType dtype, SourceLoc loc) {
-  return call_tensor(OpKind::full, {std::move(sizes), value, dtype}, loc);
+  return full(std::move(sizes), value, dtype, Device::cpu(), loc);
+}
+Tensor full(std::vector<SymInt> sizes, double value, DType dtype, Device device, SourceLoc loc) {
+  return call_factory(OpKind::full, {std::move(sizes), value, dtype}, device, loc);
 }
 Tensor zeros(std::vector<SymInt> sizes, DType dtype, SourceLoc loc) {
-  return call_tensor(OpKind::zeros, {std::move(sizes), dtype}, loc);
+  return zeros(std::move(sizes), dtype, Device::cpu(), loc);
+}
+Tensor zeros(std::vector<SymInt> sizes, DType dtype, Device device, SourceLoc loc) {
+  return call_factory(OpKind::zeros, {std::move(sizes), dtype}, device, loc);
 }
 Tensor ones(std::vector<SymInt> sizes, DType dtype, SourceLoc loc) {
-  return call_tensor(OpKind::ones, {std::move(sizes), dtype}, loc);
+  return ones(std::move(sizes), dtype, Device::cpu(), loc);
+}
+Tensor ones(std::vector<SymInt> sizes, DType dtype, Device device, SourceLoc loc) {
+  return call_factory(OpKind::ones, {std::move(sizes), dtype}, device, loc);
 }
 Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, SourceLoc loc) {
-  return call_tensor(OpKind::randn,
-                     {std::move(sizes), SymInt(static_cast<std::int64_t>(seed)), dtype}, loc);
+  return randn(std::move(sizes), seed, dtype, Device::cpu(), loc);
+}
+Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, Device device,
+             SourceLoc loc) {
+  return call_factory(OpKind::randn,
+                      {std::move(sizes), SymInt(static_cast<std::int64_t>(seed)), dtype}, device,
+                      loc);
+}
+
+Tensor to(const Tensor& x, Device device, SourceLoc loc) {
+  return call_tensor(OpKind::to, {x, resolved(device, loc)}, loc);
 }
 
 Tensor silu(const Tensor& x, SourceLoc loc) {

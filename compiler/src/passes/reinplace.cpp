@@ -26,6 +26,7 @@ bool makes_fresh_buffer(const Node& n) {
     return n.op != OpKind::contiguous; // contiguous returns its input when it already is
   case OpCategory::View:
   case OpCategory::DataDependent:
+  case OpCategory::Transfer: // may return its input (already on the device)
     return false;
   }
   return false;

@@ -1,6 +1,9 @@
 // Storage: 64-byte aligned, zero-filled CPU memory (aligned for vector loads; zero-filled so a
-// freshly made tensor has defined contents).
+// freshly made tensor has defined contents), uninitialised CPU memory for generated code (large
+// blocks reused through a cache), or GPU memory from the device runtime
+// (tensor/device_memory.h), which it returns there when the last tensor using it goes.
 #include "compiler/tensor/tensor.h"
+#include "tensor/device_memory.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -11,17 +14,20 @@
 
 namespace compiler {
 
-Storage::Storage(std::size_t nbytes) : data_(nullptr), nbytes_(nbytes) {
+namespace {
+
+void* allocate_host(std::size_t nbytes) {
   // aligned_alloc needs a size that is a multiple of the alignment, and a non-zero one.
-  const std::size_t rounded = ((nbytes + kAlignment - 1) / kAlignment) * kAlignment;
-  data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  if (data_ == nullptr) {
+  std::size_t rounded =
+      ((nbytes + Storage::kAlignment - 1) / Storage::kAlignment) * Storage::kAlignment;
+  rounded = rounded == 0 ? Storage::kAlignment : rounded;
+  void* data = std::aligned_alloc(Storage::kAlignment, rounded);
+  if (data == nullptr) {
     throw std::bad_alloc();
   }
-  std::memset(data_, 0, rounded == 0 ? kAlignment : rounded);
+  std::memset(data, 0, rounded);
+  return data;
 }
-
-namespace {
 
 // Freed large blocks kept for reuse. A fresh large block costs a page fault per 4 KiB page
 // and the kernel zeroing it (for a 64 MiB result, as long as computing it); a reused block
@@ -80,6 +86,12 @@ private:
 
 } // namespace
 
+Storage::Storage(std::size_t nbytes) : data_(allocate_host(nbytes)), nbytes_(nbytes) {}
+
+Storage::Storage(std::size_t nbytes, Device device)
+    : data_(device.is_cpu() ? allocate_host(nbytes) : device_memory::allocate(device, nbytes)),
+      nbytes_(nbytes), device_(device) {}
+
 Storage::Storage(std::size_t nbytes, Uninitialized) : data_(nullptr), nbytes_(nbytes) {
   if (nbytes >= BlockCache::kMinBlock) {
     cached_bytes_ = BlockCache::block_size(nbytes);
@@ -98,7 +110,11 @@ Storage::~Storage() {
     BlockCache::get().give(data_, cached_bytes_);
     return;
   }
-  std::free(data_);
+  if (device_.is_cpu()) {
+    std::free(data_);
+  } else {
+    device_memory::release(device_, data_);
+  }
 }
 
 } // namespace compiler

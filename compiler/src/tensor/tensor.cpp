@@ -5,6 +5,7 @@
 #include "compiler/core/errors.h"
 #include "compiler/ops/ops.h"
 #include "kernels/element.h"
+#include "tensor/device_memory.h"
 
 namespace compiler {
 
@@ -58,21 +59,28 @@ void check_sizes(std::span<const std::int64_t> sizes) {
 } // namespace
 
 Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype) {
+  return empty(sizes, dtype, Device::cpu());
+}
+
+Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype, Device device) {
   check_sizes(sizes);
+  device = device_memory::resolve(device);
   auto impl = std::make_shared<TensorImpl>();
   impl->dtype = dtype;
   impl->sizes.assign(sizes.begin(), sizes.end());
   impl->sym_sizes = to_sym_sizes(sizes);
   impl->strides = contiguous_strides(sizes);
-  impl->storage =
-      std::make_shared<Storage>(static_cast<std::size_t>(product(sizes)) * dtype_size(dtype));
+  impl->storage = std::make_shared<Storage>(
+      static_cast<std::size_t>(product(sizes)) * dtype_size(dtype), device);
+  impl->device = device;
   return Tensor(std::move(impl));
 }
 
 Tensor Tensor::fake(std::vector<SymInt> sizes, DType dtype, std::vector<std::int64_t> strides,
-                    std::int64_t storage_offset) {
+                    std::int64_t storage_offset, Device device) {
   auto impl = std::make_shared<TensorImpl>();
   impl->dtype = dtype;
+  impl->device = device_memory::resolve(device);
   impl->sizes = size_hints(sizes);
   check_sizes(impl->sizes);
   impl->sym_sizes = std::move(sizes);
@@ -184,13 +192,21 @@ void Tensor::throw_undefined() {
   user_error("use of an undefined tensor");
 }
 
+void Tensor::check_host_data(std::string_view what) const {
+  if (is_fake()) {
+    user_error(std::string(what) + " on a fake tensor (it has no storage)");
+  }
+  if (!impl_->device.is_cpu()) {
+    user_error(std::string(what) + " on a tensor on " + impl_->device.str() +
+               ": its data is in GPU memory; copy it to the host with .to(\"cpu\") first");
+  }
+}
+
 void Tensor::check_data_access(DType requested) const {
   if (!defined()) {
     user_error("data access on an undefined tensor");
   }
-  if (is_fake()) {
-    user_error("data access on a fake tensor (it has no storage)");
-  }
+  check_host_data("data access");
   if (requested != impl_->dtype) {
     user_error("data<" + std::string(dtype_name(requested)) + ">() on a tensor of dtype " +
                std::string(dtype_name(impl_->dtype)));
@@ -198,9 +214,7 @@ void Tensor::check_data_access(DType requested) const {
 }
 
 double Tensor::at(std::span<const std::int64_t> index) const {
-  if (is_fake()) {
-    user_error("at() on a fake tensor");
-  }
+  check_host_data("at()");
   if (static_cast<std::int64_t>(index.size()) != dim()) {
     user_error("at(): index of rank " + std::to_string(index.size()) + " for a tensor of rank " +
                std::to_string(dim()));
@@ -217,9 +231,7 @@ double Tensor::at(std::span<const std::int64_t> index) const {
 }
 
 std::vector<double> Tensor::to_vector() const {
-  if (is_fake()) {
-    user_error("to_vector() on a fake tensor");
-  }
+  check_host_data("to_vector()");
   const std::int64_t n = numel();
   std::vector<double> out;
   out.reserve(static_cast<std::size_t>(n));
@@ -288,6 +300,9 @@ Tensor Tensor::unsqueeze(std::int64_t dim, std::source_location loc) const {
 }
 Tensor Tensor::squeeze(std::int64_t dim, std::source_location loc) const {
   return compiler::squeeze(*this, dim, loc);
+}
+Tensor Tensor::to(Device device, std::source_location loc) const {
+  return compiler::to(*this, device, loc);
 }
 
 } // namespace compiler

@@ -9,6 +9,8 @@
 // The writer appends to a caller-owned std::string so a hot path can reuse one buffer.
 #pragma once
 
+#include "tracer/export.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,7 +18,7 @@
 
 namespace tracer {
 
-class JsonWriter {
+class TORCHSCOPE_TRACER_API JsonWriter {
 public:
   enum class Layout { Compact, Indent0 };
 
@@ -40,8 +42,7 @@ public:
   JsonWriter& value(std::int64_t i);
   JsonWriter& value(std::uint64_t u);
   template <class Int>
-    requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
-  JsonWriter& value(Int i) {
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) JsonWriter& value(Int i) {
     if constexpr (std::is_signed_v<Int>) {
       return value(static_cast<std::int64_t>(i));
     } else {

@@ -70,7 +70,9 @@ struct GuardInput {
 // clang-format off
 #define TORCHSCOPE_GUARD_KINDS(X)                                                               \
   X(InputKind)    /* the input is a tensor / int / float / bool / None, as traced */           \
+  X(DispatchKeys) /* tensor device type (CPU / CUDA), PyTorch's dispatch key set check */      \
   X(DTypeMatch)   /* tensor dtype */                                                           \
+  X(DeviceIndex)  /* tensor device index (cuda:0 / cuda:1) */                                  \
   X(RankMatch)    /* tensor rank (checked before any per-dim check of the same input) */       \
   X(SizeMatch)    /* a static tensor size */                                                   \
   X(StrideMatch)  /* a tensor stride */                                                        \
@@ -122,6 +124,7 @@ struct GuardedInput {
   std::source_location where; // the user's first use
   // Tensors: the traced metadata; sizes entries of -1 are dynamic.
   DType dtype = DType::Float32;
+  Device device;
   std::vector<std::int64_t> sizes;
   std::vector<std::int64_t> strides;
   bool requires_grad = false;
@@ -188,6 +191,7 @@ private:
   struct FastTensorCheck {
     std::uint32_t input = 0;
     DType dtype = DType::Float32;
+    Device device;
     bool requires_grad = false;
     std::uint8_t rank = 0;
     std::uint8_t size_mask = 0;   // bit d: sizes[d] is pinned
@@ -208,5 +212,9 @@ private:
 // PyTorch's c10 ScalarType name used in guard failure messages: "Float", "Half", "BFloat16",
 // "Int", "Long", "Bool".
 std::string_view scalar_type_name(DType t) noexcept;
+
+// The dispatch key set TENSOR_MATCH prints and compares for a tensor on a device of `type`:
+// "DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA)".
+std::string_view dispatch_key_set_name(DeviceType type) noexcept;
 
 } // namespace compiler::capture

@@ -10,9 +10,11 @@
 //   std::string           enum-like strings (gelu's "approximate")
 //   DType                 a dtype argument (factories, to_dtype)
 //   std::vector<Tensor>   tensor lists (cat, stack)
+//   Device                a device argument (to, factories with a device)
 #pragma once
 
 #include "compiler/core/sym_int.h"
+#include "compiler/tensor/device.h"
 #include "compiler/tensor/dtype.h"
 #include "compiler/tensor/tensor.h"
 
@@ -24,15 +26,17 @@
 
 namespace compiler {
 
-using Value = std::variant<std::monostate, Tensor, SymInt, double, bool, std::vector<SymInt>,
-                           std::vector<std::int64_t>, std::string, DType, std::vector<Tensor>>;
+using Value =
+    std::variant<std::monostate, Tensor, SymInt, double, bool, std::vector<SymInt>,
+                 std::vector<std::int64_t>, std::string, DType, std::vector<Tensor>, Device>;
 
 // The alternative's name: "None", "Tensor", "SymInt", "float", "bool", "SymInt[]", "int[]",
-// "str", "dtype", "Tensor[]".
+// "str", "dtype", "Tensor[]", "device".
 std::string_view value_kind_name(const Value& v);
 
 // Readable text for graph printouts: tensors as their type string ("f32[s0, 4]"), sizes as
-// "[s0, 4]", strings quoted, dtypes as "torch.float32", None as "None".
+// "[s0, 4]", strings quoted, dtypes as "torch.float32", devices as "device(type='cuda',
+// index=0)", None as "None".
 std::string value_to_string(const Value& v);
 
 // Checked accessors: UserError (at the current call site) naming the expected kind when the
@@ -47,6 +51,7 @@ const std::vector<std::int64_t>& value_ints(const Value& v);
 const std::string& value_string(const Value& v);
 DType value_dtype(const Value& v);
 const std::vector<Tensor>& value_tensors(const Value& v);
+Device value_device(const Value& v);
 // A Tensor argument that may be None: an undefined Tensor for monostate.
 Tensor value_optional_tensor(const Value& v);
 

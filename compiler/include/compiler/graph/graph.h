@@ -73,6 +73,7 @@ struct TensorMeta {
   DType dtype = DType::Float32;
   std::vector<SymInt> sizes;
   std::vector<std::int64_t> strides;
+  Device device; // where the value lives (the annotation's suffix: "cpu", "cuda:0")
 };
 
 struct Node {
@@ -122,7 +123,8 @@ private:
   std::unordered_map<std::string, int> next_suffix_;
 };
 
-// "f32[s0, 128][128, 1]cpu", the FX type annotation of a tensor result.
+// "f32[s0, 128][128, 1]cpu" or "f32[8, 128][128, 1]cuda:0", the FX type annotation of a tensor
+// result.
 std::string meta_annotation(const TensorMeta& meta);
 
 } // namespace compiler::graph

@@ -38,6 +38,7 @@ enum class OpCategory : std::uint8_t {
   Nn,            // softmax, layer_norm, ...
   View,          // result aliases the input's storage (reshape: when the strides allow it)
   Shape,         // copies into a new layout (cat, stack, contiguous)
+  Transfer,      // moves a tensor to another device (to); the only op that changes devices
   Factory,       // creates a tensor from scalars
   DataDependent, // returns a host value read from tensor data (a graph break under capture)
 };
@@ -78,13 +79,16 @@ private:
 Value dispatch(OpKind op, std::span<const Value> args,
                const std::source_location& loc = std::source_location::current());
 
-// The eager CPU kernel. Tensor arguments must be real (not fake); UserError otherwise.
+// The eager CPU kernel. Tensor arguments must be real (not fake) and, except for to(), item(),
+// to_bool() and factories, on the host (ops/op_device.h); UserError otherwise.
 Value run_eager(OpKind op, std::span<const Value> args);
 
 // Output metadata only: the result tensor(s) are fake, with sizes computed over SymInt (so
 // symbolic sizes flow through, and decisions on them record guards). Tensor arguments may be
-// real or fake. For DataDependent ops (item, to_bool) there is no value without data: it
-// returns std::monostate, and capture must break the graph there.
+// real or fake. The result's device follows the arguments (ops/op_device.h: a tensor on the
+// devices its inputs share, the device asked for by to() and factories). For DataDependent ops
+// (item, to_bool) there is no value without data: it returns std::monostate, and capture must break
+// the graph there.
 Value run_meta(OpKind op, std::span<const Value> args);
 
 } // namespace compiler

@@ -64,6 +64,8 @@
   X(contiguous,    "aten.contiguous",    Shape)                      \
   X(cat,           "aten.cat",           Shape)                      \
   X(stack,         "aten.stack",         Shape)                      \
+  /* device transfer: the result lives on the device asked for */    \
+  X(to,            "aten.to",            Transfer)                   \
   /* factories: no tensor inputs */                                  \
   X(arange,        "aten.arange",        Factory)                    \
   X(full,          "aten.full",          Factory)                    \

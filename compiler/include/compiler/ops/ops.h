@@ -132,22 +132,41 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0,
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0,
              SourceLoc loc = SourceLoc::current());
 
+// ---- device transfer ----
+// `x` on `device` ("cpu", "cuda", "cuda:1"), as Tensor.to(device): `x` itself when it is
+// already there, otherwise a contiguous copy. "cuda" is the thread's current CUDA device.
+Tensor to(const Tensor& x, Device device, SourceLoc loc = SourceLoc::current());
+
 // ---- factories ----
+// Each takes an optional device after its dtype (PyTorch's `device=`): the host by default.
+// The values are the same on every device (a GPU tensor is made on the host and copied over,
+// except zeros, which are set on the device).
 // 0, 1, ..., end-1 (i64 by default).
 Tensor arange(SymInt end, DType dtype = DType::Int64, SourceLoc loc = SourceLoc::current());
+Tensor arange(SymInt end, DType dtype, Device device, SourceLoc loc = SourceLoc::current());
 // start, start+step, ... < end (ceil((end-start)/step) elements).
 Tensor arange(double start, double end, double step, DType dtype = DType::Float32,
               SourceLoc loc = SourceLoc::current());
+Tensor arange(double start, double end, double step, DType dtype, Device device,
+              SourceLoc loc = SourceLoc::current());
 Tensor full(std::vector<SymInt> sizes, double value, DType dtype = DType::Float32,
+            SourceLoc loc = SourceLoc::current());
+Tensor full(std::vector<SymInt> sizes, double value, DType dtype, Device device,
             SourceLoc loc = SourceLoc::current());
 Tensor zeros(std::vector<SymInt> sizes, DType dtype = DType::Float32,
              SourceLoc loc = SourceLoc::current());
+Tensor zeros(std::vector<SymInt> sizes, DType dtype, Device device,
+             SourceLoc loc = SourceLoc::current());
 Tensor ones(std::vector<SymInt> sizes, DType dtype = DType::Float32,
+            SourceLoc loc = SourceLoc::current());
+Tensor ones(std::vector<SymInt> sizes, DType dtype, Device device,
             SourceLoc loc = SourceLoc::current());
 // Standard normal samples from a documented counter-based generator: element i of the
 // (row-major) result depends only on (seed, i), so results do not depend on threading and the
 // first elements of a larger draw equal a smaller draw. See kernels/factory.cpp.
 Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype = DType::Float32,
+             SourceLoc loc = SourceLoc::current());
+Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, Device device,
              SourceLoc loc = SourceLoc::current());
 
 // ---- fused ops (what Inductor's pattern rewrites produce; also callable directly) ----

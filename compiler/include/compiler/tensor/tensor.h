@@ -2,12 +2,16 @@
 // offset, storage), with PyTorch's semantics: views share storage, sizes may be symbolic while
 // capture traces, and a "fake" tensor has metadata but no storage.
 //
-// Real tensors live in CPU memory (64-byte aligned, zero-filled on allocation). Every
-// operation on tensors (including the view methods, item() and to_bool()) goes through
-// dispatch() in ops/op_hook.h, so capture sees each one; the accessors here only read metadata.
+// Real tensors live in CPU memory (64-byte aligned, zero-filled on allocation) or in a CUDA
+// GPU's memory (from the runtime's caching allocator, not initialised). Every operation on
+// tensors (including the view methods, to(), item() and to_bool()) goes through dispatch() in
+// ops/op_hook.h, so capture sees each one; the accessors here only read metadata. Eager kernels
+// run on the CPU only: an eager op on a CUDA tensor is a UserError (compile the function, or
+// move the tensor with to("cpu")), except to(), item()/to_bool() and factories with a device.
 #pragma once
 
 #include "compiler/core/sym_int.h"
+#include "compiler/tensor/device.h"
 #include "compiler/tensor/dtype.h"
 
 #include <cstddef>
@@ -21,28 +25,37 @@
 
 namespace compiler {
 
-// A block of CPU memory shared by a tensor and its views.
+// A block of memory shared by a tensor and its views, on the host or on a GPU; it frees
+// through the allocator it came from.
 class Storage {
 public:
-  // Zero-filled, 64-byte aligned.
+  // CPU memory: zero-filled, 64-byte aligned.
   explicit Storage(std::size_t nbytes);
-  // 64-byte aligned, contents undefined: for buffers generated code fills completely. Large
-  // blocks come from (and go back to) a process-wide cache of freed blocks, so a compiled
-  // graph that runs again does not fault its output pages in again (storage.cpp).
+  // Memory on `device` (a resolved device: "cuda:0", not "cuda"). CPU memory as above; CUDA
+  // memory comes from the device's caching allocator, at least 256-byte aligned and not
+  // initialised. UserError when the device cannot be used (no CUDA in this build, no driver,
+  // no such device, out of memory).
+  Storage(std::size_t nbytes, Device device);
+  // CPU memory, 64-byte aligned, contents undefined: for buffers generated code fills
+  // completely. Large blocks come from (and go back to) a process-wide cache of freed blocks,
+  // so a compiled graph that runs again does not fault its output pages in again (storage.cpp).
   struct Uninitialized {};
   Storage(std::size_t nbytes, Uninitialized);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
+  // A host pointer for CPU storage, a device pointer for CUDA storage.
   void* data() const noexcept { return data_; }
   std::size_t nbytes() const noexcept { return nbytes_; }
+  Device device() const noexcept { return device_; }
 
   static constexpr std::size_t kAlignment = 64;
 
 private:
   void* data_;
   std::size_t nbytes_;
+  Device device_;
   std::size_t cached_bytes_ = 0; // non-zero: the block's size in the block cache
 };
 
@@ -58,6 +71,9 @@ struct TensorImpl {
   bool requires_grad = false;
   // Capture's slot (its proxy: the graph node and symbolic sizes); opaque to the tensor code.
   std::shared_ptr<void> trace_slot;
+  // Where the data lives (always resolved: "cuda:0", never "cuda"); a real tensor's is its
+  // storage's. Fake tensors carry it for capture (graph annotations, guards).
+  Device device;
 };
 
 // Contiguous (row-major) strides for `sizes`.
@@ -77,9 +93,15 @@ public:
   static Tensor empty(std::initializer_list<std::int64_t> sizes, DType dtype = DType::Float32) {
     return empty(std::span<const std::int64_t>(sizes.begin(), sizes.size()), dtype);
   }
+  // A real, contiguous tensor on `device` ("cuda" means the current CUDA device). CUDA memory
+  // is not initialised (torch.empty's contract); CPU memory is zero-filled as above.
+  static Tensor empty(std::span<const std::int64_t> sizes, DType dtype, Device device);
+  static Tensor empty(std::initializer_list<std::int64_t> sizes, DType dtype, Device device) {
+    return empty(std::span<const std::int64_t>(sizes.begin(), sizes.size()), dtype, device);
+  }
   // A fake tensor: metadata only. `strides` empty means contiguous (from the hints).
   static Tensor fake(std::vector<SymInt> sizes, DType dtype, std::vector<std::int64_t> strides = {},
-                     std::int64_t storage_offset = 0);
+                     std::int64_t storage_offset = 0, Device device = Device());
   // A real tensor holding `values` (row-major) converted to `dtype` (16-bit floats rounded to
   // nearest even; bool is value != 0). UserError when the count does not match the sizes.
   static Tensor from_values(std::span<const double> values, std::vector<std::int64_t> sizes,
@@ -115,24 +137,26 @@ public:
   bool is_contiguous() const;
   bool requires_grad() const { return checked().requires_grad; }
   void set_requires_grad(bool value) { checked_mutable().requires_grad = value; }
-  std::string_view device() const noexcept { return "cpu"; }
+  // Where the data lives: "cpu" or "cuda:N" (compares with text: `x.device() == "cuda:0"`).
+  Device device() const { return checked().device; }
   bool is_fake() const { return checked().storage == nullptr; }
   bool has_symbolic_sizes() const;
   // Whether two tensors share storage (a view relation).
   bool shares_storage_with(const Tensor& other) const;
 
-  // Pointer to the first element (storage + offset). UserError when the tensor is fake or T is
-  // not the tensor's element type.
+  // Pointer to the first element (storage + offset). UserError when the tensor is fake, on a
+  // GPU, or T is not the tensor's element type.
   template <class T>
   T* data() const {
     check_data_access(DTypeOf<T>::value);
     return static_cast<T*>(impl_->storage->data()) + impl_->storage_offset;
   }
-  // Raw pointer to the first element; nullptr for a fake tensor.
+  // Raw pointer to the first element (a device pointer for a CUDA tensor); nullptr for a fake
+  // tensor.
   void* raw_data() const;
 
   // Every element in logical (row-major) order, as double. For tests and printing; UserError on
-  // a fake tensor.
+  // a fake or CUDA tensor (copy it with to("cpu") first).
   std::vector<double> to_vector() const;
   // Element at a multi-index, as double.
   double at(std::span<const std::int64_t> index) const;
@@ -169,6 +193,8 @@ public:
                    std::source_location loc = std::source_location::current()) const;
   Tensor squeeze(std::int64_t dim,
                  std::source_location loc = std::source_location::current()) const;
+  // This tensor on `device` (ops/ops.h's to()): itself when it is already there.
+  Tensor to(Device device, std::source_location loc = std::source_location::current()) const;
 
   // Metadata as "f32[2, 3]" (symbolic sizes printed as expressions).
   std::string type_string() const;
@@ -189,6 +215,8 @@ private:
   }
   [[noreturn]] static void throw_undefined();
   void check_data_access(DType requested) const;
+  // UserError unless the data is host memory; `what` names the access.
+  void check_host_data(std::string_view what) const;
 
   std::shared_ptr<TensorImpl> impl_;
 };

@@ -24,6 +24,7 @@ LowerFn family_lowering(OpKind op) {
   case OpKind::randn: // a counter-based generator: left to its eager kernel
   case OpKind::item:
   case OpKind::to_bool:
+  case OpKind::to: // a device transfer: the device runtime's copy
     return nullptr;
   default:
     break;
@@ -44,6 +45,7 @@ LowerFn family_lowering(OpKind op) {
   case OpCategory::Factory:
     return &lower_factory;
   case OpCategory::DataDependent:
+  case OpCategory::Transfer:
     return nullptr;
   }
   return nullptr;

@@ -107,8 +107,12 @@ public:
 
 } // namespace
 
+} // namespace compiler::inductor::cpu
+
+namespace compiler::inductor {
+
 std::unique_ptr<KernelCompiler> make_cpu_kernel_compiler() {
-  return std::make_unique<CpuKernelCompiler>();
+  return std::make_unique<cpu::CpuKernelCompiler>();
 }
 
-} // namespace compiler::inductor::cpu
+} // namespace compiler::inductor

@@ -5,8 +5,9 @@
 
 #include <memory>
 
-namespace compiler::inductor::cpu {
+namespace compiler::inductor {
 
+// Registered as the "cpu" entry of inductor_backends.h when LLVM is in the build.
 std::unique_ptr<KernelCompiler> make_cpu_kernel_compiler();
 
-} // namespace compiler::inductor::cpu
+} // namespace compiler::inductor

@@ -57,6 +57,16 @@ void figure(const char* name, double value, const char* unit) {
   std::fflush(stdout);
 }
 
+// The STREAM add's loop, compiled for the widest vector unit the CPU has (the build targets a
+// baseline x86-64; with 16M floats the arrays sit largely in this machine's L3 cache, where a
+// 4-lane loop, not memory, would be the limit).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+add_range(const float* x, const float* y, float* z, std::int64_t begin, std::int64_t end) {
+  for (std::int64_t i = begin; i < end; ++i) {
+    z[i] = x[i] + y[i];
+  }
+}
+
 // A STREAM-style add, c = a + b over n floats on every core: the machine's bandwidth for the
 // same traffic as the pointwise chain (two streams read, one written). The arrays are 2 MiB
 // aligned with huge pages requested and touched first, as the compiled code's buffers are.
@@ -78,12 +88,7 @@ double stream_add_gbs(std::int64_t n) {
       pool.emplace_back([&, t] {
         const std::int64_t begin = n * t / threads;
         const std::int64_t end = n * (t + 1) / threads;
-        const float* x = a.get();
-        const float* y = b.get();
-        float* z = c.get();
-        for (std::int64_t i = begin; i < end; ++i) {
-          z[i] = x[i] + y[i];
-        }
+        add_range(a.get(), b.get(), c.get(), begin, end);
       });
     }
     for (std::thread& p : pool) {

@@ -155,6 +155,15 @@ TEST_CASE("inductor: matmul, bmm and addmm through the extern GEMM", "[inductor]
   check([](const Tensor& x, const Tensor& y) { return matmul(x, y); }, a3, b);
   const Tensor b3 = wave({3, 29, 5}, 5);
   check([](const Tensor& x, const Tensor& y) { return bmm(x, y); }, a3, b3);
+  // Large enough for the threads: several row blocks, two slices of K (the second partial), two
+  // column panels of B (the second partial, not a whole micro-panel), the bias on the first slice.
+  const Tensor big_a = wave({301, 300}, 6);
+  const Tensor big_b = wave({300, 2100}, 7);
+  const Tensor big_bias = wave({2100}, 8);
+  check([&](const Tensor& x, const Tensor& y) { return add(matmul(x, y), big_bias); }, big_a,
+        big_b);
+  check([](const Tensor& x, const Tensor& y) { return matmul(transpose(x, 0, 1), y); },
+        wave({300, 301}, 9), big_b);
 }
 
 TEST_CASE("inductor: views as index transforms, and results that alias inputs",

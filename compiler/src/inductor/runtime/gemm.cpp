@@ -1,7 +1,8 @@
-// Blocked SGEMM (inductor/runtime/gemm.h). Loop order, outermost first: row blocks of C per
-// thread; kc-deep slices of K (B's kc x nc panel packed once per slice and thread, A's mc x kc
-// panel per row block); micro-tiles of MR x NR accumulated in registers over the slice and
-// added to C (the first slice writes C, plus the bias).
+// Blocked SGEMM (inductor/runtime/gemm.h). Loop order, outermost first: nc-wide column panels
+// of C; kc-deep slices of K (B's kc x nc panel packed once per slice, shared by the threads);
+// row blocks of C claimed by the threads (A's mc x kc panel packed per block); micro-tiles of
+// MR x NR accumulated in registers over the slice and added to C (the first slice writes C,
+// plus the bias).
 #include "inductor/runtime/gemm.h"
 
 #include "inductor/runtime/thread_pool.h"
@@ -164,44 +165,64 @@ void kernel_portable(std::int64_t kc, const float* a, const float* b, float* til
   std::memcpy(tile, c, sizeof c);
 }
 
-// The GEMM for one micro-kernel shape, over rows [row_begin, row_end) of C.
+// Work below this many multiply-adds runs on the calling thread alone.
+constexpr std::int64_t kMinParallelWork = std::int64_t{1} << 20;
+
+// The GEMM for one micro-kernel shape. For each kc x nc slice of B: the threads pack it together
+// into one shared panel, then claim row blocks of C (a few per thread, so a thread the OS sets
+// aside holds up one block, not half of C), each packing its block of A and running the
+// micro-kernel over it.
 template <int MR, int NR, void (*Kernel)(std::int64_t, const float*, const float*, float*)>
-void gemm_rows(std::int64_t row_begin, std::int64_t row_end, std::int64_t n, std::int64_t k,
-               const MatrixView& a, const MatrixView& b, float* c, std::int64_t ldc,
-               const MatrixView* bias) {
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const MatrixView& a, const MatrixView& b,
+          float* c, std::int64_t ldc, const MatrixView* bias) {
+  const std::int64_t depth = std::max<std::int64_t>(k, 1);
+  const std::int64_t threads = m * n * depth >= 2 * kMinParallelWork ? thread_count() : 1;
   const std::int64_t nc_max = std::min(n, kNc);
   Aligned bpack(static_cast<std::size_t>(((nc_max + NR - 1) / NR) * NR * kKc));
-  Aligned apack(static_cast<std::size_t>(((kMc + MR - 1) / MR) * MR * kKc));
-  alignas(64) float tile[MR * NR];
+  // Row blocks: kMc rows, fewer where that leaves each thread fewer than 4 blocks.
+  const std::int64_t per_block = (m + 4 * threads - 1) / (4 * threads);
+  const std::int64_t mc = std::min(kMc, std::max<std::int64_t>(MR, (per_block + MR - 1) / MR * MR));
+  const std::int64_t blocks = (m + mc - 1) / mc;
   for (std::int64_t j0 = 0; j0 < n; j0 += kNc) {
     const std::int64_t nc = std::min(kNc, n - j0);
-    for (std::int64_t p0 = 0; p0 < std::max<std::int64_t>(k, 1); p0 += kKc) {
+    const std::int64_t panels = (nc + NR - 1) / NR;
+    for (std::int64_t p0 = 0; p0 < depth; p0 += kKc) {
       const std::int64_t kc = std::min(kKc, k - p0);
       const bool first = p0 == 0;
       if (kc > 0) {
-        pack_b<NR>(b, p0, kc, j0, nc, bpack.p);
+        parallel_for(panels, 1, kc * NR, threads > 1 ? 1 << 16 : panels * kc * NR,
+                     [&](std::int64_t begin, std::int64_t end) {
+                       pack_b<NR>(b, p0, kc, j0 + begin * NR, std::min(nc, end * NR) - begin * NR,
+                                  bpack.p + begin * NR * kc);
+                     });
       }
-      for (std::int64_t i0 = row_begin; i0 < row_end; i0 += kMc) {
-        const std::int64_t mc = std::min(kMc, row_end - i0);
-        if (kc > 0) {
-          pack_a<MR>(a, i0, mc, p0, kc, apack.p);
-        }
-        for (std::int64_t jr = 0; jr < nc; jr += NR) {
-          for (std::int64_t ir = 0; ir < mc; ir += MR) {
-            if (kc > 0) {
-              Kernel(kc, apack.p + ir * kc, bpack.p + jr * kc, tile);
-            } else {
-              std::fill(std::begin(tile), std::end(tile), 0.0f); // k == 0: C = bias or 0
+      parallel_for(
+          blocks, 1, mc * nc * depth, threads > 1 ? kMinParallelWork : blocks * mc * nc * depth,
+          [&](std::int64_t block_begin, std::int64_t block_end) {
+            static thread_local Aligned apack(
+                static_cast<std::size_t>(((kMc + MR - 1) / MR) * MR * kKc));
+            alignas(64) float tile[MR * NR];
+            for (std::int64_t blk = block_begin; blk < block_end; ++blk) {
+              const std::int64_t i0 = blk * mc;
+              const std::int64_t rows = std::min(mc, m - i0);
+              if (kc > 0) {
+                pack_a<MR>(a, i0, rows, p0, kc, apack.p);
+              }
+              for (std::int64_t jr = 0; jr < nc; jr += NR) {
+                for (std::int64_t ir = 0; ir < rows; ir += MR) {
+                  if (kc > 0) {
+                    Kernel(kc, apack.p + ir * kc, bpack.p + jr * kc, tile);
+                  } else {
+                    std::fill(std::begin(tile), std::end(tile), 0.0f); // k == 0: C = bias or 0
+                  }
+                  write_tile<MR, NR>(tile, c + (i0 + ir) * ldc + j0 + jr, ldc,
+                                     std::min<std::int64_t>(MR, rows - ir),
+                                     std::min<std::int64_t>(NR, nc - jr), first, bias, i0 + ir,
+                                     j0 + jr);
+                }
+              }
             }
-            write_tile<MR, NR>(tile, c + (i0 + ir) * ldc + j0 + jr, ldc,
-                               std::min<std::int64_t>(MR, mc - ir),
-                               std::min<std::int64_t>(NR, nc - jr), first, bias, i0 + ir, j0 + jr);
-          }
-        }
-      }
-      if (k == 0) {
-        break;
-      }
+          });
     }
   }
 }
@@ -241,23 +262,17 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a, MatrixV
   if (m <= 0 || n <= 0) {
     return;
   }
-  const Isa which = isa();
-  const std::int64_t mr = which == Isa::Avx512 ? 12 : (which == Isa::Avx2 ? 6 : 4);
-  // Rows split across threads in whole micro-panels; a thread's work must pay for its wake-up.
-  parallel_for(m, mr, n * std::max<std::int64_t>(k, 1), 1 << 20,
-               [&](std::int64_t begin, std::int64_t end) {
-                 switch (which) {
-                 case Isa::Avx512:
-                   gemm_rows<12, 32, &kernel_avx512>(begin, end, n, k, a, b, c, ldc, bias);
-                   break;
-                 case Isa::Avx2:
-                   gemm_rows<6, 16, &kernel_avx2>(begin, end, n, k, a, b, c, ldc, bias);
-                   break;
-                 case Isa::Portable:
-                   gemm_rows<4, 8, &kernel_portable>(begin, end, n, k, a, b, c, ldc, bias);
-                   break;
-                 }
-               });
+  switch (isa()) {
+  case Isa::Avx512:
+    gemm<12, 32, &kernel_avx512>(m, n, k, a, b, c, ldc, bias);
+    break;
+  case Isa::Avx2:
+    gemm<6, 16, &kernel_avx2>(m, n, k, a, b, c, ldc, bias);
+    break;
+  case Isa::Portable:
+    gemm<4, 8, &kernel_portable>(m, n, k, a, b, c, ldc, bias);
+    break;
+  }
 }
 
 } // namespace compiler::inductor

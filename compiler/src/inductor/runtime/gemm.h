@@ -3,7 +3,8 @@
 // with any strides on A, B and the bias (operands are packed into cache-sized panels), C
 // row-major. Blocked for the caches (panels of A in L2, of B in L3), an AVX-512 register-tiled
 // micro-kernel (12 x 32) where the CPU has it, AVX2 (6 x 16) otherwise, a portable one last;
-// rows split across the kernel thread pool. docs/COMPILER.md compares it with OpenBLAS.
+// row blocks claimed by the kernel thread pool's threads, which share each packed panel of B.
+// docs/COMPILER.md compares it with OpenBLAS.
 #pragma once
 
 #include <cstdint>

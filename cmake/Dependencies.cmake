@@ -29,6 +29,16 @@ if(TORCHSCOPE_BUILD_TLPARSE)
   torchscope_require(SQLite3_FOUND libsqlite3-dev "SQLite 3" TORCHSCOPE_BUILD_TLPARSE)
   find_package(ZLIB QUIET)
   torchscope_require(ZLIB_FOUND zlib1g-dev "zlib" TORCHSCOPE_BUILD_TLPARSE)
+  # OpenSSL's libcrypto for MD5 (the payload check), xxHash's XXH3 (used inline, from its
+  # header) for the content hash that recognises payloads already checked.
+  find_package(OpenSSL QUIET COMPONENTS Crypto)
+  torchscope_require(OpenSSL_FOUND libssl-dev "OpenSSL (libcrypto)" TORCHSCOPE_BUILD_TLPARSE)
+  find_path(XXHASH_INCLUDE_DIR xxhash.h)
+  torchscope_require(XXHASH_INCLUDE_DIR libxxhash-dev "xxHash" TORCHSCOPE_BUILD_TLPARSE)
+  if(NOT TARGET xxHash::xxhash)
+    add_library(xxHash::xxhash INTERFACE IMPORTED)
+    target_include_directories(xxHash::xxhash INTERFACE "${XXHASH_INCLUDE_DIR}")
+  endif()
 endif()
 
 if(TORCHSCOPE_BUILD_TESTS OR TORCHSCOPE_BUILD_BENCHMARKS)

@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 done
 tlparse="$build/tlparse/tlparse"
 bench="$build/bench/bench_gui"
-shared="$root/../shared"
+shared="${TORCHSCOPE_SHARED_DIR:-$root/../shared}"
 [ -x "$tlparse" ] && [ -x "$bench" ] || {
   echo "build first: ninja -C $build tlparse bench_gui (configured with -DTORCHSCOPE_BUILD_GUI=ON)" >&2
   exit 1

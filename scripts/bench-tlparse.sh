@@ -3,12 +3,13 @@
 # and MB/s for `tlparse index` (ingest only) and for a full run (ingest + report).
 # usage: scripts/bench-tlparse.sh [BUILD_DIR] [MB ...]
 #   defaults: build/release, one 200 MB log; `scripts/bench-tlparse.sh build/release 200 1000`
-#   also checks that a 1 GB log stays within the same memory bound. Needs ../shared.
+#   also checks that a 1 GB log stays within the same memory bound. Needs ../shared (or
+#   $TORCHSCOPE_SHARED_DIR).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/release}"
 tlparse="$build/tlparse/tlparse"
-shared="$root/../shared"
+shared="${TORCHSCOPE_SHARED_DIR:-$root/../shared}"
 [ -x "$tlparse" ] || { echo "build tlparse first: ninja -C $build tlparse" >&2; exit 1; }
 [ -d "$shared/corpus" ] || { echo "$shared is absent: the benchmark needs the shared corpus" >&2; exit 1; }
 

@@ -8,6 +8,9 @@ PACKAGES=(
   libsimdjson-dev        # JSON parsing on the ingest hot path
   libsqlite3-dev sqlite3 # the index
   zlib1g-dev             # payload compression in the index
+  libssl-dev             # MD5 of payloads (OpenSSL's libcrypto)
+  libxxhash-dev          # XXH3, the ingest's content hash
+  libdtl-dev             # the yardstick of bench_text_diff (optional; header-only)
   catch2                 # unit tests (Catch2 v2)
   llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
   clang-14 libclang-rt-14-dev # libFuzzer targets and sanitizers

@@ -19,7 +19,12 @@ for sample in "$BIN"/samples/sample_*; do
   [[ -x "$sample" ]] || continue
   name="$(basename "$sample")"
   echo "   $name"
-  TORCH_TRACE="$TRACE_DIR/$name" "$sample" >/dev/null
+  TORCH_TRACE="$TRACE_DIR/$name" "$sample" >"$OUT/$name.txt"
+  if [[ "$name" == sample_train_* ]]; then
+    # The training samples compare compiled and eager training at every step: show the verdict.
+    tail -n 2 "$OUT/$name.txt" | sed 's/^/      /'
+    echo "      (every step: $OUT/$name.txt)"
+  fi
 done
 if [[ -x "$BIN/samples/sample_mlp" ]]; then
   echo "   sample_mlp again (its compiles now come from the compile cache)"

@@ -26,9 +26,10 @@ inline compiler::Tensor wave(std::vector<std::int64_t> sizes, double seed = 0.0,
 }
 
 // Exits with a message when compiled and eager results differ by more than float32 rounding
-// can explain: generated code fuses ops, keeps intermediates in f32 registers, sums in vector
-// lanes and uses its own exp/log/tanh/erf, so it agrees with eager to a few ulp per op, not bit
-// for bit (docs/COMPILER.md, "Correct"). The tolerance is relative to the values' scale.
+// can explain: the AOT stage computes composite ops (softmax, layer_norm, gelu) from primitive
+// ops, and generated code fuses ops, keeps intermediates in f32 registers, sums in vector lanes
+// and uses its own exp/log/tanh/erf, so it agrees with eager to a few ulp per op, not bit for
+// bit (docs/COMPILER.md, "Correct"). The tolerance is relative to the values' scale.
 inline void expect_same(const compiler::Tensor& compiled, const compiler::Tensor& eager,
                         const char* what, double tolerance = 1e-5) {
   if (compiled.sizes() != eager.sizes() || compiled.dtype() != eager.dtype()) {

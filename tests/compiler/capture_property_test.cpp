@@ -52,6 +52,11 @@ std::vector<NamedCase> cases() {
                  0);
   });
   add_case("where", [](const Tensor& a, const Tensor& b) { return where(gt(a, 0.0), a, b); });
+  add_case("maximum",
+           [](const Tensor& a, const Tensor& b) { return add(maximum(a, b), maximum(b, 0.25)); });
+  add_case("rsqrt_erf_detach", [](const Tensor& a, const Tensor&) {
+    return add(rsqrt(add(abs(a), 0.5)), erf(detach(a)));
+  });
   add_case("unary", [](const Tensor& a, const Tensor&) {
     return add(add(add(neg(a), exp(a)), add(log(abs(a)), sin(a))),
                add(add(cos(a), tanh(a)), add(sigmoid(a), relu(a))));
@@ -78,7 +83,7 @@ std::vector<NamedCase> cases() {
       [](const Tensor& a, const Tensor& b) {
         Tensor m = matmul(a, transpose(b, 0, 1));
         Tensor bm = bmm(unsqueeze(a, 0), unsqueeze(transpose(b, 0, 1), 0));
-        return add(m, squeeze(bm, 0));
+        return add(add(m, squeeze(bm, 0)), mm(a, transpose(b, 0, 1)));
       },
       true);
   add_case(
@@ -99,6 +104,13 @@ std::vector<NamedCase> cases() {
       [](const Tensor& a, const Tensor& b) {
         Tensor rows = embedding(contiguous(transpose(b, 0, 1)), argmax(a, 1));
         return add(sum(rows), cross_entropy(a, argmax(b, 1)));
+      },
+      true);
+  add_case(
+      "gather_scatter",
+      [](const Tensor& a, const Tensor& b) {
+        Tensor index = argmax(b, 0, true); // [1, n] row indices into a
+        return add(sum(gather(a, 0, index)), scatter_add(a, 0, index, slice(b, 0, 0, 1)));
       },
       true);
   add_case("views", [](const Tensor& a, const Tensor& b) {
@@ -149,15 +161,22 @@ Tensor random_tensor(std::mt19937& rng, std::int64_t m, std::int64_t n, DType dt
   return Tensor::from_values(v, {m, n}, dtype);
 }
 
-bool bit_identical(const Tensor& x, const Tensor& y) {
+// Compiled and eager agree to the rounding of the decomposition: the backend computes
+// composite ops (softmax, layer_norm, gelu, mean) from primitive ops, each rounding to the
+// dtype, where the eager kernel rounds once; 16-bit floats therefore get a wider margin.
+bool close(const Tensor& x, const Tensor& y) {
   if (x.sizes() != y.sizes() || x.dtype() != y.dtype()) {
     return false;
   }
+  const double tol = x.dtype() == DType::Float32 ? 2e-6 : 4e-2;
   std::vector<double> a = x.to_vector();
   std::vector<double> b = y.to_vector();
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i]) &&
-        !(std::isnan(a[i]) && std::isnan(b[i]))) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) {
+      if (std::isnan(a[i]) != std::isnan(b[i])) {
+        return false;
+      }
+    } else if (a[i] != b[i] && std::abs(a[i] - b[i]) > tol * std::max(1.0, std::abs(b[i]))) {
       return false;
     }
   }
@@ -166,7 +185,7 @@ bool bit_identical(const Tensor& x, const Tensor& y) {
 
 } // namespace
 
-TEST_CASE("compiled equals eager for every op over random shapes, values and dtypes",
+TEST_CASE("compiled equals eager (to rounding) for every op over random shapes, values and dtypes",
           "[compiler][capture][property]") {
   std::mt19937 rng(20261122);
   std::uniform_int_distribution<std::int64_t> size(2, 6);
@@ -189,7 +208,7 @@ TEST_CASE("compiled equals eager for every op over random shapes, values and dty
       Tensor got = compiled(a, b);
       INFO(c.name << " trial " << trial << " shape [" << m << ", " << n << "] dtype "
                   << dtype_name(dt));
-      CHECK(bit_identical(got, eager));
+      CHECK(close(got, eager));
     }
     CHECK(compiled.stats().compiles >= 1);
   }

@@ -243,17 +243,68 @@ TEST_CASE("inductor: a compiled function called from several threads", "[inducto
   CHECK(bad.load() == 0);
 }
 
-TEST_CASE("inductor: every op of the op list has a lowering but randn and the data-dependent ops",
+TEST_CASE("inductor: every primitive op (and every composite) has a lowering but randn and the "
+          "data-dependent ops",
           "[inductor][codegen]") {
+  // The AOT stage's graphs hold only the ops marked Prim in the op list: each must lower.
   // randn keeps its counter-based generator on the eager kernel (bit-identical draws);
-  // item/to_bool end a graph (a graph break) and never reach Inductor; `to` moves data between
-  // devices (the device runtime's copy). When the AOT stage marks
-  // primitive ops in the op list, every one of them must be in the first group.
+  // item/to_bool end a graph (a graph break) and never reach Inductor. `to` lowers when it stays
+  // on the host; graphs with tensors on another device bypass code generation as a whole.
+  int prims = 0;
   for (int i = 0; i < kNumOps; ++i) {
     const auto op = static_cast<OpKind>(i);
     INFO("op " << op_name(op));
-    const bool eager_only = op == OpKind::randn || op_category(op) == OpCategory::DataDependent ||
-                            op_category(op) == OpCategory::Transfer;
+    const bool eager_only = op == OpKind::randn || op_category(op) == OpCategory::DataDependent;
     CHECK(inductor::has_lowering(op) != eager_only);
+    prims += op_level(op) == OpLevel::Prim && !eager_only ? 1 : 0;
   }
+  CHECK(prims >= 38); // every prim of the op list but randn, item and to_bool
+}
+
+TEST_CASE("inductor: the prims the AOT stage adds (maximum, rsqrt, erf, mm, gather, scatter_add, "
+          "to) run as generated code",
+          "[inductor][codegen]") {
+  // Each compiled through Inductor's default pipeline: no node falls back to its eager kernel.
+  auto no_fallback = [](auto f, const auto&... args) {
+    auto cf = compile(f, {.backend = "inductor"});
+    const Tensor eager = f(args...);
+    inductor::reset_counters();
+    const Tensor got = cf(args...);
+    CHECK_CLOSE(got, eager);
+    const inductor::Counters c = inductor::counters();
+    CHECK(c.kernel_launches + c.extern_calls > 0);
+    CHECK(c.fallback_runs == 0);
+  };
+  const Tensor x = wave({6, 5}, 1, 2.0);
+  const Tensor y = wave({6, 5}, 2, 2.0);
+  no_fallback([](const Tensor& a, const Tensor& b) { return maximum(a, b); }, x, y);
+  no_fallback([](const Tensor& a) { return rsqrt(add(abs(a), 0.25)); }, x);
+  no_fallback([](const Tensor& a) { return erf(a); }, x);
+  no_fallback([](const Tensor& a, const Tensor& b) { return mm(a, transpose(b, 0, 1)); }, x, y);
+  no_fallback([](const Tensor& a) { return mul(to(a, Device::cpu()), 2.0); }, x);
+  // Indices with negative entries (they wrap) and an index smaller than x in the other dim.
+  const Tensor index =
+      Tensor::from_values({0, 4, -1, 2, 1, 3, 3, 0, -5, 2, 4, 1}, {3, 4}, DType::Int64);
+  no_fallback([](const Tensor& a, const Tensor& i) { return gather(a, 1, i); }, x, index);
+  const Tensor rows =
+      Tensor::from_values({0, 5, 2, 2, 1, 3, 3, 0, 5, 2, 4, 1}, {3, 4}, DType::Int64);
+  no_fallback(
+      [](const Tensor& a, const Tensor& i, const Tensor& s) { return scatter_add(a, 0, i, s); }, x,
+      rows, wave({4, 5}, 3));
+  no_fallback(
+      [](const Tensor& a, const Tensor& i, const Tensor& s) { return scatter_add(a, 1, i, s); }, x,
+      index, wave({4, 5}, 4));
+}
+
+TEST_CASE("inductor: gather and scatter_add report an index out of range as eager does",
+          "[inductor][codegen]") {
+  const Tensor x = wave({6, 5}, 1);
+  const Tensor bad = Tensor::from_values({0, 7}, {1, 2}, DType::Int64);
+  auto g = compile([](const Tensor& a, const Tensor& i) { return gather(a, 1, i); },
+                   {.backend = "inductor"});
+  CHECK_THROWS_AS(g(x, bad), UserError);
+  auto s = compile(
+      [](const Tensor& a, const Tensor& i, const Tensor& v) { return scatter_add(a, 1, i, v); },
+      {.backend = "inductor"});
+  CHECK_THROWS_AS(s(x, bad, wave({1, 2}, 2)), UserError);
 }

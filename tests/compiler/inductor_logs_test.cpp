@@ -1,19 +1,17 @@
 // Inductor's trace against PyTorch 2.11's logs: the per-compile artifact kinds of our MLP sample
-// (the Inductor part, in order) against w01's and w08's, a second process's cache hit against
-// w13's second run, and the provenance artifacts' shape against w11's. Kinds PyTorch writes only
-// for GPUs (triton_kernel_info) or for stages we do not have yet (AOT) are left out of the
-// comparison, and so are the artifacts we write beyond PyTorch (the graph after each pass,
+// (the Inductor part, in order) against w01's and w08's, the whole pipeline of our training
+// sample (pre-grad, the AOT stage, the forward's and the backward's Inductor compiles) against
+// w01's, a second process's cache hit against w13's second run, and the provenance artifacts'
+// shape against w11's. Kinds PyTorch writes only for GPUs (triton_kernel_info) are left out of
+// the comparison, and so are the artifacts we write beyond PyTorch (the graph after each pass,
 // inductor_llvm_ir); docs/COMPILER.md lists them.
 #include "compiler/capture/compile.h"
 #include "compiler/inductor/inductor.h"
 #include "compiler/ops/ops.h"
+#include "sample_log_checks.h"
 #include "support/test_paths.h"
-#include "support/tlparse_rules.h"
+#include "support/trace_runs.h"
 #include "tracer/trace.h"
-
-#if TORCHSCOPE_HAVE_TLPARSE
-#include "tlparse/ingest/ingest.h"
-#endif
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -30,6 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using sample_logs::check_reads_cleanly;
+
 // The kinds Inductor's part of a compile writes (artifact names and event keys).
 const std::set<std::string>& inductor_kinds() {
   static const std::set<std::string> kinds = {
@@ -39,8 +39,23 @@ const std::set<std::string>& inductor_kinds() {
   return kinds;
 }
 
-// Per compile id ("0/0"), the Inductor kinds in log order.
-std::map<std::string, std::vector<std::string>> kinds_by_compile(const fs::path& log) {
+// The kinds of one compile of a training graph in PyTorch's order (w01): pre-grad, the AOT
+// stage, then an Inductor compile of the forward and, when backward first runs, of the backward.
+const std::set<std::string>& pipeline_kinds() {
+  static const std::set<std::string> kinds = [] {
+    std::set<std::string> k = inductor_kinds();
+    k.insert({"aotautograd_cache_miss", "aotautograd_cache_hit", "aot_joint_graph",
+              "torch._functorch.config", "aot_forward_graph_fw_metadata", "aot_forward_graph",
+              "aot_backward_graph", "aot_inference_graph", "compilation_metrics",
+              "bwd_compilation_metrics"});
+    return k;
+  }();
+  return kinds;
+}
+
+// Per compile id ("0/0"), the kinds of `wanted` in log order.
+std::map<std::string, std::vector<std::string>>
+kinds_by_compile(const fs::path& log, const std::set<std::string>& wanted = inductor_kinds()) {
   std::map<std::string, std::vector<std::string>> out;
   simdjson::dom::parser parser;
   std::istringstream lines(test_support::read_file(log));
@@ -75,17 +90,17 @@ std::map<std::string, std::vector<std::string>> kinds_by_compile(const fs::path&
         }
       }
     }
-    if (frame >= 0 && compile >= 0 && inductor_kinds().count(kind) != 0) {
+    if (frame >= 0 && compile >= 0 && wanted.count(kind) != 0) {
       out[std::to_string(frame) + "/" + std::to_string(compile)].push_back(kind);
     }
   }
   return out;
 }
 
-// Runs the MLP sample with TORCH_TRACE=`trace` and the cache in `cache`; its one log.
-fs::path run_mlp(const fs::path& trace, const fs::path& cache) {
+// Runs a sample with TORCH_TRACE=`trace` and the cache in `cache`; its one log.
+fs::path run_sample(const char* exe, const fs::path& trace, const fs::path& cache) {
   const std::string cmd = "TORCH_TRACE='" + trace.string() + "' TORCHINDUCTOR_CACHE_DIR='" +
-                          cache.string() + "' '" SAMPLE_MLP "' > '" + (trace.string() + ".out") +
+                          cache.string() + "' '" + exe + "' > '" + (trace.string() + ".out") +
                           "' 2>&1";
   REQUIRE(std::system(cmd.c_str()) == 0);
   for (const fs::path& p : test_support::trace_files_under(trace)) {
@@ -97,20 +112,8 @@ fs::path run_mlp(const fs::path& trace, const fs::path& cache) {
   return {};
 }
 
-// Both tlparse 0.4.3's line rules and our tlparse (when built) read `log` with no failed line.
-void check_reads_cleanly(const fs::path& log) {
-  const test_support::TlparseRuleCounts counts = test_support::parse_file_by_tlparse_rules(log);
-  INFO(log << ": failed lines by tlparse 0.4.3's rules: " << counts.failures());
-  CHECK(counts.failures() == 0);
-  CHECK(counts.ok > 0);
-#if TORCHSCOPE_HAVE_TLPARSE
-  test_support::TempDir out("inductor-log-index");
-  const tlparse::ingest::IngestResult r =
-      tlparse::ingest::ingest_files({log}, out.path() / "index.sqlite", {});
-  REQUIRE(r.ok);
-  REQUIRE(r.files.size() == 1);
-  CHECK(r.files[0].stats.strict_failures() == 0);
-#endif
+fs::path run_mlp(const fs::path& trace, const fs::path& cache) {
+  return run_sample(SAMPLE_MLP, trace, cache);
 }
 
 // The first compile_fx_inner group of a compile: its kinds up to the first fx_graph_cache_*.
@@ -148,6 +151,21 @@ TEST_CASE("inductor logs: the MLP sample's Inductor artifacts follow PyTorch's w
     INFO("compile " << id);
     CHECK(first_group(kinds) == mine);
   }
+}
+
+TEST_CASE("inductor logs: the training sample's pipeline follows PyTorch's w01 (pre-grad, AOT, "
+          "forward and backward compiles)",
+          "[inductor][logs]") {
+  test_support::TempDir dir;
+  const fs::path ours = run_sample(SAMPLE_TRAIN_MLP, dir.path() / "trace", dir.path() / "cache");
+  check_reads_cleanly(ours);
+  const std::optional<fs::path> log = test_support::pytorch_log("w01_mlp_train");
+  REQUIRE(log);
+  const auto theirs = kinds_by_compile(*log, pipeline_kinds());
+  const auto mine = kinds_by_compile(ours, pipeline_kinds());
+  REQUIRE(theirs.count("0/0") == 1);
+  REQUIRE(mine.count("0/0") == 1);
+  CHECK(mine.at("0/0") == theirs.at("0/0"));
 }
 
 TEST_CASE("inductor logs: a second process with the same cache hits as w13's second run",

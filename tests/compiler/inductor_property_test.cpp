@@ -77,7 +77,7 @@ private:
     const std::size_t a = pick([](const Info& i) { return i.kind == Kind::Float; });
     const int ra = kinds_[a].rank;
     const std::size_t v = 1; // the [5] vector broadcasts against any last dim of 5
-    switch (coin(22)) {
+    switch (coin(24)) {
     case 0: {
       const std::size_t b =
           pick([&](const Info& i) { return i.kind == Kind::Float && i.rank == ra; });
@@ -305,6 +305,42 @@ private:
       return add_step("randn", ra, Kind::Float, [=](const std::vector<Tensor>& t) {
         return add(t[a], randn(t[a].sym_sizes(), 3));
       });
+    case 21: {
+      // The prims the AOT stage's decompositions use.
+      const std::size_t b =
+          pick([&](const Info& i) { return i.kind == Kind::Float && i.rank == ra; });
+      const int op = coin(4);
+      // (mm's [6, 6] result is not reused: later steps assume a last dim of 5.)
+      return add_step("prims", op == 3 ? 2 : ra, op == 3 ? Kind::Other : Kind::Float,
+                      [=](const std::vector<Tensor>& t) {
+                        const Tensor& x = t[a];
+                        const Tensor& y = kinds_ok(t[b], x) ? t[b] : x;
+                        switch (op) {
+                        case 0:
+                          return maximum(x, neg(y));
+                        case 1:
+                          return rsqrt(add(abs(x), 0.5));
+                        case 2:
+                          return erf(x);
+                        default: {
+                          const Tensor row = select_row(t[0]); // [6, 5]
+                          return mm(row, transpose(row, 0, 1));
+                        }
+                        }
+                      });
+    }
+    case 22: {
+      // gather and scatter_add along the last dim with the index input ([B, 6] in [0, 5)).
+      const bool scatter = coin(2) == 1;
+      return add_step(scatter ? "scatter_add" : "gather", 3, Kind::Float,
+                      [=](const std::vector<Tensor>& t) {
+                        const Tensor index = unsqueeze(t[2], -1); // [B, 6, 1]
+                        if (scatter) {
+                          return scatter_add(t[0], 2, index, mul(slice(t[0], 2, 0, 1), 2.0));
+                        }
+                        return gather(t[0], 2, index);
+                      });
+    }
     default:
       return add_step("sum_all", 0, Kind::Float,
                       [=](const std::vector<Tensor>& t) { return sum(t[a]); });
@@ -382,5 +418,5 @@ TEST_CASE("inductor property: random programs over every op equal eager within t
     }
   }
   // The samples covered every family of the generator.
-  CHECK(kinds.size() >= 20);
+  CHECK(kinds.size() >= 22);
 }

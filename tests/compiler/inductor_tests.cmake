@@ -32,8 +32,8 @@ if(TORCHSCOPE_HAS_LLVM)
   endif()
 endif()
 
-# Inductor's trace against PyTorch's logs (needs the MLP sample).
-if(TARGET sample_mlp AND TORCHSCOPE_HAS_LLVM)
+# Inductor's trace against PyTorch's logs (needs the MLP samples).
+if(TARGET sample_mlp AND TARGET sample_train_mlp AND TORCHSCOPE_HAS_LLVM)
   set(_inductor_log_libs torchscope_compiler simdjson::simdjson)
   if(TARGET torchscope_tlparse)
     list(APPEND _inductor_log_libs torchscope_tlparse)
@@ -43,8 +43,9 @@ if(TARGET sample_mlp AND TORCHSCOPE_HAS_LLVM)
     LIBS ${_inductor_log_libs})
   target_compile_definitions(compiler_inductor_logs_tests PRIVATE
     TORCHSCOPE_HAVE_TLPARSE=$<BOOL:$<TARGET_EXISTS:torchscope_tlparse>>
-    SAMPLE_MLP="$<TARGET_FILE:sample_mlp>")
-  add_dependencies(compiler_inductor_logs_tests sample_mlp)
+    SAMPLE_MLP="$<TARGET_FILE:sample_mlp>"
+    SAMPLE_TRAIN_MLP="$<TARGET_FILE:sample_train_mlp>")
+  add_dependencies(compiler_inductor_logs_tests sample_mlp sample_train_mlp)
 endif()
 
 # The compile-cache entry parser under a fuzzer (replayed over committed logs in test builds).

@@ -5,12 +5,10 @@
 // and failures) must be the same as in PyTorch's log. Every sample log must also read with no
 // failed line, by tlparse 0.4.3's rules and (when it is built) by our tlparse, whose report
 // must have the compile directories and Dynamo artifacts tlparse 0.4.3 wrote for PyTorch's.
+#include "sample_log_checks.h"
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"
-
-#if TORCHSCOPE_HAVE_TLPARSE
-#include "tlparse/ingest/ingest.h"
-#endif
+#include "support/trace_runs.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -28,22 +26,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs `exe` with TORCH_TRACE=`dir`; returns the one .log it wrote.
+using sample_logs::check_reads_cleanly;
+using sample_logs::reference_files;
+using test_support::pytorch_log;
+
 fs::path run_sample(const std::string& exe, const fs::path& dir) {
-  const fs::path out = dir / "stdout.txt";
-  const std::string cmd =
-      "TORCH_TRACE='" + dir.string() + "' '" + exe + "' > '" + out.string() + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  INFO("sample output:\n" << test_support::read_file(out));
-  REQUIRE(rc == 0);
-  std::vector<fs::path> logs;
-  for (const fs::path& p : test_support::trace_files_under(dir)) {
-    if (p.extension() == ".log") {
-      logs.push_back(p);
-    }
-  }
-  REQUIRE(logs.size() == 1);
-  return logs[0];
+  return test_support::run_traced_program(exe, dir);
 }
 
 std::string text_of(simdjson::dom::element e) {
@@ -193,31 +181,6 @@ std::vector<std::string> summarize(const fs::path& log) {
   return out;
 }
 
-// Our tlparse (when built) and tlparse 0.4.3's rules read `log` with no failed line.
-void check_reads_cleanly(const fs::path& log) {
-  const test_support::TlparseRuleCounts counts = test_support::parse_file_by_tlparse_rules(log);
-  INFO(log << ": ok=" << counts.ok << " fail_glog=" << counts.fail_glog
-           << " fail_json=" << counts.fail_json << " fail_payload_md5=" << counts.fail_payload_md5
-           << " other_rank=" << counts.other_rank);
-  CHECK(counts.failures() == 0);
-  CHECK(counts.ok > 0);
-#if TORCHSCOPE_HAVE_TLPARSE
-  test_support::TempDir out("sample-log-index");
-  tlparse::ingest::IngestResult r =
-      tlparse::ingest::ingest_files({log}, out.path() / "index.sqlite", {});
-  REQUIRE(r.ok);
-  REQUIRE(r.files.size() == 1);
-  const tlparse::index::Stats& s = r.files[0].stats;
-  INFO("our tlparse: " << s.to_tlparse_string());
-  CHECK(s.strict_failures() == 0);
-  CHECK(s.fail_key_conflict == 0);
-  CHECK(s.fail_json_serialization == 0);
-  // `unknown` is not a failure: tlparse 0.4.3 counts events it has no parser for (PyTorch's
-  // own logs have them too, e.g. create_symbol).
-  CHECK(s.ok == static_cast<uint64_t>(counts.ok));
-#endif
-}
-
 // The Dynamo-level artifacts tlparse writes per compile directory ("-_1_0_1/
 // dynamo_output_graph.txt", numbering dropped), from a files.txt listing (one path a line).
 std::vector<std::string> dynamo_artifacts(const std::vector<std::string>& paths) {
@@ -235,56 +198,21 @@ std::vector<std::string> dynamo_artifacts(const std::vector<std::string>& paths)
   return out;
 }
 
-// tlparse 0.4.3's files.txt for PyTorch's log of `workload` (../shared, else tests/data).
-std::optional<std::vector<std::string>> reference_files(const std::string& workload) {
-  std::vector<fs::path> candidates;
-  if (auto shared = test_support::shared_dir()) {
-    candidates.push_back(*shared / "reference" / "tlparse-0.4.3" / workload / "files.txt");
-  }
-  candidates.push_back(test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / workload /
-                       "files.txt");
-  for (const fs::path& p : candidates) {
-    if (fs::exists(p)) {
-      std::vector<std::string> lines;
-      std::istringstream in(test_support::read_file(p));
-      for (std::string line; std::getline(in, line);) {
-        lines.push_back(line);
-      }
-      return lines;
-    }
-  }
-  return std::nullopt;
-}
-
 // Our tlparse's report of `log` has the compile directories and Dynamo artifacts that tlparse
 // 0.4.3 wrote for PyTorch's log of `workload` (backend artifacts aside: we have no Inductor).
 void compare_report_with_reference(const fs::path& log, const std::string& workload) {
-#ifdef TLPARSE_BINARY
   std::optional<std::vector<std::string>> reference = reference_files(workload);
   if (!reference) {
     WARN("SKIPPED: no tlparse 0.4.3 reference for " << workload);
     return;
   }
-  test_support::TempDir out("sample-log-report");
-  const fs::path report = out.path() / "report";
-  const std::string cmd = "'" TLPARSE_BINARY "' '" + log.string() + "' -o '" + report.string() +
-                          "' --strict > '" + (out.path() / "tlparse.txt").string() + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  INFO("tlparse output:\n" << test_support::read_file(out.path() / "tlparse.txt"));
-  REQUIRE(rc == 0);
-  std::vector<std::string> ours;
-  for (const auto& e : fs::recursive_directory_iterator(report)) {
-    if (e.is_regular_file()) {
-      ours.push_back(fs::relative(e.path(), report).generic_string());
-    }
+  const std::optional<std::vector<std::string>> ours = sample_logs::report_listing(log);
+  if (!ours) {
+    WARN("SKIPPED: the tlparse binary is not built");
+    return;
   }
   CHECK_FALSE(dynamo_artifacts(*reference).empty());
-  CHECK(dynamo_artifacts(ours) == dynamo_artifacts(*reference));
-#else
-  (void)log;
-  (void)workload;
-  WARN("SKIPPED: the tlparse binary is not built");
-#endif
+  CHECK(dynamo_artifacts(*ours) == dynamo_artifacts(*reference));
 }
 
 void compare_with_pytorch(const std::string& exe, const std::string& workload) {

@@ -121,8 +121,8 @@ std::vector<Value> sample_args(OpKind op) {
       return {m, DType::Float16};
     }
     if (op == OpKind::add || op == OpKind::sub || op == OpKind::mul || op == OpKind::div ||
-        op == OpKind::pow || op == OpKind::eq || op == OpKind::ne || op == OpKind::lt ||
-        op == OpKind::le || op == OpKind::gt || op == OpKind::ge) {
+        op == OpKind::pow || op == OpKind::maximum || op == OpKind::eq || op == OpKind::ne ||
+        op == OpKind::lt || op == OpKind::le || op == OpKind::gt || op == OpKind::ge) {
       return {m, row};
     }
     return {m};
@@ -165,9 +165,18 @@ std::vector<Value> sample_args(OpKind op) {
       return {row, std::vector<SymInt>{SymInt(2), SymInt(3)}};
     case OpKind::unsqueeze:
       return {m, SymInt(1)};
+    case OpKind::detach:
+      return {m};
     default:
       return {m.view({4, 1, 3}), SymInt(1)};
     }
+  case OpCategory::Indexing: {
+    const Tensor index = t({0, 3, 1, 2, 2, 0}, {2, 3}, DType::Int64);
+    if (op == OpKind::gather) {
+      return {m, SymInt(0), index};
+    }
+    return {m, SymInt(0), index, randn({2, 3}, 7)};
+  }
   case OpCategory::Shape:
     if (op == OpKind::contiguous) {
       return {m.transpose(0, 1)};

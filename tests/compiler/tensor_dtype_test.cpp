@@ -35,6 +35,32 @@ TEST_CASE("type promotion follows torch.result_type's category and width order",
   CHECK(promote_types(DType::BFloat16, DType::BFloat16) == DType::BFloat16);
   CHECK(promote_with_float_scalar(DType::Int32) == DType::Float32);
   CHECK(promote_with_float_scalar(DType::Float16) == DType::Float16);
+  CHECK(promote_types(DType::Float32, DType::Float64) == DType::Float64);
+  CHECK(promote_types(DType::Float64, DType::BFloat16) == DType::Float64);
+  CHECK(promote_types(DType::Int64, DType::Float64) == DType::Float64);
+  CHECK(compute_type(DType::Float64) == DType::Float64);
+  CHECK(compute_type(DType::Float16) == DType::Float32);
+}
+
+TEST_CASE("float64 tensors compute in double precision in every kernel family",
+          "[compiler][tensor]") {
+  using tensor_test::t;
+  // 1 + 1e-12 is exact enough in double and rounds to 1 in float.
+  const Tensor a = t({1.0, 2.0, 3.0, 4.0}, {2, 2}, DType::Float64);
+  const Tensor tiny = t({1e-12}, {1}, DType::Float64);
+  const Tensor sum_a = add(a, tiny);
+  CHECK(sum_a.dtype() == DType::Float64);
+  CHECK(sum_a.to_vector()[0] - 1.0 == Approx(1e-12).epsilon(1e-3));
+  CHECK(exp(a).to_vector()[3] == std::exp(4.0));
+  CHECK(sum(add(a, tiny)).to_vector()[0] - 10.0 == Approx(4e-12).epsilon(1e-3));
+  CHECK(matmul(a, a).to_vector()[0] == 7.0);
+  const Tensor sm = softmax(a, 1);
+  CHECK(sm.dtype() == DType::Float64);
+  CHECK(sm.to_vector()[0] == Approx(1.0 / (1.0 + std::exp(1.0))).epsilon(1e-15));
+  const Tensor ln = layer_norm(a, {2});
+  CHECK(ln.to_vector()[1] == Approx(1.0 / std::sqrt(1.0 + 4e-5)).epsilon(1e-14));
+  CHECK(to_dtype(a, DType::Float32).dtype() == DType::Float32);
+  CHECK(full({SymInt(2)}, 0.1, DType::Float64).to_vector()[1] == 0.1);
 }
 
 TEST_CASE("float16 rounds to nearest even, overflows to inf and keeps subnormals",

@@ -17,6 +17,7 @@ CompileSummary compile(qint64 id, int rank, int frame, int fc, CompileOutcome ou
   c.rank = rank;
   c.frameId = frame;
   c.frameCompileId = fc;
+  c.display = QStringLiteral("[%1/%2]").arg(frame).arg(fc);
   c.outcome = outcome;
   c.durationSeconds = 0.25 * double(fc + 1);
   c.startUs = double(id) * 1000;

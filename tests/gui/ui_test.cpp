@@ -17,6 +17,8 @@
 #include "search_page.h"
 #include "support/test_paths.h"
 #include "timeline_widget.h"
+#include "tlparse/ingest/ingest.h"
+#include "tlparse/ingest/log_files.h"
 
 #include <QDir>
 #include <QDragEnterEvent>
@@ -29,6 +31,8 @@
 #include <QListWidget>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
@@ -40,6 +44,7 @@
 #include <QTreeView>
 #include <QUrl>
 #include <catch2/catch.hpp>
+#include <csignal>
 
 using namespace gui;
 using gui_test::waitFor;
@@ -186,8 +191,10 @@ TEST_CASE("recompile explorer diffs two compiles of a frame side by side", "[gui
   REQUIRE(waitFor([&] { return diff->diff().artifacts.size() == 2; }));
   CHECK(win.w.tabs()->currentWidget() == diff);
   CHECK(diff->diff().artifacts[0].name == "dynamo_output_graph");
-  CHECK(diff->currentResult().removed == 1);
-  CHECK(diff->currentResult().added == 1);
+  REQUIRE(diff->currentPair() != nullptr);
+  CHECK(diff->currentPair()->removed == 1);
+  CHECK(diff->currentPair()->added == 1);
+  CHECK_FALSE(diff->currentPair()->rows.isEmpty());
   CHECK(diff->leftView()->text().contains("f32[8, 4]"));
   CHECK(diff->rightView()->text().contains("f32[16, 4]"));
   diff->pairList()->setCurrentRow(1);
@@ -252,9 +259,6 @@ TEST_CASE("keyboard shortcuts switch pages and focus the search box", "[gui]") {
 
 TEST_CASE("a two-rank PyTorch 2.11 log folder opens with one tree branch per rank", "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   Window win(defaultBackendFactory());
   REQUIRE(win.open(corpusFolder()));
   const IndexOverview& o = win.w.session()->overview();
@@ -272,9 +276,6 @@ TEST_CASE("a two-rank PyTorch 2.11 log folder opens with one tree branch per ran
 TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, search, diff",
           "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   Window win(defaultBackendFactory());
   REQUIRE(win.open(recompileLog()));
   const IndexOverview& o = win.w.session()->overview();
@@ -349,9 +350,8 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
           ? QString::fromStdString((test_support::source_dir() / "docs" / "screenshots").string())
           : temp.path();
   QDir().mkpath(dir);
-  const bool real = TORCHSCOPE_GUI_HAS_TLPARSE;
-  Window win(real ? defaultBackendFactory() : gui_test::fakeFactory());
-  REQUIRE(win.open(real ? recompileLog() : QStringLiteral("fake.log")));
+  Window win(defaultBackendFactory());
+  REQUIRE(win.open(recompileLog()));
   QList<qint64> ids = compilesWithArtifacts(win.w.session()->overview());
   REQUIRE(ids.size() >= 2);
   // Show the most recompiled frame: its diff is the interesting one.
@@ -370,7 +370,7 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   QObject::connect(win.w.session(), &IndexSession::diffReady, [&] { diffed = true; });
   win.w.session()->requestDiff(ids[0], ids[1]);
   REQUIRE(waitFor([&] { return diffed; }));
-  win.w.searchPage()->search(real ? "GraphModule" : "sin");
+  win.w.searchPage()->search("GraphModule");
   REQUIRE(waitFor([&] { return win.w.searchPage()->model()->hitCount() > 0; }));
 
   const QList<QPair<MainWindow::Page, QString>> pages = {
@@ -430,9 +430,6 @@ TEST_CASE("dropping a file opens it and remembers it in the recent files", "[gui
 
 TEST_CASE("a hostile log opens with its damage counted, a fake index is refused", "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   QTemporaryDir dir;
   const QString log = dir.filePath("dedicated_log_torch_trace_hostile.log");
   {
@@ -529,9 +526,6 @@ TEST_CASE("the health panel opens an artifact that has no compile", "[gui]") {
 
 TEST_CASE("cancel stops a real ingest and removes its partial index before reporting", "[gui]") {
   gui_test::ensureApp();
-  if (!TORCHSCOPE_GUI_HAS_TLPARSE) {
-    TORCHSCOPE_SKIP("built without the tlparse library");
-  }
   QTemporaryDir dir;
   const QString log = dir.filePath("dedicated_log_torch_trace_big.log");
   {
@@ -582,4 +576,57 @@ TEST_CASE("cancel stops a real ingest and removes its partial index before repor
   CHECK(left.isEmpty());
   INFO("cancel took " << cancelMs << " ms");
   CHECK(cancelMs < 5000);
+}
+
+namespace {
+// Runs the tlparse-gui executable on the offscreen platform with its own temporary folder.
+struct GuiProcess {
+  explicit GuiProcess(const QString& path) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("TMPDIR"), temp.path());
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), temp.path());
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(TORCHSCOPE_GUI_BINARY), {path});
+  }
+  QStringList sessionFolders() const {
+    return QDir(temp.path()).entryList({QStringLiteral("tlparse-gui-*")}, QDir::Dirs);
+  }
+  QTemporaryDir temp;
+  QProcess process;
+};
+} // namespace
+
+TEST_CASE("tlparse-gui quits on SIGTERM and removes its temporary folder", "[gui]") {
+  GuiProcess gui(recompileLog());
+  REQUIRE(gui.process.waitForStarted());
+  // The index of the log is built in the session folder.
+  REQUIRE(waitFor([&] { return !gui.sessionFolders().isEmpty(); }, 60000));
+  const QString folder = gui.temp.filePath(gui.sessionFolders().first());
+  REQUIRE(
+      waitFor([&] { return QFileInfo::exists(folder + QStringLiteral("/index.sqlite")); }, 60000));
+  ::kill(pid_t(gui.process.processId()), SIGTERM);
+  REQUIRE(gui.process.waitForFinished(30000));
+  CHECK(gui.process.exitStatus() == QProcess::NormalExit);
+  CHECK(gui.process.exitCode() == 0);
+  CHECK(gui.sessionFolders().isEmpty());
+}
+
+TEST_CASE("tlparse-gui given a damaged index says so and exits 1", "[gui]") {
+  QTemporaryDir dir;
+  const QString index = dir.filePath(QStringLiteral("index.sqlite"));
+  const auto logs = tlparse::ingest::find_logs(recompileLog().toStdString());
+  REQUIRE(logs.ok());
+  const auto result = tlparse::ingest::ingest_files(*logs, index.toStdString(), {});
+  REQUIRE(result.ok);
+  QFile f(index);
+  REQUIRE(f.resize(f.size() / 2)); // cut short
+  GuiProcess gui(index);
+  REQUIRE(gui.process.waitForStarted());
+  // Give it time to try; then quit it the way a person's session manager would.
+  QTest::qWait(1500);
+  ::kill(pid_t(gui.process.processId()), SIGTERM);
+  REQUIRE(gui.process.waitForFinished(30000));
+  CHECK(gui.process.exitStatus() == QProcess::NormalExit);
+  CHECK(gui.process.exitCode() == 1);
 }

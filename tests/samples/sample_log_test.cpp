@@ -1,4 +1,4 @@
-// The sample program's log follows tlparse 0.4.3's parsing rules (TLPARSE-COMPAT.md §1) with no
+// The sample program's log follows tlparse 0.4.3's parsing rules (docs/TLPARSE-INGEST.md) with no
 // failed line, and has the frames, compiles, recompile and graph break it claims to have.
 #include "support/test_paths.h"
 #include "support/tlparse_rules.h"

@@ -1,6 +1,6 @@
-// The schemas against the envelope shapes tlparse 0.4.3 refuses (TLPARSE-COMPAT.md §1.3: a wrong
-// type on a recognised key or a missing required field fails its whole line) and the shapes it
-// takes (new fields, unknown kinds, null compiled-autograd ids).
+// The schemas against the envelope shapes tlparse 0.4.3 refuses (docs/TLPARSE-INGEST.md, "The
+// envelope": a wrong type on a recognised key or a missing required field fails its whole line) and
+// the shapes it takes (new fields, unknown kinds, null compiled-autograd ids).
 #include "schemas/trace_scan.h"
 
 #include <catch2/catch.hpp>

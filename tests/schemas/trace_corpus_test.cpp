@@ -54,7 +54,8 @@ TEST_CASE("every well-formed envelope of the shared corpus matches the trace sch
           "[schemas]") {
   auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent: the corpus logs cannot be validated");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data): its logs cannot be "
+                    "validated");
   }
   TraceScanner scanner;
   REQUIRE(scanner.ok());

@@ -31,24 +31,6 @@ std::optional<std::filesystem::path> shared_dir() {
   return std::nullopt;
 }
 
-std::optional<std::filesystem::path> pytorch_log(const std::string& workload) {
-  std::vector<std::filesystem::path> roots;
-  if (auto shared = shared_dir()) {
-    roots.push_back(*shared / "corpus" / "pytorch-2.11" / workload);
-  }
-  roots.push_back(source_dir() / "tests" / "data" / "pytorch-2.11" / workload);
-  for (const std::filesystem::path& root : roots) {
-    if (std::filesystem::is_directory(root)) {
-      for (const std::filesystem::path& p : trace_files_under(root)) {
-        if (p.extension() == ".log") {
-          return p;
-        }
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 std::vector<std::filesystem::path> trace_files_under(const std::filesystem::path& root) {
   std::vector<std::filesystem::path> out;
   std::error_code ec;

@@ -1,4 +1,4 @@
-// Where tests find their data: the repository, the build tree, and ../shared (the corpus and
+// Where tests find their data: the repository, the build tree, and the shared corpus (the logs and
 // tlparse 0.4.3's reference outputs), which may be absent; tests then skip, saying so.
 #pragma once
 
@@ -11,11 +11,9 @@ namespace test_support {
 
 std::filesystem::path source_dir();
 std::filesystem::path binary_dir();
-// ../shared beside the checkout, or nullopt (and a printed notice) when it is absent.
+// The shared corpus (docs/BUILDING.md, "Test data"), or nullopt (and a printed notice) when it
+// is absent.
 std::optional<std::filesystem::path> shared_dir();
-// PyTorch 2.11's log of `workload` ("w01_mlp_train"): ../shared's corpus when present, else
-// the copy under tests/data/pytorch-2.11; nullopt when neither has it.
-std::optional<std::filesystem::path> pytorch_log(const std::string& workload);
 // Every *.log / *.txt trace file under `root`, recursively, sorted for a stable order.
 std::vector<std::filesystem::path> trace_files_under(const std::filesystem::path& root);
 // A fresh empty temporary folder, removed when the object dies.

@@ -4,8 +4,8 @@
 
 #include <array>
 #include <cmath>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <regex>
 #include <simdjson.h>
 
@@ -43,8 +43,8 @@ struct Md5Ref {
         g = (7 * i) & 15;
       }
       // K[i] = floor(abs(sin(i + 1)) * 2^32), computed rather than tabulated.
-      const auto k = static_cast<std::uint32_t>(
-          static_cast<std::uint64_t>(std::abs(std::sin(static_cast<double>(i + 1))) * 4294967296.0));
+      const auto k = static_cast<std::uint32_t>(static_cast<std::uint64_t>(
+          std::abs(std::sin(static_cast<double>(i + 1))) * 4294967296.0));
       const std::uint32_t tmp = d;
       d = c;
       c = b;
@@ -128,8 +128,8 @@ std::string md5_hex(const std::string& bytes) {
 }
 
 TlparseRuleCounts parse_by_tlparse_rules(const std::string& text) {
-  // The glog regex of §1.2, verbatim in meaning (unanchored, '.' unescaped, no space before
-  // the pathname group so it keeps the leading space).
+  // The glog regex (docs/TLPARSE-INGEST.md, "The glog prefix"), verbatim in meaning (unanchored,
+  // '.' unescaped, no space before the pathname group so it keeps the leading space).
   static const std::regex glog(
       R"(([VIWEC])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2}).(\d{6}) (\d+)([^:]+):(\d+)\] (.))");
   TlparseRuleCounts counts;
@@ -179,8 +179,8 @@ TlparseRuleCounts parse_by_tlparse_rules(const std::string& text) {
     ev.pathname = m.str(9);
     ev.source_line = std::stoll(m.str(10));
     ev.envelope = envelope;
-    static const char* kContext[] = {"frame_id", "frame_compile_id", "attempt",
-                                     "compiled_autograd_id", "rank", "has_payload"};
+    static const char* kContext[] = {
+        "frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "rank", "has_payload"};
     for (auto field : obj) {
       std::string_view k = field.key;
       bool context = false;

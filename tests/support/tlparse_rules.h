@@ -1,6 +1,7 @@
-// A reference reader that applies tlparse 0.4.3's line rules (docs: TLPARSE-COMPAT.md §1) to a
-// log and counts the outcome, independent of our tlparse implementation. Tests use it to check
-// that what our tracer and compiler write is read by tlparse with no failed line.
+// A reference reader that applies tlparse 0.4.3's line rules (docs/TLPARSE-INGEST.md, "tlparse
+// 0.4.3's rules, in brief") to a log and counts the outcome, independent of our tlparse
+// implementation. Tests use it to check that what our tracer and compiler write is read by tlparse
+// with no failed line.
 #pragma once
 
 #include <cstdint>
@@ -12,14 +13,14 @@
 namespace test_support {
 
 struct ParsedEvent {
-  std::int64_t line = 0;          // physical line number of the envelope
-  std::string level;              // V, I, W, E, C
-  std::string pathname;           // as tlparse captures it (with the leading space)
+  std::int64_t line = 0; // physical line number of the envelope
+  std::string level;     // V, I, W, E, C
+  std::string pathname;  // as tlparse captures it (with the leading space)
   std::int64_t source_line = 0;
-  std::string kind;               // the event key
-  std::string envelope;           // the JSON text
+  std::string kind;     // the event key
+  std::string envelope; // the JSON text
   bool has_payload = false;
-  std::string payload;            // joined payload
+  std::string payload; // joined payload
 };
 
 struct TlparseRuleCounts {

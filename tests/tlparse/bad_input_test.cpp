@@ -1,11 +1,13 @@
 // Bad input is counted and every valid event around it is still indexed (issue acceptance).
 #include "ingest_test_util.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
 #include <sys/resource.h>
 
 using namespace tlparse_test;
+using test_support::must;
 using tlparse::index::HealthId;
 
 namespace {
@@ -41,9 +43,9 @@ TEST_CASE("truncated file: a payload cut short fails its MD5 but keeps the event
   auto in = ingest(dir.path() / "a.log", dir.path());
   CHECK(in.file().stats.ok == 2);
   CHECK(in.file().stats.fail_payload_md5 == 1);
-  const auto outputs = in.reader->outputs(in.file().file_id);
+  const auto outputs = must(in.reader->outputs(in.file().file_id));
   REQUIRE(outputs.size() == 1);
-  CHECK(in.reader->payload(outputs[0].event_id) == "a\nb");
+  CHECK(must(in.reader->payload(outputs[0].event_id)) == "a\nb");
 }
 
 TEST_CASE("corrupted JSON: counted twice like tlparse, payload lines become glog failures",
@@ -57,7 +59,7 @@ TEST_CASE("corrupted JSON: counted twice like tlparse, payload lines become glog
   CHECK(in.file().stats.ok == 2);
   CHECK(in.file().stats.fail_json == 2);
   CHECK(in.file().stats.fail_glog == 1);
-  CHECK(in.reader->bad_lines(in.file().file_id).size() >= 2);
+  CHECK(must(in.reader->bad_lines(in.file().file_id)).size() >= 2);
 }
 
 TEST_CASE("type drift in a recognised key counts fail_json but keeps the event",
@@ -70,10 +72,10 @@ TEST_CASE("type drift in a recognised key counts fail_json but keeps the event",
   CHECK(in.file().stats.fail_json == 1);
   CHECK(in.file().stats.ok == 1);
   int bad = 0;
-  in.reader->for_each_event(in.file().file_id, [&](const tlparse::index::Event& e) {
+  must(in.reader->for_each_event(in.file().file_id, [&](const tlparse::index::Event& e) {
     bad += e.status == tlparse::index::EventStatus::bad_envelope;
     return true;
-  });
+  }));
   CHECK(bad == 1);
 }
 
@@ -84,7 +86,7 @@ TEST_CASE("MD5 mismatch is counted and the payload still written", "[tlparse][ba
   auto in = ingest(dir.path() / "a.log", dir.path());
   CHECK(in.file().stats.fail_payload_md5 == 1);
   CHECK(in.file().stats.ok == 2);
-  CHECK(in.reader->outputs(in.file().file_id).size() == 1);
+  CHECK(must(in.reader->outputs(in.file().file_id)).size() == 1);
 }
 
 TEST_CASE("binary garbage is counted and never fails the run", "[tlparse][bad_input]") {
@@ -105,8 +107,8 @@ TEST_CASE("empty file gives an empty index and no counters", "[tlparse][bad_inpu
   write_file(dir.path() / "a.log", "");
   auto in = ingest(dir.path() / "a.log", dir.path());
   CHECK(in.file().stats.to_tlparse_string() == "Stats { }");
-  CHECK(in.reader->compile_keys(in.file().file_id).empty());
-  CHECK(in.reader->string_table(in.file().file_id).empty());
+  CHECK(must(in.reader->compile_keys(in.file().file_id)).empty());
+  CHECK(must(in.reader->string_table(in.file().file_id)).empty());
 }
 
 TEST_CASE("CRLF line ends parse like LF", "[tlparse][bad_input]") {
@@ -153,9 +155,9 @@ TEST_CASE("unsafe artifact names are replaced and counted", "[tlparse][bad_input
           "x") +
           "\n");
   auto in = ingest(dir.path() / "a.log", dir.path());
-  const auto outputs = in.reader->outputs(in.file().file_id);
+  const auto outputs = must(in.reader->outputs(in.file().file_id));
   REQUIRE(outputs.size() == 1);
-  CHECK(outputs[0].name_was_sanitised);
+  CHECK(outputs[0].sanitised);
   CHECK(outputs[0].path.find("..") == std::string::npos);
   CHECK(outputs[0].path.rfind("-_0_0_0/", 0) == 0);
   CHECK(in.health(HealthId::unsafe_output_name) == 1);
@@ -172,9 +174,10 @@ TEST_CASE("a huge string-table index neither allocates its slots nor breaks stac
           "\n");
   auto in = ingest(dir.path() / "a.log", dir.path());
   CHECK(in.file().stats.ok == 1);
-  const auto starts = in.reader->dynamo_starts(in.file().file_id);
+  const auto starts =
+      must(in.reader->stacks(in.file().file_id, tlparse::index::StackRole::dynamo_start));
   REQUIRE(starts.size() == 1);
-  REQUIRE(starts[0].stack.size() == 1);
-  CHECK(starts[0].stack[0].filename == "/huge.py");
-  CHECK(in.reader->string_table(in.file().file_id).empty());
+  REQUIRE(starts[0].frames.size() == 1);
+  CHECK(starts[0].frames[0].filename == "/huge.py");
+  CHECK(must(in.reader->string_table(in.file().file_id)).empty());
 }

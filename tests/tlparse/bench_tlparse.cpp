@@ -1,18 +1,26 @@
 // bench_tlparse: ingest throughput. Prints wall time, CPU time, MB/s and peak RSS for
-// `tlparse index` of the given logs (default: the w02 log in tests/data).
-// usage: bench_tlparse [LOG...]   (scripts/bench-tlparse.sh builds the 200 MB log)
+// `tlparse index` of the given logs (default: the w02 log in tests/data). With several logs,
+// `--threads N` sets the workers (default: one per core, at most 4); compare --threads 1.
+// usage: bench_tlparse [--threads N] [LOG...]   (scripts/bench-tlparse.sh builds the 200 MB log)
 #include "tlparse/ingest/ingest.h"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <sys/resource.h>
 #include <unistd.h>
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::vector<fs::path> logs;
+  tlparse::ingest::IngestOptions options;
   for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--threads" && i + 1 < argc) {
+      options.threads = std::strtoul(argv[++i], nullptr, 10);
+      continue;
+    }
     logs.emplace_back(argv[i]);
   }
   if (logs.empty()) {
@@ -32,7 +40,7 @@ int main(int argc, char** argv) {
   struct rusage r0 {};
   getrusage(RUSAGE_SELF, &r0);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto result = tlparse::ingest::ingest_files(logs, index, {});
+  const auto result = tlparse::ingest::ingest_files(logs, index, options);
   const auto t1 = std::chrono::steady_clock::now();
   struct rusage r1 {};
   getrusage(RUSAGE_SELF, &r1);

@@ -4,91 +4,32 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <sys/wait.h>
 #include <thread>
 
 using namespace tlparse_test;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
-
-Run run_cli(const std::vector<std::string>& args, const fs::path& cwd) {
-  std::string cmd = "cd " + quote(cwd.string()) + " && " + quote(TLPARSE_BINARY);
-  for (const auto& a : args) {
-    cmd += " " + quote(a);
-  }
-  cmd += " > " + quote((cwd / ".stdout").string()) + " 2> " + quote((cwd / ".stderr").string());
-  const int status = std::system(cmd.c_str());
-  Run r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = test_support::read_file(cwd / ".stdout");
-  r.err = test_support::read_file(cwd / ".stderr");
-  fs::remove(cwd / ".stdout");
-  fs::remove(cwd / ".stderr");
-  return r;
-}
-
-fs::path data_log(const std::string& workload) {
-  for (const auto& e :
-       fs::directory_iterator(test_support::source_dir() / "tests/data/pytorch-2.11" / workload)) {
-    if (e.path().extension() == ".log") {
-      return e.path();
-    }
-  }
-  return {};
-}
-
-std::vector<std::string> files_under(const fs::path& root) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) {
-      out.push_back(fs::relative(e.path(), root).string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-} // namespace
-
 TEST_CASE("cli prints help and a version that names tlparse 0.4.3", "[tlparse][cli]") {
   test_support::TempDir tmp;
-  const auto help = run_cli({"--help"}, tmp.path());
+  const auto help = run_tlparse({"--help"}, tmp.path());
   CHECK(help.code == 0);
   CHECK(help.out.find("--overwrite") != std::string::npos);
-  const auto version = run_cli({"-V"}, tmp.path());
+  const auto version = run_tlparse({"-V"}, tmp.path());
   CHECK(version.code == 0);
   CHECK(version.out.rfind("tlparse 0.4.3 (torchscope ", 0) == 0);
 }
 
 TEST_CASE("cli usage errors exit 2", "[tlparse][cli]") {
   test_support::TempDir tmp;
-  const auto missing = run_cli({}, tmp.path());
+  const auto missing = run_tlparse({}, tmp.path());
   CHECK(missing.code == 2);
   CHECK(missing.err.find("<PATH>") != std::string::npos);
-  CHECK(run_cli({"x.log", "--bogus"}, tmp.path()).code == 2);
+  CHECK(run_tlparse({"x.log", "--bogus"}, tmp.path()).code == 2);
 }
 
 TEST_CASE("cli on a missing file exits 1 and leaves no output folder", "[tlparse][cli]") {
   test_support::TempDir tmp;
-  const auto r = run_cli({"nope.log", "-o", "out"}, tmp.path());
+  const auto r = run_tlparse({"nope.log", "-o", "out"}, tmp.path());
   CHECK(r.code == 1);
   CHECK(r.err.find("Error: nope.log is not a file") != std::string::npos);
   CHECK_FALSE(fs::exists(tmp.path() / "out"));
@@ -96,7 +37,8 @@ TEST_CASE("cli on a missing file exits 1 and leaves no output folder", "[tlparse
 
 TEST_CASE("cli writes the report and the Stats line, with -o and --out", "[tlparse][cli]") {
   test_support::TempDir tmp;
-  const auto r = run_cli({data_log("w19_fullgraph_error").string(), "--out", "out"}, tmp.path());
+  const auto r =
+      run_tlparse({data_log("w19_fullgraph_error").string(), "--out", "out"}, tmp.path());
   CHECK(r.code == 0);
   CHECK(r.err.find("Stats { ok: 16 }") != std::string::npos);
   CHECK(fs::exists(tmp.path() / "out/index.sqlite"));
@@ -111,7 +53,7 @@ TEST_CASE("cli writes the report and the Stats line, with -o and --out", "[tlpar
 TEST_CASE("cli refuses an existing output folder without --overwrite", "[tlparse][cli]") {
   test_support::TempDir tmp;
   fs::create_directory(tmp.path() / "out");
-  const auto r = run_cli({data_log("w19_fullgraph_error").string(), "-o", "out"}, tmp.path());
+  const auto r = run_tlparse({data_log("w19_fullgraph_error").string(), "-o", "out"}, tmp.path());
   CHECK(r.code == 1);
   CHECK(r.err.find("already exists; pass --overwrite") != std::string::npos);
 }
@@ -120,24 +62,26 @@ TEST_CASE("cli --overwrite refuses a folder that is not a report", "[tlparse][cl
   test_support::TempDir tmp;
   fs::create_directory(tmp.path() / "precious");
   write_file(tmp.path() / "precious/thesis.tex", "keep me");
-  const auto r = run_cli(
+  const auto r = run_tlparse(
       {data_log("w19_fullgraph_error").string(), "-o", "precious", "--overwrite"}, tmp.path());
   CHECK(r.code == 1);
   CHECK(fs::exists(tmp.path() / "precious/thesis.tex"));
   // A previous report is replaced.
-  REQUIRE(run_cli({data_log("w19_fullgraph_error").string(), "-o", "out"}, tmp.path()).code == 0);
-  CHECK(run_cli({data_log("w19_fullgraph_error").string(), "-o", "out", "--overwrite"}, tmp.path())
+  REQUIRE(run_tlparse({data_log("w19_fullgraph_error").string(), "-o", "out"}, tmp.path()).code ==
+          0);
+  CHECK(run_tlparse({data_log("w19_fullgraph_error").string(), "-o", "out", "--overwrite"},
+                    tmp.path())
             .code == 0);
 }
 
 TEST_CASE("cli --strict fails and writes nothing when a line failed", "[tlparse][cli]") {
   test_support::TempDir tmp;
   write_file(tmp.path() / "bad.log", glog_line("{not json") + "\n");
-  const auto r = run_cli({"bad.log", "-o", "out", "--strict"}, tmp.path());
+  const auto r = run_tlparse({"bad.log", "-o", "out", "--strict"}, tmp.path());
   CHECK(r.code == 1);
   CHECK(r.err.find("Something went wrong") != std::string::npos);
   CHECK_FALSE(fs::exists(tmp.path() / "out"));
-  CHECK(run_cli({"bad.log", "-o", "out2"}, tmp.path()).code == 0);
+  CHECK(run_tlparse({"bad.log", "-o", "out2"}, tmp.path()).code == 0);
 }
 
 TEST_CASE("cli --latest and a folder PATH pick the newest log", "[tlparse][cli]") {
@@ -148,28 +92,28 @@ TEST_CASE("cli --latest and a folder PATH pick the newest log", "[tlparse][cli]"
   fs::copy_file(data_log("w19_fullgraph_error"), tmp.path() / "logs/new.log");
   fs::last_write_time(tmp.path() / "logs/new.log",
                       fs::last_write_time(tmp.path() / "logs/old.log") + std::chrono::seconds(5));
-  const auto latest = run_cli({"logs", "--latest", "-o", "a"}, tmp.path());
+  const auto latest = run_tlparse({"logs", "--latest", "-o", "a"}, tmp.path());
   CHECK(latest.code == 0);
   CHECK(latest.err.find("Stats { ok: 16 }") != std::string::npos);
-  const auto folder = run_cli({"logs", "-o", "b"}, tmp.path());
+  const auto folder = run_tlparse({"logs", "-o", "b"}, tmp.path());
   CHECK(folder.code == 0);
   CHECK(folder.err.find("Stats { ok: 16 }") != std::string::npos);
   fs::create_directory(tmp.path() / "empty");
-  const auto none = run_cli({"empty", "--latest"}, tmp.path());
+  const auto none = run_tlparse({"empty", "--latest"}, tmp.path());
   CHECK(none.code == 1);
   CHECK(none.err.find("No files found in directory") != std::string::npos);
-  const auto not_dir = run_cli({"logs/new.log", "--latest"}, tmp.path());
+  const auto not_dir = run_tlparse({"logs/new.log", "--latest"}, tmp.path());
   CHECK(not_dir.code == 1);
 }
 
 TEST_CASE("cli index then render writes the same files as a direct run", "[tlparse][cli]") {
   test_support::TempDir tmp;
   const std::string log = data_log("w19_fullgraph_error").string();
-  REQUIRE(run_cli({log, "-o", "direct"}, tmp.path()).code == 0);
-  const auto idx = run_cli({"index", log, "-o", "i.sqlite"}, tmp.path());
+  REQUIRE(run_tlparse({log, "-o", "direct"}, tmp.path()).code == 0);
+  const auto idx = run_tlparse({"index", log, "-o", "i.sqlite"}, tmp.path());
   REQUIRE(idx.code == 0);
   CHECK(idx.err.find("Stats { ok: 16 }") != std::string::npos);
-  REQUIRE(run_cli({"render", "i.sqlite", "-o", "rendered"}, tmp.path()).code == 0);
+  REQUIRE(run_tlparse({"render", "i.sqlite", "-o", "rendered"}, tmp.path()).code == 0);
   const auto a = files_under(tmp.path() / "direct");
   const auto b = files_under(tmp.path() / "rendered");
   REQUIRE(a == b);
@@ -189,7 +133,7 @@ TEST_CASE("cli index accepts a folder of mixed files and counts the junk", "[tlp
                                                      18));
   write_file(tmp.path() / "mixed/notes.txt", "not a log");
   fs::create_directory(tmp.path() / "mixed/sub");
-  const auto r = run_cli({"index", "mixed", "-o", "m.sqlite"}, tmp.path());
+  const auto r = run_tlparse({"index", "mixed", "-o", "m.sqlite"}, tmp.path());
   CHECK(r.code == 0);
   CHECK(r.err.find("Stats { ok: 16 }") != std::string::npos);
   CHECK(fs::exists(tmp.path() / "m.sqlite"));
@@ -202,7 +146,7 @@ TEST_CASE("cli -v names every unknown key and a data-health line follows the Sta
              glog_line(R"({"my_custom_event": {}, "frame_id": 0, "frame_compile_id": 0})") + "\n" +
                  glog_line(R"({"my_custom_event": {}, "frame_id": 0, "frame_compile_id": 0})") +
                  "\n\tstray payload line\n");
-  const auto r = run_cli({"a.log", "-o", "out", "-v"}, tmp.path());
+  const auto r = run_tlparse({"a.log", "-o", "out", "-v"}, tmp.path());
   CHECK(r.code == 0);
   CHECK(r.err.find("Unknown field my_custom_event") != std::string::npos);
   CHECK(r.err.find("Stats { ok: 2, fail_glog: 1, unknown: 2 }") != std::string::npos);
@@ -216,7 +160,7 @@ TEST_CASE("cli --strict-compile-id fails only on an invalid compile id", "[tlpar
       tmp.path() / "bad_id.log",
       glog_line(R"({"dynamo_start": {"stack": []}, "frame_id": -1, "frame_compile_id": 0})") +
           "\n");
-  const auto bad = run_cli({"bad_id.log", "-o", "out", "--strict-compile-id"}, tmp.path());
+  const auto bad = run_tlparse({"bad_id.log", "-o", "out", "--strict-compile-id"}, tmp.path());
   CHECK(bad.code == 1);
   CHECK(bad.err.find("did not have compile id") != std::string::npos);
   // Valid ids, and events with no compile id at all, pass (as in tlparse 0.4.3).
@@ -225,7 +169,7 @@ TEST_CASE("cli --strict-compile-id fails only on an invalid compile id", "[tlpar
       glog_line(
           R"({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})") +
           "\n" + glog_line(R"({"str": ["torch/x.py", 0]})") + "\n");
-  CHECK(run_cli({"good.log", "-o", "out2", "--strict-compile-id"}, tmp.path()).code == 0);
+  CHECK(run_tlparse({"good.log", "-o", "out2", "--strict-compile-id"}, tmp.path()).code == 0);
   CHECK(fs::exists(tmp.path() / "out2" / "index.html"));
 }
 
@@ -238,8 +182,8 @@ TEST_CASE("cli -p writes inductor output code as plain text", "[tlparse][cli]") 
           R"({"inductor_output_code": {"filename": "/tmp/ab/cxyz.py"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0)",
           code) +
           "\n");
-  REQUIRE(run_cli({"code.log", "-o", "html"}, tmp.path()).code == 0);
-  REQUIRE(run_cli({"code.log", "-o", "text", "-p"}, tmp.path()).code == 0);
+  REQUIRE(run_tlparse({"code.log", "-o", "html"}, tmp.path()).code == 0);
+  REQUIRE(run_tlparse({"code.log", "-o", "text", "-p"}, tmp.path()).code == 0);
   const fs::path html = tmp.path() / "html" / "-_0_0_0" / "inductor_output_code_cxyz_0.html";
   const fs::path text = tmp.path() / "text" / "-_0_0_0" / "inductor_output_code_cxyz_0.txt";
   CHECK(fs::exists(html));

@@ -1,8 +1,9 @@
 // On real PyTorch 2.11 logs, the ingest's counters equal tlparse 0.4.3's statistics line and its
 // output decisions (paths, names, numbers, suffixes, readable urls) equal the reference
 // compile_directory.json, checked through the read API. Uses the copies in tests/data (always)
-// and the whole shared corpus (when ../shared is present).
+// and the whole shared corpus (when it is present: docs/BUILDING.md, "Test data").
 #include "ingest_test_util.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
@@ -49,11 +50,11 @@ Directory reference_directory(const fs::path& json_path) {
 Directory our_directory(const tlparse::index::IndexReader& reader, int64_t file_id) {
   Directory out;
   std::map<int64_t, std::string> display;
-  for (const auto& k : reader.compile_keys(file_id)) {
+  for (const auto& k : test_support::must(reader.compile_keys(file_id))) {
     display[k.id] = k.display;
     out[k.display];
   }
-  for (const auto& o : reader.outputs(file_id)) {
+  for (const auto& o : test_support::must(reader.outputs(file_id))) {
     if (!o.in_directory) {
       continue;
     }
@@ -119,14 +120,15 @@ void check_workload(const fs::path& logs_dir, const fs::path& ref_dir) {
     INFO(log.string());
     test_support::TempDir tmp;
     auto in = ingest(log, tmp.path());
-    const auto files = in.reader->files();
+    const auto files = test_support::must(in.reader->files());
     REQUIRE(files.size() == 1);
     const int64_t rank = files[0].rank ? int64_t(*files[0].rank) : -1;
     REQUIRE(ref.count(rank) == 1);
     CHECK(in.file().stats.to_tlparse_string() == ref.at(rank).first);
     CHECK(unknown_line(in.file().unknown_keys) ==
           unknown_line(keys_of_unknown_line(ref.at(rank).second)));
-    CHECK(in.reader->stats(in.file().file_id).to_tlparse_string() == ref.at(rank).first);
+    CHECK(test_support::must(in.reader->stats(in.file().file_id)).to_tlparse_string() ==
+          ref.at(rank).first);
     fs::path dir_json = ref_dir / "compile_directory.json";
     if (rank >= 0 &&
         fs::exists(ref_dir / ("rank_" + std::to_string(rank) + ".compile_directory.json"))) {
@@ -169,7 +171,7 @@ TEST_CASE("ingest counters and outputs equal tlparse 0.4.3 on the whole PyTorch 
           "[tlparse][compat]") {
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   int checked = 0;
   for (const auto& e : fs::directory_iterator(*shared / "corpus/pytorch-2.11")) {
@@ -188,7 +190,7 @@ TEST_CASE("ingest counters and outputs equal tlparse 0.4.3 on tlparse's own test
           "[tlparse][compat]") {
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   const fs::path inputs = *shared / "corpus/tlparse-tests/inputs";
   const fs::path refs = *shared / "reference/tlparse-0.4.3/tlparse-tests";

@@ -1,4 +1,5 @@
-// Envelope decoding follows tlparse 0.4.3's serde typing (§1.3, §1.7).
+// Envelope decoding follows tlparse 0.4.3's serde typing (docs/TLPARSE-INGEST.md, "The
+// envelope" and "Compile ids").
 #include "ingest/envelope.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,6 @@
 // fuzz_ingest: libFuzzer over the whole ingest, from bytes to an index, then every read API
-// query, then the GUI's queries (search table, paged search, unknown keys). Nothing may crash,
-// hang or fail: bad data is only counted.
-#include "tlparse/index/gui_queries.h"
+// query, then search through a search file. Nothing may crash, hang or fail: bad data is only
+// counted, and an index the ingest wrote must always read back.
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 
@@ -13,8 +12,27 @@
 #include <unistd.h>
 #include <vector>
 
+namespace {
+// An index the ingest wrote failing to read back is a bug.
+template <class T>
+T must(tlparse::Result<T> r) {
+  if (!r) {
+    std::fprintf(stderr, "read failed: %s\n", r.error().c_str());
+    std::abort();
+  }
+  return std::move(r).value();
+}
+void must(const tlparse::Status& s) {
+  if (!s) {
+    std::fprintf(stderr, "read failed: %s\n", s.error().c_str());
+    std::abort();
+  }
+}
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace fs = std::filesystem;
+  namespace ti = tlparse::index;
   static const fs::path dir = [] {
     fs::path d = fs::temp_directory_path() / ("fuzz_ingest_" + std::to_string(::getpid()));
     fs::create_directories(d);
@@ -31,52 +49,58 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!result.ok) {
     std::abort(); // bad bytes must never fail an ingest
   }
-  std::string error;
-  auto reader = tlparse::index::IndexReader::open(dir / "index.sqlite", &error);
-  if (!reader) {
-    std::abort();
-  }
-  for (const auto& f : reader->files()) {
-    (void)reader->compile_keys(f.id);
-    for (const auto& o : reader->outputs(f.id)) {
+  must(ti::IndexReader::build_search_file(dir / "index.sqlite", dir / "search.sqlite"));
+  ti::IndexReader::OpenOptions open_options;
+  open_options.search_file = dir / "search.sqlite";
+  auto reader = must(ti::IndexReader::open(dir / "index.sqlite", open_options));
+  for (const auto& f : must(reader->files())) {
+    (void)must(reader->compiles(f.id));
+    (void)must(reader->compile_keys(f.id));
+    for (const auto& o : must(reader->outputs(f.id))) {
       if (o.path.find("..") != std::string::npos || (!o.path.empty() && o.path[0] == '/')) {
-        if (o.kind != tlparse::index::OutputKind::link) {
+        if (o.kind != ti::OutputKind::link) {
           std::abort(); // an output path escaping the folder is a bug
         }
       }
-      (void)reader->output_metadata_json(o.id);
-      (void)reader->payload(o.event_id);
+      (void)must(reader->payload(o.event_id));
     }
-    reader->for_each_event(f.id, [](const tlparse::index::Event&) { return true; });
-    (void)reader->dynamo_starts(f.id);
-    (void)reader->compilation_metrics(f.id);
-    (void)reader->frames(f.id);
-    (void)reader->chromium_spans(f.id);
+    must(reader->for_each_event(f.id, [](const ti::Event& e) {
+      (void)ti::event_metadata(e);
+      return true;
+    }));
+    must(reader->for_each_chromium_event(
+        f.id, [](const ti::ChromiumEvent&, std::string_view) { return true; }));
+    (void)must(reader->string_table(f.id));
+    (void)must(reader->stacks(f.id, ti::StackRole::dynamo_start));
+    (void)must(reader->stacks(f.id, ti::StackRole::unknown));
+    for (const ti::MetricsEvent& m : must(reader->compilation_metrics(f.id))) {
+      (void)must(reader->metrics_other_fields(m.metrics.event_id));
+    }
+    (void)must(reader->restarts_and_failures(f.id));
+    (void)must(reader->specializations(f.id));
+    (void)must(reader->guards_added_fast(f.id));
+    (void)must(reader->created_symbols(f.id));
+    (void)must(reader->cache_events(f.id));
+    (void)must(reader->recompile_reasons(f.id));
+    (void)must(reader->graph_breaks(f.id));
+    (void)must(reader->spans(f.id));
+    (void)must(reader->stats(f.id));
+    (void)must(reader->health(f.id));
+    (void)must(reader->unknown_keys(f.id));
+    (void)must(reader->bad_lines(f.id));
   }
-  std::vector<int64_t> file_ids;
-  for (const auto& f : reader->files()) {
-    file_ids.push_back(f.id);
-  }
-  reader.reset(); // prepare_search writes into the index file
-  if (!tlparse::index::GuiQueries::prepare_search(dir / "index.sqlite", &error)) {
-    std::abort();
-  }
-  auto gui = tlparse::index::GuiQueries::open(dir / "index.sqlite", &error);
-  if (!gui || !gui->search_ready()) {
-    std::abort();
-  }
-  for (const char* query : {"torch", "graph*", "\"add\" OR mul", "AND ("}) {
+  for (const char* query : {"torch", "graph*", "\"add\" OR mul"}) {
     int64_t after = 0;
-    for (int page = 0; page < 3; ++page) { // a malformed query only sets the error
-      const auto hits = gui->search(query, after, 4, 2, &error);
+    for (int page = 0; page < 3; ++page) {
+      const auto hits = must(reader->search(query, after, 4, 2));
       if (hits.empty()) {
         break;
       }
-      after = hits.back().fts_rowid;
+      after = hits.back().rowid;
     }
   }
-  for (int64_t id : file_ids) {
-    (void)gui->unknown_keys(id);
+  if (reader->search("AND (", 0, 4, 2).ok()) {
+    std::abort(); // a malformed query is an error, not an empty page
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // IngestOptions::cancel: a cancelled ingest stops between lines, says so and leaves no index
 // file behind (the GUI's Cancel button relies on all three).
 #include "ingest_test_util.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 
 #include <atomic>
@@ -75,5 +76,5 @@ TEST_CASE("ingest with a cancel flag that stays down completes normally", "[tlpa
   options.cancel = &cancel;
   const auto in = ingest(log, dir.path(), options);
   CHECK_FALSE(in.result.cancelled);
-  CHECK(in.reader->files().at(0).lines == 10);
+  CHECK(test_support::must(in.reader->files()).at(0).lines == 10);
 }

@@ -2,9 +2,13 @@
 #include "ingest_test_util.h"
 
 #include "ingest/md5.h"
+#include "support/must.h"
+#include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
+#include <sys/wait.h>
 
 namespace tlparse_test {
 
@@ -34,6 +38,58 @@ void write_file(const std::filesystem::path& p, const std::string& bytes) {
   out << bytes;
 }
 
+std::filesystem::path data_log(const std::string& workload) {
+  const auto dir = test_support::source_dir() / "tests/data/pytorch-2.11" / workload;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".log") {
+      return e.path();
+    }
+  }
+  FAIL("no .log in " << dir.string());
+  return {};
+}
+
+std::set<std::string> files_under(const std::filesystem::path& root) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_directory()) {
+      out.insert(std::filesystem::relative(e.path(), root).generic_string());
+    }
+  }
+  return out;
+}
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+} // namespace
+
+Run run_tlparse(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  const test_support::TempDir capture("tlparse-run");
+  const auto out = capture.path() / "stdout";
+  const auto err = capture.path() / "stderr";
+  std::string cmd = "cd " + quote(cwd.string()) + " && " + quote(TLPARSE_BINARY);
+  for (const auto& a : args) {
+    cmd += " " + quote(a);
+  }
+  cmd += " > " + quote(out.string()) + " 2> " + quote(err.string());
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = test_support::read_file(out);
+  r.err = test_support::read_file(err);
+  return r;
+}
+
 Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,
                 const tlparse::ingest::IngestOptions& options) {
   Ingested out;
@@ -41,10 +97,7 @@ Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& d
   out.result = tlparse::ingest::ingest_files({log}, index, options);
   INFO(out.result.error);
   REQUIRE(out.result.ok);
-  std::string error;
-  out.reader = tlparse::index::IndexReader::open(index, &error);
-  INFO(error);
-  REQUIRE(out.reader != nullptr);
+  out.reader = test_support::must(tlparse::index::IndexReader::open(index));
   return out;
 }
 

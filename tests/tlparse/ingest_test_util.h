@@ -7,7 +7,9 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace tlparse_test {
 
@@ -17,6 +19,10 @@ std::string glog_line(const std::string& envelope);
 std::string event_with_payload(const std::string& envelope_without_brace_end,
                                const std::string& payload, const std::string& md5 = "");
 void write_file(const std::filesystem::path& p, const std::string& bytes);
+// The .log of tests/data/pytorch-2.11/<workload> (FAILs when there is none).
+std::filesystem::path data_log(const std::string& workload);
+// Every file under `root` (links included, folders left out), relative, '/'-separated.
+std::set<std::string> files_under(const std::filesystem::path& root);
 
 struct Ingested {
   tlparse::ingest::IngestResult result;
@@ -26,6 +32,13 @@ struct Ingested {
     return file().health.at(static_cast<size_t>(id));
   }
 };
+// Runs the tlparse binary in `cwd` (its output captured outside `cwd`).
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+Run run_tlparse(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+
 // Ingests `log` into `dir/index.sqlite` and opens the index (REQUIREs success).
 Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,
                 const tlparse::ingest::IngestOptions& options = {});

@@ -1,4 +1,5 @@
-// Output names from log data never escape the output folder (docs/TLPARSE-NOTES.md).
+// Output names from log data never escape the output folder (docs/TLPARSE-INGEST.md, "Output names
+// from log data").
 #include "model/path_sanitizer.h"
 
 #include <catch2/catch.hpp>

@@ -1,32 +1,35 @@
-// The read API gives the report and the GUI what they need, from the index alone.
+// The read API gives the report, the CLI and the GUI what they need from the index alone: the
+// facts the ingest computed once (compiles with their status, spans, recompile reasons, graph
+// breaks, typed metrics) and the rows of the compatible report.
 #include "ingest_test_util.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace tlparse_test;
+using test_support::must;
 namespace fs = std::filesystem;
-using tlparse::index::IndexReader;
+namespace ti = tlparse::index;
+using ti::IndexReader;
 
 namespace {
-fs::path w02_log() {
-  const fs::path dir = test_support::source_dir() / "tests/data/pytorch-2.11/w02_recompile";
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".log") {
-      return e.path();
-    }
-  }
-  FAIL("w02 log missing");
-  return {};
+std::string artifact(int frame, int frame_compile, const std::string& name,
+                     const std::string& encoding, const std::string& payload) {
+  return event_with_payload(R"({"artifact": {"name": ")" + name + R"(", "encoding": ")" + encoding +
+                                R"("}, "frame_id": )" + std::to_string(frame) +
+                                R"(, "frame_compile_id": )" + std::to_string(frame_compile) +
+                                R"(, "attempt": 0)",
+                            payload);
 }
 } // namespace
 
 TEST_CASE("read API returns compile keys in first-seen order with folder names",
           "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
-  const auto keys = in.reader->compile_keys(in.file().file_id);
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto keys = must(in.reader->compile_keys(in.file().file_id));
   REQUIRE(keys.size() >= 3);
   CHECK(keys[0].display == "[0/0]");
   CHECK(keys[0].dir_name == "-_0_0_0");
@@ -40,122 +43,252 @@ TEST_CASE("read API returns compile keys in first-seen order with folder names",
   }
 }
 
-TEST_CASE("read API streams events in log order with raw.jsonl decisions", "[tlparse][read_api]") {
+TEST_CASE("read API gives one compile per frame compile id, attempts folded in, with its status",
+          "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto compiles = must(in.reader->compiles(in.file().file_id));
+  const auto keys = must(in.reader->compile_keys(in.file().file_id));
+  const auto find = [&](const std::string& display) {
+    const auto it = std::find_if(compiles.begin(), compiles.end(),
+                                 [&](const ti::Compile& c) { return c.display == display; });
+    REQUIRE(it != compiles.end());
+    return *it;
+  };
+  // w02's frame 1 restarted after a graph break: [1/0] and [1/0_1] are one compile.
+  const ti::Compile restarted = find("[1/0]");
+  CHECK(restarted.attempts == 2);
+  CHECK(restarted.status == ti::CompileStatus::restart);
+  CHECK(restarted.restarts >= 1);
+  CHECK(restarted.graph_breaks == 1);
+  int keys_of_it = 0;
+  for (const ti::CompileKey& k : keys) {
+    keys_of_it += k.compile_id == restarted.id;
+  }
+  CHECK(keys_of_it == 2);
+  const ti::Compile first = find("[0/0]");
+  CHECK(first.scope == ti::CompileScope::compile);
+  CHECK(first.status == ti::CompileStatus::ok);
+  CHECK(first.co_name == "f");
+  CHECK(first.user_line.has_value());
+  CHECK(first.entire_frame_compile_time_s.value_or(0) > 0);
+  CHECK(first.outputs > 0);
+  CHECK(first.cache_state != ti::CacheState::none);
+  CHECK(find("[-/-]").scope == ti::CompileScope::outside);
+  CHECK(find("[-/-]").status == ti::CompileStatus::missing);
+  // Recompiles of frame 0 each say why.
+  const ti::Compile second = find("[0/1]");
+  CHECK(second.recompile_reasons >= 1);
+}
+
+TEST_CASE("read API streams events in log order with raw.jsonl decisions and their metadata",
+          "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
   int64_t last_line = 0;
   int raw_rows = 0;
   int chromium = 0;
   bool ordered = true;
-  in.reader->for_each_event(in.file().file_id, [&](const tlparse::index::Event& e) {
+  bool metadata_ok = true;
+  must(in.reader->for_each_event(in.file().file_id, [&](const ti::Event& e) {
     ordered = ordered && e.line > last_line;
     last_line = e.line;
     raw_rows += e.in_raw_jsonl;
-    chromium += e.key == "chromium_event";
+    chromium += e.kind == "chromium_event";
+    if (e.kind == "artifact") {
+      metadata_ok = metadata_ok && ti::event_metadata(e).starts_with("{\"name\"");
+    }
     return true;
-  });
+  }));
   CHECK(ordered);
+  CHECK(metadata_ok);
   CHECK(raw_rows == 150); // tlparse 0.4.3 wrote 151 raw.jsonl lines, one of them the string table
   int parsed = 0;
-  in.reader->for_each_chromium_event(in.file().file_id,
-                                     [&](const tlparse::index::ChromiumEvent& c) {
-                                       CHECK_FALSE(c.name.empty());
-                                       CHECK_FALSE(c.payload_json.empty());
-                                       ++parsed;
-                                       return true;
-                                     });
+  must(in.reader->for_each_chromium_event(in.file().file_id,
+                                          [&](const ti::ChromiumEvent& c, std::string_view p) {
+                                            CHECK_FALSE(c.name.empty());
+                                            CHECK_FALSE(p.empty());
+                                            ++parsed;
+                                            return true;
+                                          }));
   CHECK(parsed == chromium);
-  CHECK_FALSE(in.reader->chromium_spans(in.file().file_id).empty());
+}
+
+TEST_CASE("read API pairs chromium events into spans of their compiles", "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto spans = must(in.reader->spans(in.file().file_id));
+  REQUIRE_FALSE(spans.empty());
+  bool sorted = true;
+  for (size_t i = 1; i < spans.size(); ++i) {
+    sorted = sorted && spans[i - 1].start_us <= spans[i].start_us;
+  }
+  CHECK(sorted);
+  const auto dynamo = std::find_if(spans.begin(), spans.end(),
+                                   [](const ti::Span& s) { return s.name == "dynamo"; });
+  REQUIRE(dynamo != spans.end());
+  CHECK(dynamo->depth == 0);
+  CHECK(dynamo->duration_us.value_or(0) > 0);
+  CHECK(dynamo->compile_id.has_value());
+  CHECK(dynamo->end_event_id.has_value());
+}
+
+TEST_CASE("a span never closed is kept without a duration", "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  const std::string begin =
+      R"({"name": "dynamo", "ts": 10.0, "ph": "B", "cat": "c", "tid": 0, "pid": 0})";
+  const std::string end =
+      R"({"name": "inner", "ts": 12.5, "ph": "E", "cat": "c", "tid": 0, "pid": 0})";
+  const std::string inner =
+      R"({"name": "inner", "ts": 11.0, "ph": "B", "cat": "c", "tid": 0, "pid": 0})";
+  write_file(
+      tmp.path() / "a.log",
+      event_with_payload(R"({"chromium_event": {}, "frame_id": 0, "frame_compile_id": 0)", begin) +
+          "\n" +
+          event_with_payload(R"({"chromium_event": {}, "frame_id": 0, "frame_compile_id": 0)",
+                             inner) +
+          "\n" +
+          event_with_payload(R"({"chromium_event": {}, "frame_id": 0, "frame_compile_id": 0)",
+                             end) +
+          "\n");
+  auto in = ingest(tmp.path() / "a.log", tmp.path());
+  const auto spans = must(in.reader->spans(in.file().file_id));
+  REQUIRE(spans.size() == 2);
+  CHECK(spans[0].name == "dynamo");
+  CHECK_FALSE(spans[0].duration_us.has_value()); // the run stopped inside it
+  CHECK(spans[1].name == "inner");
+  CHECK(spans[1].depth == 1);
+  CHECK(spans[1].duration_us == 1.5);
+}
+
+TEST_CASE("recompile reasons of every payload shape become rows with their user stacks",
+          "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  // The three shapes PyTorch 2.11 writes: a bare string, a JSON list, text with user stacks.
+  const std::string text =
+      "0/0: x.size()[0] == 8\nUser stack trace:\n  File \"/w/a.py\", line 6, in f\n    y = x * 2\n"
+      "0/1: scale == 2.0";
+  write_file(tmp.path() / "a.log",
+             artifact(0, 1, "recompile_reasons", "json",
+                      "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16") +
+                 "\n" +
+                 artifact(0, 2, "recompile_reasons", "json",
+                          "[\n\"0/1: tensor 'x' dtype mismatch\",\n\"0/0: scale == 2.0\\nUser "
+                          "stack trace:\\n  File \\\"/w/b.py\\\", line 9, in g\\n    z\"\n]") +
+                 "\n" + artifact(0, 3, "recompile_reasons", "string", text) + "\n");
+  auto in = ingest(tmp.path() / "a.log", tmp.path());
+  const auto reasons = must(in.reader->recompile_reasons(in.file().file_id));
+  REQUIRE(reasons.size() == 5);
+  CHECK(reasons[0].shape == ti::ReasonShape::text);
+  CHECK(reasons[0].cached_entry == "0/0");
+  CHECK(reasons[0].guard == "tensor 'x' size mismatch at index 0. expected 8, actual 16");
+  CHECK(reasons[1].shape == ti::ReasonShape::json_list);
+  CHECK(reasons[1].guard == "tensor 'x' dtype mismatch");
+  CHECK(reasons[2].guard == "scale == 2.0");
+  CHECK(reasons[2].user_file == "/w/b.py");
+  CHECK(reasons[2].user_line == 9);
+  CHECK(reasons[3].shape == ti::ReasonShape::text);
+  CHECK(reasons[3].reason == "0/0: x.size()[0] == 8");
+  CHECK(reasons[3].user_file == "/w/a.py");
+  CHECK(reasons[3].user_line == 6);
+  CHECK(reasons[4].guard == "scale == 2.0");
+  CHECK_FALSE(reasons[4].user_stack.has_value());
+  const auto compiles = must(in.reader->compiles(in.file().file_id));
+  REQUIRE(compiles.size() == 3);
+  CHECK(compiles[2].recompile_reasons == 2);
+}
+
+TEST_CASE("graph breaks become rows with reason, user location and stack", "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto breaks = must(in.reader->graph_breaks(in.file().file_id));
+  REQUIRE(breaks.size() == 1);
+  CHECK(breaks[0].user_line == 15);
+  CHECK(breaks[0].user_file.value_or("").ends_with("w02_recompile.py"));
+  CHECK(breaks[0].reason.starts_with("Encountered graph break"));
+  CHECK(breaks[0].reason.find("User code traceback") == std::string::npos);
+  REQUIRE(breaks[0].user_stack);
+  CHECK(breaks[0].user_stack->find("print(\"graph break here\")") != std::string::npos);
+  CHECK(breaks[0].user_stack->find("symbolic_convert.py") == std::string::npos);
 }
 
 TEST_CASE("read API resolves stacks with the file's own string table", "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
-  const auto table = in.reader->string_table(in.file().file_id);
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto table = must(in.reader->string_table(in.file().file_id));
   REQUIRE_FALSE(table.empty());
-  const auto starts = in.reader->dynamo_starts(in.file().file_id);
+  const auto starts = must(in.reader->stacks(in.file().file_id, ti::StackRole::dynamo_start));
   REQUIRE_FALSE(starts.empty());
   for (const auto& d : starts) {
-    REQUIRE_FALSE(d.stack.empty());
-    for (const auto& f : d.stack) {
-      REQUIRE(f.filename_index);
+    REQUIRE_FALSE(d.frames.empty());
+    for (const auto& f : d.frames) {
+      REQUIRE(f.filename_idx);
       REQUIRE(f.filename);
-      CHECK(table.at(static_cast<size_t>(*f.filename_index)) == *f.filename);
+      CHECK(table.at(static_cast<size_t>(*f.filename_idx)) == *f.filename);
     }
   }
 }
 
-TEST_CASE("read API parses compilation metrics and keeps attempts distinct",
+TEST_CASE("read API keeps metrics typed, every other field, and attempts distinct",
           "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
-  const auto metrics = in.reader->compilation_metrics(in.file().file_id);
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto metrics = must(in.reader->compilation_metrics(in.file().file_id));
   REQUIRE_FALSE(metrics.empty());
   bool saw_attempt_1 = false;
   for (const auto& m : metrics) {
-    CHECK(m.output_id);
-    CHECK_FALSE(m.metadata_json.empty());
-    if (m.event_key == "compilation_metrics") {
-      CHECK(m.co_name);
+    CHECK(m.metrics.output_id);
+    const auto logged = must(in.reader->event(m.metrics.event_id));
+    REQUIRE(logged);
+    CHECK(ti::event_metadata(*logged).starts_with("{"));
+    if (m.metrics.event_key == ti::MetricsKind::compilation_metrics) {
+      CHECK(m.metrics.co_name);
+      CHECK(m.metrics.restart_reasons.has_value());
+      // Fields no column holds are kept as logged, and so is the whole object.
+      CHECK(ti::event_metadata(*logged).find("\"graph_node_shapes\"") != std::string_view::npos);
+      const auto other_fields = must(in.reader->metrics_other_fields(m.metrics.event_id));
+      const auto other = [&](const std::string& name) {
+        return std::find_if(other_fields.begin(), other_fields.end(),
+                            [&](const ti::MetricsOtherField& f) { return f.field == name; });
+      };
+      REQUIRE(other("graph_node_shapes") != other_fields.end());
+      CHECK(other("graph_node_shapes")->value.starts_with("\"{'"));
+      CHECK(other("co_name") == other_fields.end());
     }
-    saw_attempt_1 = saw_attempt_1 || (m.cid && m.cid->attempt == 1u);
+    saw_attempt_1 = saw_attempt_1 || (m.event.cid && m.event.cid->attempt == 1u);
   }
   CHECK(saw_attempt_1); // w02's [1/0_1] restart stays attempt 1 in our data
-  const auto rf = in.reader->restarts_and_failures(in.file().file_id);
+  const auto rf = must(in.reader->restarts_and_failures(in.file().file_id));
   CHECK_FALSE(rf.empty());
-  const auto frames = in.reader->frames(in.file().file_id);
-  REQUIRE_FALSE(frames.empty());
-  int64_t recompiles = 0;
-  for (const auto& f : frames) {
-    recompiles += f.recompile_count;
-  }
-  CHECK(recompiles >= 3); // w02 recompiles frame 0 three times
 }
 
-TEST_CASE("read API gives each output its metadata and payload bytes", "[tlparse][read_api]") {
+TEST_CASE("read API names each output's artifact the same across compiles", "[tlparse][read_api]") {
   test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
-  const auto outputs = in.reader->outputs(in.file().file_id);
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto outputs = must(in.reader->outputs(in.file().file_id));
   REQUIRE_FALSE(outputs.empty());
+  int graphs = 0;
   for (const auto& o : outputs) {
-    if (o.kind == tlparse::index::OutputKind::payload_text) {
-      const auto bytes = in.reader->payload(o.event_id);
-      REQUIRE(bytes);
-      const auto ev = in.reader->event(o.event_id);
+    graphs += o.artifact == "dynamo_output_graph";
+    if (o.event_key == "inductor_output_code" && o.kind != ti::OutputKind::payload_copy) {
+      CHECK(o.artifact == "inductor_output_code");
+    }
+    if (o.kind == ti::OutputKind::payload_text) {
+      REQUIRE(must(in.reader->payload(o.event_id)));
+      const auto ev = must(in.reader->event(o.event_id));
       REQUIRE(ev);
       REQUIRE(ev->payload_md5);
     }
-    if (o.event_key == "artifact") {
-      CHECK(in.reader->output_metadata_json(o.id).find("\"name\"") != std::string::npos);
-    }
   }
-  CHECK_FALSE(in.reader->cache_events(in.file().file_id).empty());
-}
-
-TEST_CASE("read API searches payload text once the search table is built", "[tlparse][read_api]") {
-  test_support::TempDir tmp;
-  auto in = ingest(w02_log(), tmp.path());
-  CHECK_FALSE(in.reader->has_search_index());
-  CHECK(in.reader->search("GraphModule").empty());
-  in.reader.reset();
-  std::string error;
-  REQUIRE(IndexReader::build_search_index(tmp.path() / "index.sqlite", &error));
-  auto reader = IndexReader::open(tmp.path() / "index.sqlite", &error);
-  REQUIRE(reader);
-  CHECK(reader->has_search_index());
-  const auto hits = reader->search("GraphModule");
-  REQUIRE_FALSE(hits.empty());
-  CHECK(hits[0].line > 0);
-  CHECK(hits[0].snippet.find("[GraphModule]") != std::string::npos);
+  CHECK(graphs >= 4);
+  CHECK_FALSE(must(in.reader->cache_events(in.file().file_id)).empty());
 }
 
 TEST_CASE("read API refuses files that are not an index", "[tlparse][read_api]") {
   test_support::TempDir tmp;
   write_file(tmp.path() / "x.sqlite", "not a database");
-  std::string error;
-  CHECK_FALSE(IndexReader::open(tmp.path() / "x.sqlite", &error));
-  CHECK_FALSE(error.empty());
-  CHECK_FALSE(IndexReader::open(tmp.path() / "missing.sqlite", &error));
+  CHECK_FALSE(IndexReader::open(tmp.path() / "x.sqlite").ok());
+  CHECK_FALSE(IndexReader::open(tmp.path() / "missing.sqlite").ok());
 }
 
 TEST_CASE("each file keeps its own string table", "[tlparse][read_api]") {
@@ -169,13 +302,10 @@ TEST_CASE("each file keeps its own string table", "[tlparse][read_api]") {
   const auto result = tlparse::ingest::ingest_files({tmp.path() / "a.log", tmp.path() / "b.log"},
                                                     tmp.path() / "i.sqlite", {});
   REQUIRE(result.ok);
-  std::string error;
-  auto reader = IndexReader::open(tmp.path() / "i.sqlite", &error);
-  REQUIRE(reader);
-  const auto starts = reader->dynamo_starts(result.files[1].file_id);
+  auto reader = must(IndexReader::open(tmp.path() / "i.sqlite"));
+  const auto starts = must(reader->stacks(result.files[1].file_id, ti::StackRole::dynamo_start));
   REQUIRE(starts.size() == 1);
-  REQUIRE(starts[0].stack.size() == 1);
-  CHECK_FALSE(starts[0].stack[0].filename); // not resolved from a.log's table
-  CHECK(result.files[1].health[static_cast<size_t>(tlparse::index::HealthId::unresolved_string)] ==
-        1);
+  REQUIRE(starts[0].frames.size() == 1);
+  CHECK_FALSE(starts[0].frames[0].filename); // not resolved from a.log's table
+  CHECK(result.files[1].health[static_cast<size_t>(ti::HealthId::unresolved_string)] == 1);
 }

@@ -2,6 +2,7 @@
 // the envelope that owns them, only when has_payload is present.
 #include "ingest/line_reader.h"
 #include "ingest_test_util.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
@@ -81,10 +82,10 @@ TEST_CASE("reader keeps payload lines with the envelope that owns them", "[tlpar
   CHECK(in.file().stats.ok == 2);
   CHECK(in.file().stats.fail_payload_md5 == 0);
   CHECK(in.file().stats.fail_glog == 0);
-  const auto outputs = in.reader->outputs(in.file().file_id);
+  const auto outputs = test_support::must(in.reader->outputs(in.file().file_id));
   REQUIRE(outputs.size() == 1);
   CHECK(outputs[0].path == "-_0_0_0/dynamo_output_graph_0.txt");
-  CHECK(in.reader->payload(outputs[0].event_id) == payload);
+  CHECK(test_support::must(in.reader->payload(outputs[0].event_id)) == payload);
 }
 
 TEST_CASE("payload lines without has_payload count as glog failures", "[tlparse][reader]") {

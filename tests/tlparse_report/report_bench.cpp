@@ -1,6 +1,7 @@
 // Benchmark: how long the report takes to render from an index. Usage:
 //   tlparse_report_bench [LOG] [SCALE_MB]
-// Without LOG it uses the largest single-rank PyTorch 2.11 log of ../shared. The log is repeated
+// Without LOG it uses the largest single-rank PyTorch 2.11 log of the shared corpus
+// (docs/BUILDING.md, "Test data"). The log is repeated
 // until it reaches SCALE_MB (default 200) — the scaled log repeats the same payloads, which is
 // what the render cache is for — then ingested once and rendered twice (cold, then warm disk).
 #include "tlparse/index/index_reader.h"
@@ -70,12 +71,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ingest failed: %s\n", ingested.error.c_str());
     return 1;
   }
-  std::string error;
-  auto reader = tlparse::index::IndexReader::open(work / "index.sqlite", &error);
-  if (!reader) {
-    std::fprintf(stderr, "open failed: %s\n", error.c_str());
+  auto opened = tlparse::index::IndexReader::open(work / "index.sqlite");
+  if (!opened) {
+    std::fprintf(stderr, "open failed: %s\n", opened.error().c_str());
     return 1;
   }
+  const auto& reader = *opened;
   for (int round = 0; round < 2; ++round) {
     const fs::path out = work / ("out" + std::to_string(round));
     t0 = std::chrono::steady_clock::now();

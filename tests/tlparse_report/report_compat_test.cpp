@@ -193,7 +193,7 @@ TEST_CASE("tlparse matches 0.4.3's files, compile directory and stats on the PyT
   }
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   const auto cases =
       pytorch_cases(*shared / "corpus" / "pytorch-2.11", *shared / "reference" / "tlparse-0.4.3");
@@ -211,7 +211,7 @@ TEST_CASE("tlparse matches 0.4.3 on every single-file log of tlparse's own test 
   }
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   const fs::path inputs = *shared / "corpus" / "tlparse-tests" / "inputs";
   const fs::path refs = *shared / "reference" / "tlparse-0.4.3" / "tlparse-tests";

@@ -2,6 +2,7 @@
 // field that reaches a page, a javascript: link, invalid UTF-8) must give pages with no
 // executable markup; the same index must always give the same bytes; every listed output exists.
 #include "ingest/md5.h"
+#include "support/must.h"
 #include "support/test_paths.h"
 #include "tlparse/highlight/html.h"
 #include "tlparse/index/index_reader.h"
@@ -137,9 +138,7 @@ fs::path ingest(const test_support::TempDir& tmp, const std::string& log_text) {
 
 Rendered render(const fs::path& index, const fs::path& out,
                 tlparse::report::RenderOptions options = {}) {
-  std::string error;
-  auto reader = tlparse::index::IndexReader::open(index, &error);
-  REQUIRE(reader);
+  auto reader = test_support::must(tlparse::index::IndexReader::open(index));
   const auto result = tlparse::report::render_report(*reader, options, out);
   INFO(result.error);
   REQUIRE(result.ok);
@@ -269,13 +268,11 @@ TEST_CASE("every output the index lists is written, and JSON artifacts are prett
   test_support::TempDir tmp("report-outputs");
   const fs::path index = ingest(tmp, hostile_log());
   const Rendered out = render(index, tmp.path() / "out");
-  std::string error;
-  auto reader = tlparse::index::IndexReader::open(index, &error);
-  REQUIRE(reader);
-  const auto files = reader->files();
+  auto reader = test_support::must(tlparse::index::IndexReader::open(index));
+  const auto files = test_support::must(reader->files());
   REQUIRE(files.size() == 1);
   int json_artifacts = 0;
-  for (const auto& o : reader->outputs(files[0].id)) {
+  for (const auto& o : test_support::must(reader->outputs(files[0].id))) {
     if (o.kind == tlparse::index::OutputKind::link) {
       continue;
     }
@@ -366,10 +363,8 @@ TEST_CASE("raw.jsonl rows are compact, key-sorted envelopes with tlparse's added
   test_support::TempDir tmp("report-jsonl");
   const fs::path index = ingest(tmp, hostile_log());
   const Rendered out = render(index, tmp.path() / "out");
-  std::string error;
-  auto reader = tlparse::index::IndexReader::open(index, &error);
-  REQUIRE(reader);
-  const int year = reader->files().at(0).timestamp_year;
+  auto reader = test_support::must(tlparse::index::IndexReader::open(index));
+  const int64_t year = test_support::must(reader->files()).at(0).timestamp_year;
   const std::string expected =
       "{\"attempt\":0,\"dynamo_start\":{\"stack\":[{\"filename\":0,\"line\":4,\"loc\":\"x = "
       "\\\"onload=alert(1)\",\"name\":\"<script>f\"}]},\"frame_compile_id\":0,\"frame_id\":0,"

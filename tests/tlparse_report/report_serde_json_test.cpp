@@ -97,7 +97,7 @@ TEST_CASE("invalid UTF-8 inside JSON strings is replaced, never fatal") {
 TEST_CASE("re-printing every reference compile_directory.json reproduces its bytes") {
   const auto shared = test_support::shared_dir();
   if (!shared) {
-    TORCHSCOPE_SKIP("../shared is absent");
+    TORCHSCOPE_SKIP("the shared corpus is absent (docs/BUILDING.md, Test data)");
   }
   int checked = 0;
   for (const auto& entry :

@@ -1,10 +1,12 @@
-// The backend pipeline behind compile_graph() (docs/COMPILER.md): Inductor's pre-grad passes,
-// the AOT stage (to come: until then the captured graph is the inference graph), and
-// Inductor's compile of each graph. The nodes capture reads back become the graph's results
-// first (backend/kept_values.h), so the stages may rewrite freely.
+// The backend pipeline behind compile_graph() (docs/COMPILER.md): Inductor's pre-grad passes on
+// the captured graph, the AOT stage (joint graph, decomposition to prims, partition, or an
+// inference graph), and Inductor's compile_fx_inner as the compiler of each graph the AOT stage
+// hands over. The nodes capture reads back become the graph's results first
+// (backend/kept_values.h), so the stages may rewrite freely.
 #include "compiler/backend/backend.h"
 
 #include "backend/kept_values.h"
+#include "compiler/aot/aot.h"
 #include "compiler/core/errors.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/inductor/inductor.h"
@@ -30,6 +32,18 @@ private:
 
 } // namespace
 
+std::string_view graph_role_name(GraphRole role) noexcept {
+  switch (role) {
+  case GraphRole::Inference:
+    return "inference";
+  case GraphRole::Forward:
+    return "forward";
+  case GraphRole::Backward:
+    return "backward";
+  }
+  return "?";
+}
+
 std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph) {
   return std::make_unique<InterpretedGraph>(graph);
 }
@@ -43,14 +57,19 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
   if (backend == "eager") {
     return interpret_graph(request.graph);
   }
+  if (backend == "aot_eager") {
+    return aot::aot_compile(request.graph, {.keep = request.keep, .frame_name = request.frame_name},
+                            aot::interpret);
+  }
   if (backend != "inductor") {
     user_error("compile(): unknown backend '" + std::string(backend) +
-               "' (expected \"inductor\" or \"eager\")");
+               "' (expected \"inductor\", \"aot_eager\" or \"eager\")");
   }
-  KeptValues kept = keep_values(request);
+  KeptValues kept = keep_values(request); // every kept value is a result: Keep::Outputs below
   inductor::pre_grad_passes(kept.graph);
   std::unique_ptr<CompiledGraph> compiled =
-      inductor::compile_fx_inner(kept.graph, inductor::GraphRole::Inference);
+      aot::aot_compile(kept.graph, {.keep = Keep::Outputs, .frame_name = request.frame_name},
+                       inductor::compile_fx_inner);
   return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
 }
 

@@ -5,10 +5,12 @@
 #include "capture/frame_tracer.h"
 #include "capture/graph_names.h"
 #include "capture/trace_slot.h"
+#include "compiler/autograd/grad_mode.h"
 #include "compiler/backend/backend.h"
 #include "compiler/capture/compile.h"
 #include "compiler/inductor/metrics.h"
 #include "tracer/trace.h"
+#include "tracing/stage_metrics.h"
 #include "tracing/trace_util.h"
 
 #include <array>
@@ -480,6 +482,10 @@ struct Engine::Impl {
       }
       if (e != nullptr) {
         w.member("guard_latency_us", static_cast<std::int64_t>(guard_latency_us));
+        // The fields of the stages after capture (the AOT stage's times, cache counts, ...).
+        if (const tracing::StageMetrics* stages = tracing::StageMetrics::current()) {
+          stages->write(w);
+        }
       } else {
         w.key("guard_latency_us").null();
       }
@@ -537,6 +543,7 @@ struct Engine::Impl {
     }
 
     tracer::CompileScope scope(id);
+    tracing::StageMetrics stage_metrics; // filled by the backend's stages
     if (!rec.recompile_reasons.empty()) {
       tracer::artifact(keys::recompile_reasons, tracer::Encoding::Json, [&](tracer::JsonWriter& w) {
         w.begin_array();
@@ -674,6 +681,10 @@ struct Engine::Impl {
         for (const detail::ModuleRead& read : ft.module_reads()) {
           entry->guards.add_module_attribute(module_guard(read, ft.inputs()));
         }
+        // Grad mode and the parameters' requires_grad decide whether the backend built a
+        // backward: a change recompiles, as Dynamo's GLOBAL_STATE and tensor guards do.
+        entry->guards.add_grad_mode(autograd::is_grad_enabled());
+        add_constant_guards(*entry);
         entry->guards.add_shape_env(*tr.env);
         gather_inputs(*entry, st, gi);
         Clock::time_point g0 = Clock::now();
@@ -753,6 +764,25 @@ struct Engine::Impl {
                  guard_latency_us);
     f.entries.push_back(std::move(entry));
     return f.entries.back().get();
+  }
+
+  // Guards requires_grad of every tensor the entry's graph holds as a constant.
+  static void add_constant_guards(Entry& e) {
+    std::vector<const TensorImpl*> seen;
+    for (const Node& n : e.graph.nodes()) {
+      for (const Arg& a : n.args) {
+        const Tensor* t = std::get_if<Tensor>(&a.constant);
+        if (a.kind != Arg::Kind::Constant || t == nullptr || !t->defined() ||
+            std::find(seen.begin(), seen.end(), t->impl()) != seen.end()) {
+          continue;
+        }
+        seen.push_back(t->impl());
+        e.guards.add_constant_requires_grad(
+            t->impl_ptr(), "the tensor " + t->type_string() + " that " +
+                               std::string(op_aten_name(n.op)) + " reads at " +
+                               n.where.file_name() + ":" + std::to_string(n.where.line()));
+      }
+    }
   }
 
   // Runs the rest of the call eagerly from frame `f` (the recompile limit was hit there).

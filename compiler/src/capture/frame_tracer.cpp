@@ -28,13 +28,7 @@ ProxySlot* proxy_of(const Tensor& t, std::uint64_t trace_id) {
 }
 
 TensorMeta meta_of(const Tensor& t) {
-  TensorMeta m;
-  m.is_tensor = true;
-  m.dtype = t.dtype();
-  m.sizes = t.sym_sizes();
-  m.strides = t.strides();
-  m.device = t.device();
-  return m;
+  return graph::tensor_meta(t);
 }
 
 std::string placeholder_name(const std::string& source) {

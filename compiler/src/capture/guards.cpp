@@ -1,6 +1,7 @@
 // GuardSet: building the flat check list, evaluating it, explaining failures, printing it.
 #include "compiler/capture/guards.h"
 
+#include "compiler/autograd/grad_mode.h"
 #include "tracer/json_writer.h"
 #include "tracing/trace_util.h"
 
@@ -91,6 +92,8 @@ std::string_view scalar_type_name(DType t) noexcept {
     return "Int";
   case DType::Int64:
     return "Long";
+  case DType::Float64:
+    return "Double";
   case DType::Bool:
     return "Bool";
   }
@@ -271,6 +274,22 @@ void GuardSet::add_module_attribute(ModuleAttrGuard guard) {
   slow_checks_.push_back(c);
 }
 
+void GuardSet::add_grad_mode(bool enabled) {
+  grad_mode_ = enabled;
+  const GuardCheck c{GuardKind::GradMode, 0, 0, enabled ? 1 : 0, 0, 0.0};
+  checks_.push_back(c);
+  slow_checks_.push_back(c);
+}
+
+void GuardSet::add_constant_requires_grad(std::shared_ptr<TensorImpl> tensor, std::string what) {
+  const GuardCheck c{
+      GuardKind::ConstantRequiresGrad, 0, static_cast<std::int32_t>(constants_.size()),
+      tensor->requires_grad ? 1 : 0,   0, 0.0};
+  constants_.push_back(ConstantGuard{std::move(tensor), std::move(what)});
+  checks_.push_back(c);
+  slow_checks_.push_back(c);
+}
+
 namespace {
 
 // The module an attribute guard reads, or nullptr when the path no longer exists.
@@ -364,6 +383,11 @@ bool GuardSet::passes(const GuardCheck& c, std::span<const GuardInput> inputs,
   }
   case GuardKind::ShapeExpr:
     return shape_guards_[static_cast<std::size_t>(c.dim)].evaluate(symbols);
+  case GuardKind::GradMode:
+    return (autograd::is_grad_enabled() ? 1 : 0) == c.expected;
+  case GuardKind::ConstantRequiresGrad:
+    return (constants_[static_cast<std::size_t>(c.dim)].tensor->requires_grad ? 1 : 0) ==
+           c.expected;
   }
   return false;
 }
@@ -425,6 +449,13 @@ std::string GuardSet::describe_failure(const GuardCheck& c, std::span<const Guar
   static const GuardedInput kUnknown{};
   const GuardedInput* d = c.input < inputs_.size() ? &inputs_[c.input] : &kUnknown;
   std::string name = d->name.empty() ? "?" : d->name;
+  if (c.kind == GuardKind::GradMode) {
+    return "GLOBAL_STATE changed: grad_mode";
+  }
+  if (c.kind == GuardKind::ConstantRequiresGrad) {
+    return "requires_grad of " + constants_[static_cast<std::size_t>(c.dim)].what +
+           " changed. expected requires_grad=" + std::to_string(c.expected);
+  }
   if (c.kind == GuardKind::InputKind) {
     GuardInput::Kind actual =
         c.input < inputs.size() ? inputs[c.input].kind : GuardInput::Kind::None;
@@ -485,6 +516,9 @@ std::string GuardSet::describe_failure(const GuardCheck& c, std::span<const Guar
     return s.short_source_name() + " <= " + std::to_string(c.expected_hi) +
            location_comment(s.where);
   }
+  case GuardKind::GradMode:
+  case GuardKind::ConstantRequiresGrad:
+    return "";
   case GuardKind::ShapeExpr: {
     std::vector<std::string> names;
     for (const SymbolInfo& s : symbols_) {
@@ -516,6 +550,10 @@ std::optional<std::string> GuardSet::failure_reason(std::span<const GuardInput> 
 
 std::string GuardSet::to_tree_string() const {
   std::string out = "\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n";
+  if (grad_mode_) {
+    out += std::string("| +- GLOBAL_STATE: ___check_global_state() against {\"grad_mode\":") +
+           (*grad_mode_ ? "true" : "false") + "}\n";
+  }
   out += "| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None\n";
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
     const GuardedInput& d = inputs_[i];
@@ -564,6 +602,10 @@ std::string GuardSet::to_tree_string() const {
       }
       break;
     }
+  }
+  for (const ConstantGuard& g : constants_) {
+    out += "| +- TENSOR_REQUIRES_GRAD: " + g.what +
+           ".requires_grad == " + (g.tensor->requires_grad ? "True" : "False") + "\n";
   }
   for (const ModuleAttrGuard& g : module_attrs_) {
     if (g.input < 0) {

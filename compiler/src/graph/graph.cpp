@@ -24,21 +24,25 @@ std::size_t Graph::add_node(Node node, std::string_view base) {
 
 std::string Graph::unique_name(std::string_view base) {
   std::string name(base);
-  if (name_set_.count(name) != 0) {
-    // FX appends _1, _2, ... to repeated names.
-    int& next = next_suffix_[name];
-    for (int i = std::max(next, 1);; ++i) {
-      std::string candidate = std::string(base) + "_" + std::to_string(i);
-      if (name_set_.count(candidate) == 0) {
-        next = i + 1;
+  if (!used_names_.insert(name).second) {
+    // FX appends _1, _2, ... to repeated names (the first free one; names are never freed, so
+    // the search resumes where it stopped for this base).
+    int& i = next_suffix_[name];
+    for (i = std::max(i, 1);; ++i) {
+      std::string candidate = name + "_" + std::to_string(i);
+      if (used_names_.insert(candidate).second) {
         name = std::move(candidate);
+        ++i;
         break;
       }
     }
   }
-  used_names_.push_back(name);
-  name_set_.insert(name);
   return name;
+}
+
+void Graph::reserve(std::size_t n) {
+  nodes_.reserve(n);
+  used_names_.reserve(n);
 }
 
 std::size_t Graph::op_count() const noexcept {
@@ -58,6 +62,17 @@ std::size_t Graph::output_index() const noexcept {
     }
   }
   return nodes_.size();
+}
+
+TensorMeta tensor_meta(const Tensor& t) {
+  TensorMeta m;
+  m.is_tensor = true;
+  m.dtype = t.dtype();
+  m.sizes = t.sym_sizes();
+  m.strides = t.strides();
+  m.requires_grad = t.requires_grad();
+  m.device = t.device();
+  return m;
 }
 
 std::string meta_annotation(const TensorMeta& meta) {

@@ -66,6 +66,10 @@ void collect_symbols(const SymNode& n, std::vector<std::int64_t>& out) {
 
 } // namespace
 
+std::string print_arg(const Graph& graph, const Arg& arg) {
+  return arg_text(graph, arg);
+}
+
 std::string print_graph(const Graph& graph, bool read_source_lines) {
   std::string out = "class GraphModule(torch.nn.Module):\n    def forward(self";
   // Symbols appear as SymInt parameters first, as Dynamo lifts them.

@@ -73,6 +73,9 @@ std::string bypass_reason(const graph::Graph& g) {
         }
       }
     }
+    if (n.meta.is_tensor && n.meta.dtype == DType::Float64) {
+      return "a float64 tensor (the CPU code generator computes in float32)";
+    }
     if (n.kind != graph::NodeKind::CallOp) {
       continue;
     }
@@ -156,18 +159,6 @@ Config& config() {
   return c;
 }
 
-std::string_view graph_role_name(GraphRole role) noexcept {
-  switch (role) {
-  case GraphRole::Inference:
-    return "inference";
-  case GraphRole::Forward:
-    return "forward";
-  case GraphRole::Backward:
-    return "backward";
-  }
-  return "?";
-}
-
 void pre_grad_passes(graph::Graph& graph) {
   tracer::ChromiumSpan span("_recursive_pre_grad_passes");
   graph_artifact("before_pre_grad_graph", graph);
@@ -182,7 +173,7 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   const Clock::time_point t0 = Clock::now();
   tracer::ChromiumSpan span("compile_fx_inner");
   CompileMetrics& metrics = current_metrics();
-  const std::string aot_id = "0_" + std::string(graph_role_name(role));
+  const std::string aot_id = "0_" + std::string(backend::graph_role_name(role));
   KernelCompiler* compiler = kernel_compiler("cpu");
   const std::string bypass =
       compiler == nullptr ? "no code generator for this device" : bypass_reason(graph);
@@ -202,7 +193,13 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
 
   tracer::artifact("fx_graph_runnable", tracer::Encoding::String,
                    [&](std::string& out) { out += fx_graph_runnable(graph); });
+  // The graph to compile returns its node results only: a backward graph returns None (a
+  // constant) for inputs without a gradient, which its caller reads from `graph` itself.
   graph::Graph g = graph;
+  if (const std::size_t o = g.output_index(); o < g.size()) {
+    std::erase_if(g.nodes()[o].args,
+                  [](const graph::Arg& a) { return a.kind != graph::Arg::Kind::Node; });
+  }
   if (!hit) {
     graph_artifact("before_post_grad_graph", g);
   }

@@ -24,6 +24,7 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/lowering/shape.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/factories.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/extern_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lowering/indexing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scheduler/scheduler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/kernel_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/output_code.cpp

@@ -88,7 +88,7 @@ Tensor contiguous_as(const Tensor& x, DType dtype) {
   if (x.dtype() == dtype && x.is_contiguous()) {
     return x;
   }
-  Tensor out = Tensor::empty(x.sizes(), dtype);
+  Tensor out = Tensor::empty_uninitialized(x.sizes(), dtype);
   copy_into(x, out);
   return out;
 }
@@ -112,7 +112,7 @@ Tensor broadcast_contiguous_as(const Tensor& x, std::span<const std::int64_t> si
       std::equal(sizes.begin(), sizes.end(), x.sizes().begin())) {
     return contiguous_as(x, dtype);
   }
-  Tensor out = Tensor::empty(sizes, dtype);
+  Tensor out = Tensor::empty_uninitialized(sizes, dtype);
   copy_into(broadcast_view(x, sizes), out);
   return out;
 }

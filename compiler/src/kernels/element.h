@@ -43,6 +43,8 @@ C load(const void* base, DType t, std::int64_t i) noexcept {
     return static_cast<C>(static_cast<const std::int64_t*>(base)[i]);
   case DType::Bool:
     return static_cast<C>(static_cast<const bool*>(base)[i] ? 1 : 0);
+  case DType::Float64:
+    return static_cast<C>(static_cast<const double*>(base)[i]);
   }
   return C{};
 }
@@ -77,11 +79,14 @@ void store(void* base, DType t, std::int64_t i, C v) noexcept {
   case DType::Bool:
     static_cast<bool*>(base)[i] = (v != C{0});
     return;
+  case DType::Float64:
+    static_cast<double*>(base)[i] = static_cast<double>(v);
+    return;
   }
 }
 
-// Calls f(T{}) with T the storage type of `t` (float, Half, BFloat16, int32_t, int64_t, bool),
-// turning a runtime dtype into a template parameter.
+// Calls f(T{}) with T the storage type of `t` (float, Half, BFloat16, int32_t, int64_t, bool,
+// double), turning a runtime dtype into a template parameter.
 template <class F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
@@ -95,10 +100,25 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     return f(std::int32_t{});
   case DType::Int64:
     return f(std::int64_t{});
+  case DType::Float64:
+    return f(double{});
   case DType::Bool:
     break;
   }
   return f(bool{});
+}
+
+// Calls f(C{}) with C the C++ type of the compute type `compute` (compute_type(): f32, f64 or
+// i64), so a kernel instantiates its loop once per compute type.
+template <class F>
+decltype(auto) visit_compute(DType compute, F&& f) {
+  if (compute == DType::Float32) {
+    return f(float{});
+  }
+  if (compute == DType::Float64) {
+    return f(double{});
+  }
+  return f(std::int64_t{});
 }
 
 template <class S>
@@ -145,11 +165,26 @@ D from_i64(std::int64_t v) noexcept {
   }
 }
 
-// Storage type S -> storage type D, through the compute type of S.
+// Storage type S -> storage type D, through the compute type of S (double when either side is
+// double, so f64 values keep their precision).
 template <class D, class S>
 D convert(S v) noexcept {
   if constexpr (std::is_same_v<D, S>) {
     return v;
+  } else if constexpr (std::is_same_v<S, double>) {
+    if constexpr (std::is_same_v<D, bool>) {
+      return v != 0.0;
+    } else if constexpr (kIsFloatStorage<D>) {
+      return from_float<D>(static_cast<float>(v));
+    } else {
+      return saturating_cast<D>(v);
+    }
+  } else if constexpr (std::is_same_v<D, double>) {
+    if constexpr (kIsFloatStorage<S> || std::is_same_v<S, bool>) {
+      return static_cast<double>(to_float(v));
+    } else {
+      return static_cast<double>(v);
+    }
   } else if constexpr (kIsFloatStorage<S>) {
     return from_float<D>(to_float(v));
   } else {

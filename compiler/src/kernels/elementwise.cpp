@@ -1,4 +1,5 @@
-// Pointwise ops: binary (with broadcasting and type promotion), where, unary, and to_dtype.
+// Pointwise ops: binary (with broadcasting and type promotion, maximum included), where, unary,
+// and to_dtype.
 //
 // Every pointwise kernel has the same three steps, written once:
 //   1. plan: output shape (broadcast over SymInt sizes) and dtypes (result and compute type);
@@ -14,6 +15,7 @@
 #include "kernels/shape_util.h"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace compiler::kernels {
@@ -45,22 +47,22 @@ DType result_type(const Tensor& a, const Tensor& b) {
   return promote_types(a.dtype(), b.dtype());
 }
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Eq, Ne, Lt, Le, Gt, Ge };
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Eq, Ne, Lt, Le, Gt, Ge };
 
 bool is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq;
 }
 
 const char* binary_name(BinaryOp op) {
-  static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "pow", "eq",
-                                           "ne",  "lt",  "le",  "gt",  "ge"};
+  static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "pow", "maximum",
+                                           "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
   return kNames[static_cast<int>(op)];
 }
 
 struct Plan {
   std::vector<SymInt> sizes;
   DType result;  // dtype of the output tensor
-  DType compute; // f32 or i64: what the loop computes in
+  DType compute; // f32, f64 or i64: what the loop computes in
 };
 
 Plan plan_binary(BinaryOp op, std::span<const Value> args) {
@@ -138,6 +140,13 @@ C apply_arith(BinaryOp op, C x, C y) {
     } else {
       return int_pow(x, y);
     }
+  case BinaryOp::Maximum:
+    if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(x) || std::isnan(y)) {
+        return std::numeric_limits<C>::quiet_NaN(); // NaN propagates, as in torch.maximum
+      }
+    }
+    return x > y ? x : y;
   default:
     break;
   }
@@ -167,34 +176,119 @@ bool apply_compare(BinaryOp op, C x, C y) {
 
 // ---------------------------------------------------------------- loops
 
-// An input of a pointwise loop: a contiguous compute-typed buffer of the output's numel, or one
-// value used everywhere.
+// An input of a pointwise loop, in the compute type: one value used everywhere (Scalar), a
+// contiguous buffer of the output's numel (Full), or a smaller buffer the output broadcasts
+// without copying: a Row repeats every `period` elements (a bias [N] under [M, N]), a Column
+// holds one value per `period` consecutive elements (a mean [M, 1] under [M, N]). Decomposed
+// normalisations broadcast such operands everywhere; materialising them would cost a pass each.
 template <class C>
 struct Operand {
+  enum class Kind : std::uint8_t { Scalar, Full, Row, Column };
   Tensor holder; // keeps the buffer alive
   const C* data = nullptr;
   C scalar{};
-  bool is_scalar = false;
+  Kind kind = Kind::Full;
+  std::int64_t period = 0;
+  bool is_scalar = false; // kind == Scalar (or a Column within one row)
 
   C operator[](std::int64_t i) const { return is_scalar ? scalar : data[i]; }
+  // This operand within row `r` of a loop over rows of length `length`.
+  Operand row(std::int64_t r, std::int64_t length) const {
+    Operand o;
+    switch (kind) {
+    case Kind::Scalar:
+      o.is_scalar = true;
+      o.scalar = scalar;
+      break;
+    case Kind::Full:
+      o.data = data + r * length;
+      break;
+    case Kind::Row:
+      o.data = data;
+      break;
+    case Kind::Column:
+      o.is_scalar = true;
+      o.scalar = data[r];
+      break;
+    }
+    return o;
+  }
 };
 
+// How `t` broadcasts to `out`: a Row or Column when its sizes are the output's trailing dims
+// (1 before) or leading dims (1 after), with that trailing product as the period.
 template <class C>
-Operand<C> make_operand(const Tensor& t, std::span<const std::int64_t> out_sizes, DType compute) {
+bool find_row_or_column(const Tensor& t, std::span<const std::int64_t> out, Operand<C>& op) {
+  const std::size_t rank = out.size();
+  std::vector<std::int64_t> ts(rank, 1);
+  std::copy(t.sizes().begin(), t.sizes().end(), ts.begin() + (rank - t.sizes().size()));
+  std::size_t first_same = rank; // ts[first_same..] == out[first_same..]
+  while (first_same > 0 && ts[first_same - 1] == out[first_same - 1]) {
+    --first_same;
+  }
+  bool ones_before = true;
+  for (std::size_t d = 0; d < first_same; ++d) {
+    ones_before = ones_before && ts[d] == 1;
+  }
+  if (ones_before && first_same < rank) {
+    op.kind = Operand<C>::Kind::Row;
+    op.period = product(out.subspan(first_same));
+    return true;
+  }
+  std::size_t last_same = 0; // ts[..last_same] == out[..last_same]
+  while (last_same < rank && ts[last_same] == out[last_same]) {
+    ++last_same;
+  }
+  bool ones_after = last_same > 0;
+  for (std::size_t d = last_same; d < rank; ++d) {
+    ones_after = ones_after && ts[d] == 1;
+  }
+  if (ones_after) {
+    op.kind = Operand<C>::Kind::Column;
+    op.period = product(out.subspan(last_same));
+    return true;
+  }
+  return false;
+}
+
+template <class C>
+Operand<C> make_operand(const Tensor& t, std::span<const std::int64_t> out_sizes, DType compute,
+                        bool allow_broadcast = true) {
   Operand<C> op;
   if (t.numel() == 1) {
+    op.kind = Operand<C>::Kind::Scalar;
     op.is_scalar = true;
     op.scalar = load<C>(t.raw_data(), t.dtype(), 0);
     return op;
   }
-  op.holder = broadcast_contiguous_as(t, out_sizes, compute);
+  const bool same = t.sizes().size() == out_sizes.size() &&
+                    std::equal(out_sizes.begin(), out_sizes.end(), t.sizes().begin());
+  if (!same && allow_broadcast && find_row_or_column(t, out_sizes, op)) {
+    op.holder = contiguous_as(t, compute);
+  } else {
+    op.kind = Operand<C>::Kind::Full;
+    op.holder = broadcast_contiguous_as(t, out_sizes, compute);
+  }
   op.data = static_cast<const C*>(op.holder.raw_data());
   return op;
+}
+
+// The row length a loop over `x` and `y` runs in: the period of a Row or Column operand (the
+// whole output when neither is one).
+template <class C>
+std::int64_t row_length(const Operand<C>& x, const Operand<C>& y, std::int64_t n) {
+  for (const Operand<C>* o : {&x, &y}) {
+    if (o->kind == Operand<C>::Kind::Row || o->kind == Operand<C>::Kind::Column) {
+      return o->period;
+    }
+  }
+  return n;
 }
 
 template <class C>
 Operand<C> make_scalar_operand(double v) {
   Operand<C> op;
+  op.kind = Operand<C>::Kind::Scalar;
   op.is_scalar = true;
   if constexpr (std::is_floating_point_v<C>) {
     op.scalar = static_cast<C>(v);
@@ -209,7 +303,7 @@ Tensor finish(Tensor computed, DType result) {
   if (computed.dtype() == result) {
     return computed;
   }
-  Tensor out = Tensor::empty(computed.sizes(), result);
+  Tensor out = Tensor::empty_uninitialized(computed.sizes(), result);
   copy_into(computed, out);
   out.impl()->sym_sizes = computed.sym_sizes();
   return out;
@@ -219,7 +313,15 @@ Tensor finish(Tensor computed, DType result) {
 // the scalar-or-buffer choice is made once per chunk rather than per element: each branch is a
 // plain loop the compiler can vectorise.
 template <class C, BinaryOp Op, class R>
+void binary_rows(const Operand<C>& x, const Operand<C>& y, R* o, std::int64_t n);
+
+template <class C, BinaryOp Op, class R>
 void binary_kernel(const Operand<C>& x, const Operand<C>& y, R* o, std::int64_t n) {
+  const std::int64_t length = row_length(x, y, n);
+  if (length != n) {
+    binary_rows<C, Op>(x, y, o, n);
+    return;
+  }
   auto f = [](C a, C b) -> R {
     if constexpr (Op >= BinaryOp::Eq) {
       return apply_compare<C>(Op, a, b);
@@ -249,6 +351,29 @@ void binary_kernel(const Operand<C>& x, const Operand<C>& y, R* o, std::int64_t 
   });
 }
 
+// The loop with a broadcast (Row or Column) operand: row by row, each row one of the four plain
+// loops of binary_kernel.
+template <class C, BinaryOp Op, class R>
+void binary_rows(const Operand<C>& x, const Operand<C>& y, R* o, std::int64_t n) {
+  const std::int64_t length = row_length(x, y, n);
+  const std::int64_t rows = length == 0 ? 0 : n / length;
+  parallel_for(rows, std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(length, 1)),
+               [&](std::int64_t begin, std::int64_t end) {
+                 for (std::int64_t r = begin; r < end; ++r) {
+                   const Operand<C> xr = x.row(r, length);
+                   const Operand<C> yr = y.row(r, length);
+                   R* out = o + r * length;
+                   for (std::int64_t i = 0; i < length; ++i) {
+                     if constexpr (Op >= BinaryOp::Eq) {
+                       out[i] = apply_compare<C>(Op, xr[i], yr[i]);
+                     } else {
+                       out[i] = apply_arith<C>(Op, xr[i], yr[i]);
+                     }
+                   }
+                 }
+               });
+}
+
 template <class C>
 void binary_dispatch(BinaryOp op, const Operand<C>& x, const Operand<C>& y, void* out,
                      std::int64_t n) {
@@ -265,6 +390,8 @@ void binary_dispatch(BinaryOp op, const Operand<C>& x, const Operand<C>& y, void
     return binary_kernel<C, BinaryOp::Div>(x, y, o, n);
   case BinaryOp::Pow:
     return binary_kernel<C, BinaryOp::Pow>(x, y, o, n);
+  case BinaryOp::Maximum:
+    return binary_kernel<C, BinaryOp::Maximum>(x, y, o, n);
   case BinaryOp::Eq:
     return binary_kernel<C, BinaryOp::Eq>(x, y, ob, n);
   case BinaryOp::Ne:
@@ -285,12 +412,14 @@ Tensor run_binary(BinaryOp op, const Plan& plan, std::span<const Value> args) {
   const std::vector<std::int64_t> out_sizes = size_hints(plan.sizes);
   const Tensor& a = tensor_arg(args, 0);
   const Operand<C> x = make_operand<C>(a, out_sizes, plan.compute);
+  // One broadcast operand per loop: the second materialises when the first already is one.
+  const bool x_broadcasts = x.kind == Operand<C>::Kind::Row || x.kind == Operand<C>::Kind::Column;
   const Operand<C> y =
       std::holds_alternative<Tensor>(arg(args, 1))
-          ? make_operand<C>(std::get<Tensor>(arg(args, 1)), out_sizes, plan.compute)
+          ? make_operand<C>(std::get<Tensor>(arg(args, 1)), out_sizes, plan.compute, !x_broadcasts)
           : make_scalar_operand<C>(value_double(arg(args, 1)));
   // Comparisons write bool directly; arithmetic computes in C and converts at the end.
-  Tensor out = make_output(plan.sizes, is_comparison(op) ? DType::Bool : plan.compute, false);
+  Tensor out = make_overwritten_output(plan.sizes, is_comparison(op) ? DType::Bool : plan.compute);
   binary_dispatch<C>(op, x, y, out.raw_data(), product(out_sizes));
   return finish(std::move(out), plan.result);
 }
@@ -301,10 +430,8 @@ Value eager_binary(BinaryOp op, std::span<const Value> args) {
   if (const auto* b = std::get_if<Tensor>(&arg(args, 1))) {
     require_real(*b, binary_name(op));
   }
-  if (plan.compute == DType::Float32) {
-    return run_binary<float>(op, plan, args);
-  }
-  return run_binary<std::int64_t>(op, plan, args);
+  return visit_compute(plan.compute,
+                       [&](auto c) { return run_binary<decltype(c)>(op, plan, args); });
 }
 
 Value meta_binary(BinaryOp op, std::span<const Value> args) {
@@ -314,7 +441,22 @@ Value meta_binary(BinaryOp op, std::span<const Value> args) {
 
 // ---------------------------------------------------------------- unary
 
-enum class UnaryOp { Neg, Exp, Log, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Sqrt, Abs };
+enum class UnaryOp {
+  Neg,
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Relu,
+  GeluErf,
+  GeluTanh,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Erf
+};
 
 // Transcendental ops promote integers to the default float type; the rest keep the dtype.
 bool is_float_op(UnaryOp op) {
@@ -349,8 +491,12 @@ C apply_unary(UnaryOp op, C x) {
     }
     case UnaryOp::Sqrt:
       return std::sqrt(x);
+    case UnaryOp::Rsqrt:
+      return C{1} / std::sqrt(x);
     case UnaryOp::Abs:
       return std::abs(x);
+    case UnaryOp::Erf:
+      return std::erf(x);
     }
   } else {
     switch (op) {
@@ -417,15 +563,19 @@ void unary_dispatch(UnaryOp op, const C* src, C* dst, std::int64_t n) {
     return unary_kernel<C, UnaryOp::GeluTanh>(src, dst, n);
   case UnaryOp::Sqrt:
     return unary_kernel<C, UnaryOp::Sqrt>(src, dst, n);
+  case UnaryOp::Rsqrt:
+    return unary_kernel<C, UnaryOp::Rsqrt>(src, dst, n);
   case UnaryOp::Abs:
     return unary_kernel<C, UnaryOp::Abs>(src, dst, n);
+  case UnaryOp::Erf:
+    return unary_kernel<C, UnaryOp::Erf>(src, dst, n);
   }
 }
 
 template <class C>
 Tensor run_unary(const UnaryPlan& plan, const Tensor& x) {
   const Tensor in = contiguous_as(x, plan.compute);
-  Tensor out = make_output(x.sym_sizes(), plan.compute, false);
+  Tensor out = make_overwritten_output(x.sym_sizes(), plan.compute);
   unary_dispatch<C>(plan.op, static_cast<const C*>(in.raw_data()), static_cast<C*>(out.raw_data()),
                     x.numel());
   return finish(std::move(out), plan.result);
@@ -435,10 +585,7 @@ Value eager_unary(UnaryOp op, std::span<const Value> args, const char* name) {
   const Tensor& x = tensor_arg(args, 0);
   const UnaryPlan plan = plan_unary(op, x, name);
   require_real(x, name);
-  if (plan.compute == DType::Float32) {
-    return run_unary<float>(plan, x);
-  }
-  return run_unary<std::int64_t>(plan, x);
+  return visit_compute(plan.compute, [&](auto c) { return run_unary<decltype(c)>(plan, x); });
 }
 
 Value meta_unary(UnaryOp op, std::span<const Value> args, const char* name) {
@@ -484,10 +631,10 @@ Tensor run_where(const WherePlan& plan, const Tensor& cond, const Tensor& a, con
   const DType compute = compute_type(plan.result);
   const std::vector<std::int64_t> out_sizes = size_hints(plan.sizes);
   const Tensor c = broadcast_contiguous_as(cond, out_sizes, DType::Bool);
-  const Operand<C> x = make_operand<C>(a, out_sizes, compute);
-  const Operand<C> y = make_operand<C>(b, out_sizes, compute);
+  const Operand<C> x = make_operand<C>(a, out_sizes, compute, false);
+  const Operand<C> y = make_operand<C>(b, out_sizes, compute, false);
   const bool* cp = static_cast<const bool*>(c.raw_data());
-  Tensor out = make_output(plan.sizes, compute, false);
+  Tensor out = make_overwritten_output(plan.sizes, compute);
   C* o = static_cast<C*>(out.raw_data());
   parallel_for(product(out_sizes), kDefaultGrain, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
@@ -513,6 +660,7 @@ TORCHSCOPE_BINARY_KERNELS(sub, Sub)
 TORCHSCOPE_BINARY_KERNELS(mul, Mul)
 TORCHSCOPE_BINARY_KERNELS(div, Div)
 TORCHSCOPE_BINARY_KERNELS(pow, Pow)
+TORCHSCOPE_BINARY_KERNELS(maximum, Maximum)
 TORCHSCOPE_BINARY_KERNELS(eq, Eq)
 TORCHSCOPE_BINARY_KERNELS(ne, Ne)
 TORCHSCOPE_BINARY_KERNELS(lt, Lt)
@@ -537,7 +685,9 @@ TORCHSCOPE_UNARY_KERNELS(tanh, Tanh)
 TORCHSCOPE_UNARY_KERNELS(sigmoid, Sigmoid)
 TORCHSCOPE_UNARY_KERNELS(relu, Relu)
 TORCHSCOPE_UNARY_KERNELS(sqrt, Sqrt)
+TORCHSCOPE_UNARY_KERNELS(rsqrt, Rsqrt)
 TORCHSCOPE_UNARY_KERNELS(abs, Abs)
+TORCHSCOPE_UNARY_KERNELS(erf, Erf)
 #undef TORCHSCOPE_UNARY_KERNELS
 
 Value eager_gelu(std::span<const Value> args) {
@@ -555,10 +705,8 @@ Value eager_where(std::span<const Value> args) {
   require_real(cond, "where");
   require_real(a, "where");
   require_real(b, "where");
-  if (compute_type(plan.result) == DType::Float32) {
-    return run_where<float>(plan, cond, a, b);
-  }
-  return run_where<std::int64_t>(plan, cond, a, b);
+  return visit_compute(compute_type(plan.result),
+                       [&](auto c) { return run_where<decltype(c)>(plan, cond, a, b); });
 }
 
 Value meta_where(std::span<const Value> args) {
@@ -570,7 +718,7 @@ Value eager_to_dtype(std::span<const Value> args) {
   const Tensor& x = tensor_arg(args, 0);
   const DType dtype = value_dtype(arg(args, 1));
   require_real(x, "to_dtype");
-  Tensor out = make_output(x.sym_sizes(), dtype, false);
+  Tensor out = make_overwritten_output(x.sym_sizes(), dtype);
   copy_into(x, out);
   return out;
 }

@@ -51,7 +51,9 @@ Tensor filled(const std::vector<SymInt>& sizes, double value, DType dtype, const
       using T = decltype(tag);
       T* p = static_cast<T*>(out.raw_data());
       T v;
-      if constexpr (kIsFloatStorage<T>) {
+      if constexpr (std::is_same_v<T, double>) {
+        v = value;
+      } else if constexpr (kIsFloatStorage<T>) {
         v = from_float<T>(static_cast<float>(value));
       } else if constexpr (std::is_same_v<T, bool>) {
         v = value != 0.0;

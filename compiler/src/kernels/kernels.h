@@ -12,7 +12,7 @@
 
 namespace compiler::kernels {
 
-#define TORCHSCOPE_DECLARE_KERNELS(name, aten, category)                                           \
+#define TORCHSCOPE_DECLARE_KERNELS(name, aten, category, level)                                    \
   Value eager_##name(std::span<const Value> args);                                                 \
   Value meta_##name(std::span<const Value> args);
 TORCHSCOPE_COMPILER_OPS(TORCHSCOPE_DECLARE_KERNELS)

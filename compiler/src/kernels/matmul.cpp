@@ -1,5 +1,5 @@
 // matmul (torch.matmul's rules: dot, matrix-vector, matrix-matrix, and batched with broadcast
-// batch dims) and bmm. Operands are brought to [batch, n, k] and [batch, k, m] contiguous
+// batch dims), mm and bmm. Operands are brought to [batch, n, k] and [batch, k, m] contiguous
 // buffers of the compute type; the product is the i-k-j loop (unit-stride inner loop, which the
 // compiler vectorises), with rows split across parallel_for.
 #include "kernels/copy.h"
@@ -106,17 +106,12 @@ Value run_matmul(const MatmulPlan& p, const Tensor& a, const Tensor& b) {
   const Tensor ac = broadcast_contiguous_as(a2, a_full, compute);
   const Tensor bc = broadcast_contiguous_as(b2, b_full, compute);
   const std::int64_t batch = product(size_hints(p.batch));
-  Tensor out = make_output(p.out_sizes, compute, false);
-  if (compute == DType::Float32) {
-    matmul_loop<float>(
-        static_cast<const float*>(ac.raw_data()), static_cast<const float*>(bc.raw_data()),
-        static_cast<float*>(out.raw_data()), batch, p.n.hint(), p.k.hint(), p.m.hint());
-  } else {
-    matmul_loop<std::int64_t>(static_cast<const std::int64_t*>(ac.raw_data()),
-                              static_cast<const std::int64_t*>(bc.raw_data()),
-                              static_cast<std::int64_t*>(out.raw_data()), batch, p.n.hint(),
-                              p.k.hint(), p.m.hint());
-  }
+  Tensor out = make_overwritten_output(p.out_sizes, compute); // matmul_loop zeroes each row
+  visit_compute(compute, [&](auto c) {
+    using C = decltype(c);
+    matmul_loop<C>(static_cast<const C*>(ac.raw_data()), static_cast<const C*>(bc.raw_data()),
+                   static_cast<C*>(out.raw_data()), batch, p.n.hint(), p.k.hint(), p.m.hint());
+  });
   if (out.dtype() == p.result) {
     return out;
   }
@@ -135,7 +130,28 @@ MatmulPlan plan_bmm(const Tensor& a, const Tensor& b) {
   return plan_matmul(a, b, "bmm");
 }
 
+MatmulPlan plan_mm(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 2 || b.dim() != 2) {
+    user_error("mm: expected two 2-D tensors, got " + a.type_string() + " and " + b.type_string());
+  }
+  return plan_matmul(a, b, "mm");
+}
+
 } // namespace
+
+Value eager_mm(std::span<const Value> args) {
+  const Tensor& a = tensor_arg(args, 0);
+  const Tensor& b = tensor_arg(args, 1);
+  const MatmulPlan p = plan_mm(a, b);
+  require_real(a, "mm");
+  require_real(b, "mm");
+  return run_matmul(p, a, b);
+}
+
+Value meta_mm(std::span<const Value> args) {
+  const MatmulPlan p = plan_mm(tensor_arg(args, 0), tensor_arg(args, 1));
+  return make_output(p.out_sizes, p.result, true);
+}
 
 Value eager_matmul(std::span<const Value> args) {
   const Tensor& a = tensor_arg(args, 0);

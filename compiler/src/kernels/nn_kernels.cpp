@@ -1,6 +1,7 @@
 // Neural-network composites: softmax, log_softmax, layer_norm, embedding, cross_entropy.
-// They compute in float with the numerically safe forms (max subtraction for softmax,
-// double accumulation for the layer_norm statistics) and store in the input's float dtype.
+// They compute in the input's compute type (f32, or f64 for f64) with the numerically safe
+// forms (max subtraction for softmax, double accumulation for the layer_norm statistics) and
+// store in the input's float dtype.
 #include "kernels/copy.h"
 #include "kernels/element.h"
 #include "kernels/kernels.h"
@@ -22,7 +23,7 @@ void require_floating(const Tensor& x, const char* name) {
   }
 }
 
-// Converts a contiguous f32 result to `dtype` (a no-op for f32).
+// Converts a contiguous compute-typed result to `dtype` (a no-op when they are the same).
 Tensor to_result(Tensor computed, DType dtype) {
   if (computed.dtype() == dtype) {
     return computed;
@@ -32,37 +33,38 @@ Tensor to_result(Tensor computed, DType dtype) {
   return out;
 }
 
-// softmax / log_softmax over dim d of a contiguous f32 buffer viewed as [outer, len, inner].
-void softmax_rows(const float* in, float* out, std::int64_t outer, std::int64_t len,
-                  std::int64_t inner, bool log) {
+// softmax / log_softmax over dim d of a contiguous buffer viewed as [outer, len, inner].
+template <class C>
+void softmax_rows(const C* in, C* out, std::int64_t outer, std::int64_t len, std::int64_t inner,
+                  bool log) {
   parallel_for(
       outer * inner, std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(len, 1)),
       [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t r = begin; r < end; ++r) {
           const std::int64_t o = r / inner;
           const std::int64_t i = r % inner;
-          const float* x = in + o * len * inner + i;
-          float* y = out + o * len * inner + i;
-          float max = -std::numeric_limits<float>::infinity();
+          const C* x = in + o * len * inner + i;
+          C* y = out + o * len * inner + i;
+          C max = -std::numeric_limits<C>::infinity();
           for (std::int64_t j = 0; j < len; ++j) {
             max = std::max(max, x[j * inner]);
           }
           if (std::isinf(max) && max < 0) {
-            max = 0.0f; // every input is -inf: avoid inf - inf
+            max = C{0}; // every input is -inf: avoid inf - inf
           }
           double total = 0.0;
           for (std::int64_t j = 0; j < len; ++j) {
             total += std::exp(static_cast<double>(x[j * inner] - max));
           }
           if (log) {
-            const auto log_total = static_cast<float>(std::log(total));
+            const auto log_total = static_cast<C>(std::log(total));
             for (std::int64_t j = 0; j < len; ++j) {
               y[j * inner] = x[j * inner] - max - log_total;
             }
           } else {
             for (std::int64_t j = 0; j < len; ++j) {
               y[j * inner] =
-                  static_cast<float>(std::exp(static_cast<double>(x[j * inner] - max)) / total);
+                  static_cast<C>(std::exp(static_cast<double>(x[j * inner] - max)) / total);
             }
           }
         }
@@ -83,10 +85,16 @@ Tensor softmax_eager(const Tensor& x, std::int64_t dim_arg, bool log) {
     inner *= x.sizes()[static_cast<std::size_t>(i)];
   }
   const std::int64_t len = x.dim() == 0 ? 1 : x.sizes()[static_cast<std::size_t>(d)];
-  const Tensor in = contiguous_as(x, DType::Float32);
-  Tensor out = make_output(x.sym_sizes(), DType::Float32, false);
-  softmax_rows(static_cast<const float*>(in.raw_data()), static_cast<float*>(out.raw_data()), outer,
-               len, inner, log);
+  const DType compute = compute_type(x.dtype());
+  const Tensor in = contiguous_as(x, compute);
+  Tensor out = make_output(x.sym_sizes(), compute, false);
+  if (compute == DType::Float64) {
+    softmax_rows(static_cast<const double*>(in.raw_data()), static_cast<double*>(out.raw_data()),
+                 outer, len, inner, log);
+  } else {
+    softmax_rows(static_cast<const float*>(in.raw_data()), static_cast<float*>(out.raw_data()),
+                 outer, len, inner, log);
+  }
   return to_result(std::move(out), x.dtype());
 }
 
@@ -133,6 +141,47 @@ LayerNormPlan plan_layer_norm(std::span<const Value> args) {
   }
   plan.rows = plan.cols == 0 ? 0 : x.numel() / plan.cols;
   return plan;
+}
+
+// Normalises each row of `in` (contiguous, compute type C) into `out`; statistics in double.
+template <class C>
+void layer_norm_rows(const Tensor& in, const Tensor& w, const Tensor& b, const Tensor& out,
+                     const LayerNormPlan& plan, double eps) {
+  const auto* src = static_cast<const C*>(in.raw_data());
+  auto* dst = static_cast<C*>(out.raw_data());
+  const C* wp = w.defined() ? static_cast<const C*>(w.raw_data()) : nullptr;
+  const C* bp = b.defined() ? static_cast<const C*>(b.raw_data()) : nullptr;
+  const std::int64_t cols = plan.cols;
+  parallel_for(plan.rows,
+               std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(cols, 1)),
+               [&](std::int64_t begin, std::int64_t end) {
+                 for (std::int64_t r = begin; r < end; ++r) {
+                   const C* row = src + r * cols;
+                   double mean = 0.0;
+                   for (std::int64_t j = 0; j < cols; ++j) {
+                     mean += row[j];
+                   }
+                   mean /= static_cast<double>(cols);
+                   double var = 0.0;
+                   for (std::int64_t j = 0; j < cols; ++j) {
+                     const double c = row[j] - mean;
+                     var += c * c;
+                   }
+                   var /= static_cast<double>(cols); // biased, as PyTorch's layer_norm
+                   const double rstd = 1.0 / std::sqrt(var + eps);
+                   C* o = dst + r * cols;
+                   for (std::int64_t j = 0; j < cols; ++j) {
+                     double y = (row[j] - mean) * rstd;
+                     if (wp != nullptr) {
+                       y *= wp[j];
+                     }
+                     if (bp != nullptr) {
+                       y += bp[j];
+                     }
+                     o[j] = static_cast<C>(y);
+                   }
+                 }
+               });
 }
 
 // embedding: {weight [num, dim], indices (integer)}
@@ -189,45 +238,16 @@ Value eager_layer_norm(std::span<const Value> args) {
   const Tensor bias = value_optional_tensor(arg(args, 3));
   const double eps = value_double(arg(args, 4));
   require_real(x, "layer_norm");
-  const Tensor in = contiguous_as(x, DType::Float32);
-  const Tensor w = weight.defined() ? contiguous_as(weight, DType::Float32) : Tensor();
-  const Tensor b = bias.defined() ? contiguous_as(bias, DType::Float32) : Tensor();
-  Tensor out = make_output(x.sym_sizes(), DType::Float32, false);
-  const auto* src = static_cast<const float*>(in.raw_data());
-  auto* dst = static_cast<float*>(out.raw_data());
-  const float* wp = w.defined() ? static_cast<const float*>(w.raw_data()) : nullptr;
-  const float* bp = b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr;
-  const std::int64_t cols = plan.cols;
-  parallel_for(plan.rows,
-               std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(cols, 1)),
-               [&](std::int64_t begin, std::int64_t end) {
-                 for (std::int64_t r = begin; r < end; ++r) {
-                   const float* row = src + r * cols;
-                   double mean = 0.0;
-                   for (std::int64_t j = 0; j < cols; ++j) {
-                     mean += row[j];
-                   }
-                   mean /= static_cast<double>(cols);
-                   double var = 0.0;
-                   for (std::int64_t j = 0; j < cols; ++j) {
-                     const double c = row[j] - mean;
-                     var += c * c;
-                   }
-                   var /= static_cast<double>(cols); // biased, as PyTorch's layer_norm
-                   const double rstd = 1.0 / std::sqrt(var + eps);
-                   float* o = dst + r * cols;
-                   for (std::int64_t j = 0; j < cols; ++j) {
-                     double y = (row[j] - mean) * rstd;
-                     if (wp != nullptr) {
-                       y *= wp[j];
-                     }
-                     if (bp != nullptr) {
-                       y += bp[j];
-                     }
-                     o[j] = static_cast<float>(y);
-                   }
-                 }
-               });
+  const DType compute = compute_type(x.dtype());
+  const Tensor in = contiguous_as(x, compute);
+  const Tensor w = weight.defined() ? contiguous_as(weight, compute) : Tensor();
+  const Tensor b = bias.defined() ? contiguous_as(bias, compute) : Tensor();
+  Tensor out = make_output(x.sym_sizes(), compute, false);
+  if (compute == DType::Float64) {
+    layer_norm_rows<double>(in, w, b, out, plan, eps);
+  } else {
+    layer_norm_rows<float>(in, w, b, out, plan, eps);
+  }
   return to_result(std::move(out), x.dtype());
 }
 
@@ -238,6 +258,7 @@ Value meta_layer_norm(std::span<const Value> args) {
 }
 
 Value eager_embedding(std::span<const Value> args) {
+
   const Tensor& weight = tensor_arg(args, 0);
   const Tensor& indices = tensor_arg(args, 1);
   check_embedding(weight, indices);
@@ -281,9 +302,9 @@ Value eager_cross_entropy(std::span<const Value> args) {
   require_real(logits, "cross_entropy");
   require_real(target, "cross_entropy");
   const Tensor logp = softmax_eager(logits, -1, true);
-  const Tensor lp = contiguous_as(logp, DType::Float32);
+  const Tensor lp = contiguous_as(logp, DType::Float64);
   const Tensor t = contiguous_as(target, DType::Int64);
-  const auto* lpp = static_cast<const float*>(lp.raw_data());
+  const auto* lpp = static_cast<const double*>(lp.raw_data());
   const auto* tp = static_cast<const std::int64_t*>(t.raw_data());
   const std::int64_t classes = logits.sizes().back();
   const std::int64_t batch = logits.dim() == 2 ? logits.sizes()[0] : 1;

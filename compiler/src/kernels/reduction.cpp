@@ -141,14 +141,12 @@ Value eager_reduce(ReduceOp op, std::span<const Value> args) {
   if ((op == ReduceOp::Amax || op == ReduceOp::Amin) && inner == 0 && outer > 0) {
     user_error(std::string(reduce_name(op)) + ": cannot reduce over an empty dimension");
   }
-  Tensor out = make_output(plan.sizes, compute, false);
-  if (compute == DType::Float32) {
-    reduce_rows<float>(op, static_cast<const float*>(in.raw_data()),
-                       static_cast<float*>(out.raw_data()), outer, inner);
-  } else {
-    reduce_rows<std::int64_t>(op, static_cast<const std::int64_t*>(in.raw_data()),
-                              static_cast<std::int64_t*>(out.raw_data()), outer, inner);
-  }
+  Tensor out = make_overwritten_output(plan.sizes, compute); // every row is written
+  visit_compute(compute, [&](auto c) {
+    using C = decltype(c);
+    reduce_rows<C>(op, static_cast<const C*>(in.raw_data()), static_cast<C*>(out.raw_data()), outer,
+                   inner);
+  });
   if (out.dtype() == plan.result) {
     return out;
   }
@@ -238,11 +236,7 @@ Value eager_argmax(std::span<const Value> args) {
       o[r] = best;
     }
   };
-  if (compute == DType::Float32) {
-    run(float{});
-  } else {
-    run(std::int64_t{});
-  }
+  visit_compute(compute, run);
   return out;
 }
 

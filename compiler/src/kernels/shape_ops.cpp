@@ -17,43 +17,6 @@
 
 namespace compiler::kernels {
 
-namespace {
-
-// Resolves one -1 in `sizes` against `numel`; UserError when the sizes cannot hold it.
-std::vector<SymInt> infer_sizes(std::vector<SymInt> sizes, const SymInt& numel, const char* name) {
-  std::optional<std::size_t> infer;
-  SymInt known = 1;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    if (is_concrete(sizes[i], -1)) {
-      if (infer) {
-        user_error(std::string(name) + ": only one dimension can be -1");
-      }
-      infer = i;
-    } else if (!sizes[i].is_symbolic() && sizes[i].hint() < 0) {
-      user_error(std::string(name) + ": invalid size " + sizes[i].to_string());
-    } else {
-      known = known * sizes[i];
-    }
-  }
-  if (infer) {
-    if (is_concrete(known, 0)) {
-      user_error(std::string(name) + ": cannot infer -1 in shape " + shape_string(sizes) +
-                 " for a tensor with 0 elements");
-    }
-    if (!numel.is_symbolic() && !known.is_symbolic() && numel.hint() % known.hint() != 0) {
-      user_error(std::string(name) + ": shape " + shape_string(sizes) +
-                 " is invalid for input of size " + numel.to_string());
-    }
-    sizes[*infer] = numel / known;
-    return sizes;
-  }
-  if (!sym_equal(known, numel)) {
-    user_error(std::string(name) + ": shape " + shape_string(sizes) +
-               " is invalid for input of size " + numel.to_string());
-  }
-  return sizes;
-}
-
 // Strides that let `new_sizes` view memory laid out as (old_sizes, old_strides), or nullopt
 // when the memory is not evenly spaced across a merged group of dims (then view fails and
 // reshape copies). Groups of old dims that are contiguous with each other can be split and
@@ -102,6 +65,43 @@ std::optional<std::vector<std::int64_t>> view_strides(std::span<const std::int64
     return std::nullopt;
   }
   return strides;
+}
+
+namespace {
+
+// Resolves one -1 in `sizes` against `numel`; UserError when the sizes cannot hold it.
+std::vector<SymInt> infer_sizes(std::vector<SymInt> sizes, const SymInt& numel, const char* name) {
+  std::optional<std::size_t> infer;
+  SymInt known = 1;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (is_concrete(sizes[i], -1)) {
+      if (infer) {
+        user_error(std::string(name) + ": only one dimension can be -1");
+      }
+      infer = i;
+    } else if (!sizes[i].is_symbolic() && sizes[i].hint() < 0) {
+      user_error(std::string(name) + ": invalid size " + sizes[i].to_string());
+    } else {
+      known = known * sizes[i];
+    }
+  }
+  if (infer) {
+    if (is_concrete(known, 0)) {
+      user_error(std::string(name) + ": cannot infer -1 in shape " + shape_string(sizes) +
+                 " for a tensor with 0 elements");
+    }
+    if (!numel.is_symbolic() && !known.is_symbolic() && numel.hint() % known.hint() != 0) {
+      user_error(std::string(name) + ": shape " + shape_string(sizes) +
+                 " is invalid for input of size " + numel.to_string());
+    }
+    sizes[*infer] = numel / known;
+    return sizes;
+  }
+  if (!sym_equal(known, numel)) {
+    user_error(std::string(name) + ": shape " + shape_string(sizes) +
+               " is invalid for input of size " + numel.to_string());
+  }
+  return sizes;
 }
 
 Tensor view_impl(const Tensor& x, std::vector<SymInt> sizes_arg, const char* name,
@@ -428,6 +428,15 @@ Value eager_squeeze(std::span<const Value> args) {
 }
 Value meta_squeeze(std::span<const Value> args) {
   return squeeze_op(args);
+}
+
+// detach: the same data and metadata in a new tensor (autograd treats it as a fresh leaf).
+Value eager_detach(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  return make_view(x, x.sym_sizes(), x.strides(), x.storage_offset());
+}
+Value meta_detach(std::span<const Value> args) {
+  return eager_detach(args);
 }
 
 Value eager_contiguous(std::span<const Value> args) {

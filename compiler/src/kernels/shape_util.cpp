@@ -71,6 +71,13 @@ Tensor make_output(std::vector<SymInt> sizes, DType dtype, bool fake) {
   return t;
 }
 
+Tensor make_overwritten_output(std::vector<SymInt> sizes, DType dtype) {
+  const std::vector<std::int64_t> hints = size_hints(sizes);
+  Tensor t = Tensor::empty_uninitialized(hints, dtype);
+  t.impl()->sym_sizes = std::move(sizes);
+  return t;
+}
+
 Tensor make_view(const Tensor& base, std::vector<SymInt> sizes, std::vector<std::int64_t> strides,
                  std::int64_t storage_offset) {
   auto impl = std::make_shared<TensorImpl>();
@@ -80,7 +87,6 @@ Tensor make_view(const Tensor& base, std::vector<SymInt> sizes, std::vector<std:
   impl->strides = std::move(strides);
   impl->storage_offset = storage_offset;
   impl->storage = base.impl()->storage;
-  impl->requires_grad = base.requires_grad();
   impl->device = base.device();
   TORCHSCOPE_ASSERT(impl->strides.size() == impl->sizes.size(), "view rank mismatch");
   return Tensor(std::move(impl));

@@ -7,6 +7,7 @@
 #include "compiler/core/value.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,8 @@ void require_real(const Tensor& t, std::string_view op);
 
 // A new output: fake when `fake`, otherwise a real zero-filled contiguous tensor.
 Tensor make_output(std::vector<SymInt> sizes, DType dtype, bool fake);
+// A real contiguous output whose every element the kernel writes (no zero fill).
+Tensor make_overwritten_output(std::vector<SymInt> sizes, DType dtype);
 // A tensor sharing `base`'s storage (or fake like it) with new metadata.
 Tensor make_view(const Tensor& base, std::vector<SymInt> sizes, std::vector<std::int64_t> strides,
                  std::int64_t storage_offset);
@@ -54,6 +57,12 @@ std::vector<std::int64_t> reduction_dims(std::span<const std::int64_t> dims, std
 // The shape left after reducing `dims` (kept as 1 when keepdim).
 std::vector<SymInt> reduced_shape(std::span<const SymInt> sizes, std::span<const std::int64_t> dims,
                                   bool keepdim);
+
+// Strides that let `new_sizes` view memory laid out as (old_sizes, old_strides), or nullopt
+// when no view can (view() then fails and reshape() copies).
+std::optional<std::vector<std::int64_t>> view_strides(std::span<const std::int64_t> old_sizes,
+                                                      std::span<const std::int64_t> old_strides,
+                                                      std::span<const std::int64_t> new_sizes);
 
 // "[2, 3]" for messages.
 std::string shape_string(std::span<const SymInt> sizes);

@@ -1,6 +1,7 @@
 // Op tables generated from op_list.h, the thread-local hook, and dispatch.
 #include "compiler/ops/op_hook.h"
 
+#include "autograd/record.h"
 #include "compiler/core/errors.h"
 #include "kernels/kernels.h"
 #include "ops/op_device.h"
@@ -15,13 +16,19 @@ struct OpInfo {
   std::string_view name;
   std::string_view aten_name;
   OpCategory category;
+  OpLevel level;
   Value (*eager)(std::span<const Value>);
   Value (*meta)(std::span<const Value>);
 };
 
 constexpr std::array<OpInfo, kNumOps> kOps = {{
-#define TORCHSCOPE_OP_INFO(name, aten, category)                                                   \
-  {#name, aten, OpCategory::category, &kernels::eager_##name, &kernels::meta_##name},
+#define TORCHSCOPE_OP_INFO(name, aten, category, level)                                            \
+  {#name,                                                                                          \
+   aten,                                                                                           \
+   OpCategory::category,                                                                           \
+   OpLevel::level,                                                                                 \
+   &kernels::eager_##name,                                                                         \
+   &kernels::meta_##name},
     TORCHSCOPE_COMPILER_OPS(TORCHSCOPE_OP_INFO)
 #undef TORCHSCOPE_OP_INFO
 }};
@@ -43,6 +50,9 @@ std::string_view op_aten_name(OpKind op) noexcept {
 OpCategory op_category(OpKind op) noexcept {
   return info(op).category;
 }
+OpLevel op_level(OpKind op) noexcept {
+  return info(op).level;
+}
 
 std::string_view op_category_name(OpCategory c) noexcept {
   switch (c) {
@@ -58,6 +68,8 @@ std::string_view op_category_name(OpCategory c) noexcept {
     return "view";
   case OpCategory::Shape:
     return "shape";
+  case OpCategory::Indexing:
+    return "indexing";
   case OpCategory::Transfer:
     return "transfer";
   case OpCategory::Factory:
@@ -90,6 +102,17 @@ OpHookGuard::~OpHookGuard() {
 
 Value dispatch(OpKind op, std::span<const Value> args, const std::source_location& loc) {
   CallSiteScope site(loc);
+  if (autograd::detail::wants_history(args)) [[unlikely]] {
+    return autograd::detail::call_with_history(op, args, loc);
+  }
+  if (t_hook != nullptr) {
+    return t_hook->call(op, args, loc);
+  }
+  return info(op).eager(args);
+}
+
+Value dispatch_below_autograd(OpKind op, std::span<const Value> args,
+                              const std::source_location& loc) {
   if (t_hook != nullptr) {
     return t_hook->call(op, args, loc);
   }

@@ -5,12 +5,14 @@
 //   binary pointwise   {Tensor a, Tensor|double b}        where     {cond, a, b}
 //   unary pointwise    {x}   gelu {x, str approximate}    to_dtype  {x, dtype}
 //   sum/mean/amax/amin {x, int[] dims, bool keepdim}      argmax    {x, SymInt dim|None, keepdim}
-//   matmul/bmm         {a, b}                             softmax/log_softmax {x, SymInt dim}
+//   matmul/mm/bmm      {a, b}                             softmax/log_softmax {x, SymInt dim}
 //   layer_norm         {x, int[] shape, Tensor|None weight, Tensor|None bias, double eps}
 //   embedding          {weight, indices}                  cross_entropy {logits, target}
+//   gather             {x, SymInt dim, index}             scatter_add {x, SymInt dim, index, src}
 //   view/reshape/expand {x, SymInt[] sizes}               transpose {x, SymInt d0, SymInt d1}
 //   permute            {x, int[] dims}                    slice {x, dim, start, end, step}
 //   unsqueeze          {x, SymInt dim}                    squeeze {x, SymInt dim|None}
+//   detach             {x}
 //   contiguous         {x}                                cat/stack {Tensor[] xs, SymInt dim}
 //   arange             {SymInt end, dtype} | {double start, double end, double step, dtype}
 //   full               {SymInt[] sizes, double value, dtype}   zeros/ones {SymInt[] sizes, dtype}
@@ -71,6 +73,7 @@ TORCHSCOPE_BINARY_OP(sub)
 TORCHSCOPE_BINARY_OP(mul)
 TORCHSCOPE_BINARY_OP(div)
 TORCHSCOPE_BINARY_OP(pow)
+TORCHSCOPE_BINARY_OP(maximum)
 TORCHSCOPE_BINARY_OP(eq)
 TORCHSCOPE_BINARY_OP(ne)
 TORCHSCOPE_BINARY_OP(lt)
@@ -96,7 +99,10 @@ TORCHSCOPE_UNARY_OP(tanh)
 TORCHSCOPE_UNARY_OP(sigmoid)
 TORCHSCOPE_UNARY_OP(relu)
 TORCHSCOPE_UNARY_OP(sqrt)
+TORCHSCOPE_UNARY_OP(rsqrt)
 TORCHSCOPE_UNARY_OP(abs)
+TORCHSCOPE_UNARY_OP(erf)
+TORCHSCOPE_UNARY_OP(detach)
 TORCHSCOPE_UNARY_OP(contiguous)
 #undef TORCHSCOPE_UNARY_OP
 
@@ -126,6 +132,9 @@ Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim, So
 Tensor matmul(const Tensor& a, const Tensor& b, SourceLoc loc) {
   return call_tensor(OpKind::matmul, {a, b}, loc);
 }
+Tensor mm(const Tensor& a, const Tensor& b, SourceLoc loc) {
+  return call_tensor(OpKind::mm, {a, b}, loc);
+}
 Tensor bmm(const Tensor& a, const Tensor& b, SourceLoc loc) {
   return call_tensor(OpKind::bmm, {a, b}, loc);
 }
@@ -150,6 +159,14 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, SourceLoc loc) {
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, SourceLoc loc) {
   return call_tensor(OpKind::cross_entropy, {logits, target}, loc);
+}
+
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index, SourceLoc loc) {
+  return call_tensor(OpKind::gather, {x, SymInt(dim), index}, loc);
+}
+Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src,
+                   SourceLoc loc) {
+  return call_tensor(OpKind::scatter_add, {x, SymInt(dim), index, src}, loc);
 }
 
 Tensor view(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc) {

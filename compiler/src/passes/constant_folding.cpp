@@ -132,6 +132,9 @@ bool fold_constant_view(graph::Graph& graph, std::size_t i,
       !std::holds_alternative<Tensor>(n.args[0].constant)) {
     return false;
   }
+  if (std::get<Tensor>(n.args[0].constant).requires_grad()) {
+    return false; // a parameter: the AOT stage lifts it into an input and needs its gradient
+  }
   std::vector<Value> args;
   for (const Arg& a : n.args) {
     if (a.kind != Arg::Kind::Constant) {

@@ -81,10 +81,11 @@ Rewrite silu_rewrite() {
           [](Rewriter& r, const Match&) { return r.call(OpKind::silu, {r.input("x")}); }};
 }
 
-// matmul(a, b) + bias, a and b 2-D, everything float32, the bias broadcasting to the product.
-Rewrite addmm_rewrite() {
+// matmul(a, b) + bias (or mm(a, b) + bias, as the AOT stage's graphs have it), a and b 2-D,
+// everything float32, the bias broadcasting to the product.
+Rewrite addmm_rewrite(OpKind product_op) {
   PatternBuilder b;
-  const PatternNode mm = b.call(OpKind::matmul, {b.input("a"), b.input("b")});
+  const PatternNode mm = b.call(product_op, {b.input("a"), b.input("b")});
   return {"addmm", b.build(b.call(OpKind::add, {mm, b.input("bias")})),
           [](const graph::Graph& g, const Match& m) {
             const ArgShape a = shape_of(g, m.inputs.at("a"));
@@ -114,7 +115,8 @@ const std::vector<Rewrite>& pre_grad_rewrites() {
 
 const std::vector<Rewrite>& post_grad_rewrites() {
   static const std::vector<Rewrite> rewrites = {softmax_rewrite(), log_softmax_rewrite(),
-                                                silu_rewrite(), addmm_rewrite()};
+                                                silu_rewrite(), addmm_rewrite(OpKind::matmul),
+                                                addmm_rewrite(OpKind::mm)};
   return rewrites;
 }
 

@@ -2,8 +2,9 @@
 // - a decomposed softmax, exp(x - amax(x)) / sum(exp(x - amax(x))), becomes one softmax, and the
 //   decomposed log_softmax one log_softmax (pre- and post-grad: both ops exist before AOT);
 // - x * sigmoid(x) becomes silu(x) (post-grad);
-// - matmul(a, b) + bias becomes addmm(bias, a, b) for 2-D float32 operands (post-grad), so the
-//   extern matmul adds the bias as it writes its result.
+// - matmul(a, b) + bias, or mm(a, b) + bias (the AOT stage decomposes matmul into mm), becomes
+//   addmm(bias, a, b) for 2-D float32 operands (post-grad), so the extern matmul adds the bias
+//   as it writes its result.
 #pragma once
 
 #include "compiler/graph/graph.h"

@@ -20,6 +20,7 @@ bool makes_fresh_buffer(const Node& n) {
   case OpCategory::Reduction:
   case OpCategory::Linalg:
   case OpCategory::Nn:
+  case OpCategory::Indexing:
   case OpCategory::Factory:
     return true;
   case OpCategory::Shape:

@@ -18,6 +18,7 @@ struct DTypeInfo {
 constexpr DTypeInfo kDTypeInfo[kNumDTypes] = {
     {"f32", "torch.float32", 4}, {"f16", "torch.float16", 2}, {"bf16", "torch.bfloat16", 2},
     {"i32", "torch.int32", 4},   {"i64", "torch.int64", 8},   {"b8", "torch.bool", 1},
+    {"f64", "torch.float64", 8},
 };
 
 const DTypeInfo& info(DType t) noexcept {
@@ -54,7 +55,7 @@ std::optional<DType> parse_dtype(std::string_view name) noexcept {
 }
 
 bool is_floating(DType t) noexcept {
-  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16;
+  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Float64;
 }
 bool is_integral(DType t) noexcept {
   return t == DType::Int32 || t == DType::Int64;
@@ -72,8 +73,8 @@ DType promote_types(DType a, DType b) noexcept {
   if (ca == 1) {
     return DType::Int64; // i32 with i64
   }
-  // Two different float types: f32 wins; f16 with bf16 has no common 16-bit type.
-  return DType::Float32;
+  // Two different float types: f64 wins, then f32; f16 with bf16 has no common 16-bit type.
+  return (a == DType::Float64 || b == DType::Float64) ? DType::Float64 : DType::Float32;
 }
 
 DType promote_with_float_scalar(DType t) noexcept {
@@ -81,6 +82,9 @@ DType promote_with_float_scalar(DType t) noexcept {
 }
 
 DType compute_type(DType t) noexcept {
+  if (t == DType::Float64) {
+    return DType::Float64;
+  }
   return is_floating(t) ? DType::Float32 : DType::Int64;
 }
 

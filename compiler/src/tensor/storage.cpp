@@ -16,7 +16,7 @@ namespace compiler {
 
 namespace {
 
-void* allocate_host(std::size_t nbytes) {
+void* allocate_host(std::size_t nbytes, Storage::Fill fill) {
   // aligned_alloc needs a size that is a multiple of the alignment, and a non-zero one.
   std::size_t rounded =
       ((nbytes + Storage::kAlignment - 1) / Storage::kAlignment) * Storage::kAlignment;
@@ -25,7 +25,9 @@ void* allocate_host(std::size_t nbytes) {
   if (data == nullptr) {
     throw std::bad_alloc();
   }
-  std::memset(data, 0, rounded);
+  if (fill == Storage::Fill::Zeros) {
+    std::memset(data, 0, rounded);
+  }
   return data;
 }
 
@@ -86,22 +88,20 @@ private:
 
 } // namespace
 
-Storage::Storage(std::size_t nbytes) : data_(allocate_host(nbytes)), nbytes_(nbytes) {}
+Storage::Storage(std::size_t nbytes, Fill fill) : Storage(nbytes, Device::cpu(), fill) {}
 
-Storage::Storage(std::size_t nbytes, Device device)
-    : data_(device.is_cpu() ? allocate_host(nbytes) : device_memory::allocate(device, nbytes)),
-      nbytes_(nbytes), device_(device) {}
-
-Storage::Storage(std::size_t nbytes, Uninitialized) : data_(nullptr), nbytes_(nbytes) {
-  if (nbytes >= BlockCache::kMinBlock) {
+Storage::Storage(std::size_t nbytes, Device device, Fill fill)
+    : data_(nullptr), nbytes_(nbytes), device_(device) {
+  if (!device.is_cpu()) {
+    data_ = device_memory::allocate(device, nbytes);
+  } else if (fill == Fill::Uninitialized && nbytes >= BlockCache::kMinBlock) {
     cached_bytes_ = BlockCache::block_size(nbytes);
     data_ = BlockCache::get().take(cached_bytes_);
+    if (data_ == nullptr) {
+      throw std::bad_alloc();
+    }
   } else {
-    const std::size_t rounded = ((nbytes + kAlignment - 1) / kAlignment) * kAlignment;
-    data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  }
-  if (data_ == nullptr) {
-    throw std::bad_alloc();
+    data_ = allocate_host(nbytes, fill);
   }
 }
 

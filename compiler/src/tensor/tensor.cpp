@@ -58,11 +58,10 @@ void check_sizes(std::span<const std::int64_t> sizes) {
 
 } // namespace
 
-Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype) {
-  return empty(sizes, dtype, Device::cpu());
-}
+namespace {
 
-Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype, Device device) {
+Tensor allocate(std::span<const std::int64_t> sizes, DType dtype, Device device,
+                Storage::Fill fill) {
   check_sizes(sizes);
   device = device_memory::resolve(device);
   auto impl = std::make_shared<TensorImpl>();
@@ -71,9 +70,23 @@ Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype, Device de
   impl->sym_sizes = to_sym_sizes(sizes);
   impl->strides = contiguous_strides(sizes);
   impl->storage = std::make_shared<Storage>(
-      static_cast<std::size_t>(product(sizes)) * dtype_size(dtype), device);
+      static_cast<std::size_t>(product(sizes)) * dtype_size(dtype), device, fill);
   impl->device = device;
   return Tensor(std::move(impl));
+}
+
+} // namespace
+
+Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype) {
+  return allocate(sizes, dtype, Device::cpu(), Storage::Fill::Zeros);
+}
+
+Tensor Tensor::empty(std::span<const std::int64_t> sizes, DType dtype, Device device) {
+  return allocate(sizes, dtype, device, Storage::Fill::Zeros);
+}
+
+Tensor Tensor::empty_uninitialized(std::span<const std::int64_t> sizes, DType dtype) {
+  return allocate(sizes, dtype, Device::cpu(), Storage::Fill::Uninitialized);
 }
 
 Tensor Tensor::fake(std::vector<SymInt> sizes, DType dtype, std::vector<std::int64_t> strides,

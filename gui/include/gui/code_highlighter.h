@@ -17,8 +17,6 @@ public:
   // "python", "cpp", "json" or anything else for plain text. Re-tokenizes the document; call
   // after the document's text is set.
   void setLanguage(const QString& language);
-  // Whether this build has a tokenizer (it has one when built with the tlparse library).
-  static bool available();
   int tokenCount() const { return int(tokens_.size()); }
 
 protected:

@@ -15,7 +15,33 @@ namespace gui {
 
 class IndexWorker;
 
-class IndexSession : public QObject {
+// The answers of an index, declared once: the worker emits them on its thread and the session
+// re-emits them on the UI thread.
+class IndexAnswers : public QObject {
+  Q_OBJECT
+public:
+  using QObject::QObject;
+
+Q_SIGNALS:
+  void progress(qint64 done, qint64 total, const QString& what);
+  void opened(const gui::IndexOverview& overview);
+  void timelineReady(const QList<gui::TimelineSpan>& spans);
+  void healthReady(const QList<gui::HealthRow>& rows);
+  // The bad lines and items behind the health counters (at most kMaxHealthIssues).
+  void healthIssuesReady(const QList<gui::HealthIssue>& issues);
+  void openFailed(const QString& message);
+  void openCancelled();
+  void compileReady(const gui::CompileDetail& detail);
+  // `line` is the line the request asked to show (0: none).
+  void artifactReady(const gui::ArtifactText& artifact, int line);
+  void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
+  void diffReady(const gui::CompileDiff& diff);
+  void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
+  // A request other than open failed; `what` names it for the status bar.
+  void requestFailed(const QString& what, const QString& message);
+};
+
+class IndexSession : public IndexAnswers {
   Q_OBJECT
 public:
   // Bad lines and items listed by the data-health panel (the index keeps 10,000 per file).
@@ -46,22 +72,6 @@ public:
 
 Q_SIGNALS:
   void openStarted(const QString& path);
-  void progress(qint64 done, qint64 total, const QString& what);
-  void opened(const gui::IndexOverview& overview);
-  void timelineReady(const QList<gui::TimelineSpan>& spans);
-  void healthReady(const QList<gui::HealthRow>& rows);
-  // The bad lines and items behind the health counters (at most kMaxHealthIssues).
-  void healthIssuesReady(const QList<gui::HealthIssue>& issues);
-  void openFailed(const QString& message);
-  void openCancelled();
-  void compileReady(const gui::CompileDetail& detail);
-  // `line` is the line the request asked to show (0: none).
-  void artifactReady(const gui::ArtifactText& artifact, int line);
-  void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
-  void diffReady(const gui::CompileDiff& diff);
-  void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
-  // A request other than open failed; `what` names it for the status bar.
-  void requestFailed(const QString& what, const QString& message);
 
 private:
   void onOpened(const gui::IndexOverview& overview);
@@ -76,7 +86,7 @@ private:
 };
 
 // Runs on the session's thread; owns the backend. Public only so that moc sees it.
-class IndexWorker : public QObject {
+class IndexWorker : public IndexAnswers {
   Q_OBJECT
 public:
   IndexWorker(BackendFactory factory, std::shared_ptr<std::atomic<bool>> cancel);
@@ -90,21 +100,6 @@ public:
   void search(const QString& query, int offset, int limit);
   void diff(qint64 leftCompileId, qint64 rightCompileId);
   void recompiles(int rank, int frameId);
-
-Q_SIGNALS:
-  void progress(qint64 done, qint64 total, const QString& what);
-  void opened(const gui::IndexOverview& overview);
-  void timelineReady(const QList<gui::TimelineSpan>& spans);
-  void healthReady(const QList<gui::HealthRow>& rows);
-  void healthIssuesReady(const QList<gui::HealthIssue>& issues);
-  void openFailed(const QString& message);
-  void openCancelled();
-  void compileReady(const gui::CompileDetail& detail);
-  void artifactReady(const gui::ArtifactText& artifact, int line);
-  void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
-  void diffReady(const gui::CompileDiff& diff);
-  void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
-  void requestFailed(const QString& what, const QString& message);
 
 private:
   // Runs `fn`, turning a backend's exception into requestFailed(what, ...).

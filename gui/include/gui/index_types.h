@@ -3,6 +3,8 @@
 // UI thread inside queued signals.
 #pragma once
 
+#include "gui/text_diff.h"
+
 #include <QList>
 #include <QMetaType>
 #include <QPair>
@@ -23,19 +25,20 @@ enum class CompileOutcome {
 
 QString outcomeName(CompileOutcome outcome);
 
+// One entry of the compile directory: a compile id with its attempt ("[1/0]", "[1/0_1]").
 struct CompileSummary {
-  qint64 id = -1; // the index's own id for the compile: what later requests name
+  qint64 id = -1; // the index's own id for the entry: what later requests name
   int rank = -1;  // -1: no rank in the log
   int frameId = -1;
   int frameCompileId = -1;
   int attempt = 0;
-  int compiledAutogradId = -1;
-  CompileOutcome outcome = CompileOutcome::Unknown;
-  double durationSeconds = -1; // < 0: unknown
-  double startUs = -1;         // < 0: unknown; used to order compiles on the timeline
+  // "[0/1]", "[0/1_1]", "[!2/0/1]", "[-/-]": as the index spells it (the way PyTorch does).
+  QString display;
+  CompileOutcome outcome = CompileOutcome::Unknown; // of its compile, all attempts together
+  double durationSeconds = -1;                      // < 0: unknown
+  double startUs = -1; // < 0: unknown; used to order compiles on the timeline
 
-  // "[0/1]", "[0/1_1]", "[!2/0/1]", "[-/-]": the way PyTorch and tlparse print compile ids.
-  QString label() const;
+  const QString& label() const { return display; }
 };
 
 struct FrameSummary {
@@ -128,14 +131,15 @@ struct HealthIssue {
   qint64 artifactId = -1; // artifacts_without_compile: the artifact, which can be opened
 };
 
-// Both sides of one artifact kind of two compiles, for the side-by-side diff.
+// Both sides of one artifact kind of two compiles, for the side-by-side diff, with the diff
+// itself: it is computed on the worker thread (large outputs make it costly), never by a page.
 struct ArtifactPair {
   QString name;
   QString left;
   QString right;
-  // Lines only on one side, counted on the worker thread (large outputs make this costly).
-  int removed = 0;
-  int added = 0;
+  QList<DiffRow> rows; // aligned rows of left and right lines
+  int removed = 0;     // lines only on the left
+  int added = 0;       // lines only on the right
 };
 
 struct CompileDiff {

@@ -24,40 +24,58 @@ private:
   QList<ArtifactRef> artifacts_;
 };
 
+// A read-only table of one answer's rows: what such tables share.
+template <class Row>
+class RowTable : public QAbstractTableModel {
+public:
+  RowTable(int columns, QObject* parent) : QAbstractTableModel(parent), columns_(columns) {}
+  void setRows(const QList<Row>& rows) {
+    beginResetModel();
+    rows_ = rows;
+    endResetModel();
+  }
+  const QList<Row>& rows() const { return rows_; }
+  int rowCount(const QModelIndex& parent = {}) const override {
+    return parent.isValid() ? 0 : int(rows_.size());
+  }
+  int columnCount(const QModelIndex& parent = {}) const override {
+    return parent.isValid() ? 0 : columns_;
+  }
+
+protected:
+  // The row of a valid index of this table, or null.
+  const Row* rowAt(const QModelIndex& index) const {
+    return checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
+               ? &rows_[index.row()]
+               : nullptr;
+  }
+
+private:
+  QList<Row> rows_;
+  int columns_;
+};
+
 // A frame's compiles in order with why each one happened.
-class RecompileModel : public QAbstractTableModel {
+class RecompileModel : public RowTable<RecompileRow> {
   Q_OBJECT
 public:
   enum Column { CompileColumn, OutcomeColumn, ReasonColumn, ColumnCount };
   enum Role { CompileIdRole = Qt::UserRole + 1 };
   explicit RecompileModel(QObject* parent = nullptr);
-  void setRows(const QList<RecompileRow>& rows);
-  const QList<RecompileRow>& rows() const { return rows_; }
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
-
-private:
-  QList<RecompileRow> rows_;
 };
 
 // The data-health counters: bad lines, MD5 failures, unknown kinds, orphan artifacts, ...
-class HealthModel : public QAbstractTableModel {
+class HealthModel : public RowTable<HealthRow> {
   Q_OBJECT
 public:
   enum Column { NameColumn, SeverityColumn, CountColumn, DescriptionColumn, ColumnCount };
   explicit HealthModel(QObject* parent = nullptr);
-  void setRows(const QList<HealthRow>& rows);
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
-
-private:
-  QList<HealthRow> rows_;
 };
 
 // The lines and items behind the health counters: file, line, counter and what was wrong.

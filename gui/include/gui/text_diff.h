@@ -17,15 +17,13 @@ struct DiffRow {
 
 struct DiffResult {
   QList<DiffRow> rows;
-  int removed = 0;          // lines only on the left
-  int added = 0;            // lines only on the right
-  bool approximate = false; // true when the inputs were too large for an exact diff
+  int removed = 0; // lines only on the left
+  int added = 0;   // lines only on the right
 };
 
-// Longest common subsequence of lines after trimming the common head and tail. When the
-// middle is larger than `maxCells` line pairs, the middle is shown as replaced wholesale
-// (approximate = true) rather than spending unbounded time and memory.
-DiffResult diffLines(const QStringList& left, const QStringList& right,
-                     qint64 maxCells = 16'000'000);
+// A minimal line diff (Myers' O(ND) algorithm, linear space): the fewest lines removed and
+// added, whatever the size. Costly on large, much-changed inputs, so the GUI runs it on its
+// worker thread (IndexWorker::diff), never on the UI thread.
+DiffResult diffLines(const QStringList& left, const QStringList& right);
 
 } // namespace gui

@@ -67,7 +67,7 @@ DiffPage::DiffPage(QWidget* parent) : QWidget(parent) {
 
 void DiffPage::clear() {
   diff_ = {};
-  current_ = {};
+  current_ = -1;
   list_->clear();
   title_->setText(tr("Pick two compiles of a frame on the Recompiles page and press Diff."));
   left_->setText(QString(), QString());
@@ -105,14 +105,20 @@ void DiffPage::setDiff(const CompileDiff& diff) {
   }
 }
 
+const ArtifactPair* DiffPage::currentPair() const {
+  return current_ >= 0 && current_ < diff_.artifacts.size() ? &diff_.artifacts[current_] : nullptr;
+}
+
 void DiffPage::showPair(int index) {
   if (index < 0 || index >= diff_.artifacts.size()) {
     return;
   }
+  current_ = index;
   const ArtifactPair& p = diff_.artifacts[index];
   const QStringList a = lines(p.left);
   const QStringList b = lines(p.right);
-  current_ = diffLines(a, b);
+  // The rows were computed on the worker thread with the diff itself.
+  const QList<DiffRow>& rows = p.rows;
   QStringList leftRows;
   QStringList rightRows;
   QList<QPair<int, QColor>> leftColors;
@@ -120,8 +126,8 @@ void DiffPage::showPair(int index) {
   const QColor removed(0xff, 0xd7, 0xd5);
   const QColor added(0xd4, 0xf8, 0xdb);
   const QColor gap(0xee, 0xee, 0xee);
-  for (int row = 0; row < current_.rows.size(); ++row) {
-    const DiffRow& d = current_.rows[row];
+  for (int row = 0; row < rows.size(); ++row) {
+    const DiffRow& d = rows[row];
     leftRows.append(d.leftLine >= 0 ? a[d.leftLine] : QString());
     rightRows.append(d.rightLine >= 0 ? b[d.rightLine] : QString());
     if (d.kind != DiffRow::Same) {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "gui/index_types.h"
-#include "gui/text_diff.h"
 
 #include <QWidget>
 
@@ -25,14 +24,15 @@ public:
   void showPair(int index);
 
   const CompileDiff& diff() const { return diff_; }
-  const DiffResult& currentResult() const { return current_; }
+  // The pair shown (null when none): its rows came from the worker thread with the diff.
+  const ArtifactPair* currentPair() const;
   QListWidget* pairList() const { return list_; }
   CodeView* leftView() const { return left_; }
   CodeView* rightView() const { return right_; }
 
 private:
   CompileDiff diff_;
-  DiffResult current_;
+  int current_ = -1;
   QLabel* title_;
   QListWidget* list_;
   CodeView* left_;

@@ -1,34 +1,31 @@
-// The production backend: logs are indexed by tlparse's ingest on a thread of its own (Cancel
-// raises the ingest's cancel flag, which stops it between lines and removes the partial index),
-// then every question is answered by tlparse::index::IndexReader (and GuiQueries for paged
-// search) and copied into the GUI's value types.
+// The production backend: logs are found by tlparse's one rule (ingest/log_files.h) and indexed
+// by tlparse's ingest on the session's worker thread (Cancel raises the flag the ingest checks
+// between lines; it then removes its partial index), then every question is answered by
+// tlparse::index::IndexReader and copied into the GUI's value types. The facts about compiles
+// (status, times, cache state, location, reasons, breaks, spans) were computed by the ingest:
+// nothing here parses JSON or recovers a name from a file name.
 //
-// Speed on large indexes: the first screen is built from whole-file reads that each cost one
-// indexed query (compile keys, metrics, outputs, stacks); IndexReader::frames() is not used
-// because it runs one unindexed scan of `events` per compile (~0.1 s each on a 1 GB log).
-// Per-file results are cached, and per-compile lookups go through maps built once.
+// Speed on large indexes: the first screen costs one indexed query per table of the file
+// (compiles, compile keys, outputs, metrics, stacks, reasons); spans are read when the timeline
+// asks for them. Per-file results are cached; per-compile lookups go through maps built once.
 #include "gui/code_highlighter.h"
 #include "gui/index_backend.h"
-#include "tlparse/index/gui_queries.h"
+#include "gui/session_files.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
-#include "tlparse/model/compile_id.h"
+#include "tlparse/ingest/log_files.h"
+#include "tlparse/report/render.h"
+#include "tlparse/report/serde_json.h"
 
-#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QMap>
 #include <QRegularExpression>
-#include <QSet>
 #include <QTemporaryDir>
 #include <algorithm>
-#include <chrono>
 #include <map>
-#include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 namespace gui {
@@ -36,13 +33,26 @@ namespace gui {
 namespace {
 
 namespace ti = tlparse::index;
-namespace tm = tlparse::model;
 
-QString qs(const std::string& s) {
+QString qs(std::string_view s) {
   return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 std::filesystem::path fsPath(const QString& p) {
   return std::filesystem::path(p.toStdString());
+}
+
+// A read of the index that failed: the person reads the message (a damaged index).
+template <class T>
+T must(tlparse::Result<T> r) {
+  if (!r) {
+    throw BackendError(r.error());
+  }
+  return std::move(r).value();
+}
+void must(const tlparse::Status& s) {
+  if (!s) {
+    throw BackendError(s.error());
+  }
 }
 
 bool isIndexFile(const QString& path) {
@@ -53,55 +63,60 @@ bool isIndexFile(const QString& path) {
   return f.read(16) == QByteArray("SQLite format 3\0", 16);
 }
 
-QString frameText(const ti::Frame& f) {
-  QString file = f.filename              ? qs(*f.filename)
-                 : f.uninterned_filename ? qs(*f.uninterned_filename)
-                                         : QStringLiteral("?");
-  return QStringLiteral("%1:%2 in %3").arg(file).arg(f.line).arg(qs(f.name));
+QString frameText(const ti::StackFrame& f) {
+  const std::optional<std::string>& file = f.filename ? f.filename : f.uninterned_filename;
+  return QStringLiteral("%1:%2 in %3")
+      .arg(file ? qs(*file) : QStringLiteral("?"))
+      .arg(f.line)
+      .arg(qs(f.name));
 }
 
-QString collapsedDisplay(const std::optional<tm::CompileId>& cid) {
-  return cid ? qs(tm::display_name(tm::collapsed_key(*cid))) : QString();
-}
-
-// "dynamo_output_graph_3.txt" -> "dynamo_output_graph": what pairs artifacts across compiles.
-QString baseName(const ti::Output& o) {
-  if (o.event_key == "inductor_output_code") {
-    return QStringLiteral("inductor_output_code"); // its file name carries a code hash
-  }
-  QString n = qs(o.name);
-  static const QRegularExpression ext(QStringLiteral("\\.(txt|html|json)$"));
-  n.remove(ext);
-  static const QRegularExpression number(QStringLiteral("_\\d+$"));
-  n.remove(number);
-  return n;
-}
-
-QString jsonValueText(const QJsonValue& v) {
-  switch (v.type()) {
-  case QJsonValue::Bool:
-    return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-  case QJsonValue::Double:
-    return QString::number(v.toDouble(), 'g', 10);
-  case QJsonValue::String:
-    return v.toString();
-  case QJsonValue::Array:
-    return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
-  case QJsonValue::Object:
-    return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
-  default:
+QString locationOf(const ti::Compile& c) {
+  if (!c.user_line) {
     return {};
   }
+  return QStringLiteral("%1:%2 in %3")
+      .arg(c.user_file ? qs(*c.user_file) : QStringLiteral("?"))
+      .arg(*c.user_line)
+      .arg(qs(c.user_function.value_or("")));
 }
 
-QString prettyJson(const std::string& text) {
-  QJsonParseError err{};
-  const QJsonDocument doc =
-      QJsonDocument::fromJson(QByteArray(text.data(), qsizetype(text.size())), &err);
-  if (err.error != QJsonParseError::NoError || doc.isNull()) {
-    return qs(text);
+// The index's status of a compile as the tree's outcome; a cache hit is an ok compile whose
+// artifacts came from the cache.
+CompileOutcome outcomeOf(const ti::Compile& c) {
+  switch (c.status) {
+  case ti::CompileStatus::ok:
+    return c.cache_hits > 0 ? CompileOutcome::CacheHit : CompileOutcome::Ok;
+  case ti::CompileStatus::restart:
+    return CompileOutcome::GraphBreak;
+  case ti::CompileStatus::empty:
+    return CompileOutcome::EmptyGraph;
+  case ti::CompileStatus::error:
+    return CompileOutcome::Failed;
+  case ti::CompileStatus::missing:
+    break;
   }
-  return QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
+  return CompileOutcome::Unknown;
+}
+
+// A typed metrics value as text; empty for none.
+template <class T>
+QString valueText(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return qs(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? QStringLiteral("true") : QStringLiteral("false");
+  } else if constexpr (std::is_same_v<T, double>) {
+    return QString::number(v, 'g', 10);
+  } else if constexpr (std::is_enum_v<T>) {
+    return qs(to_string(v));
+  } else {
+    return QString::number(v);
+  }
+}
+template <class T>
+QString valueText(const std::optional<T>& v) {
+  return v ? valueText(*v) : QString();
 }
 
 // The words of an FTS5 query, for finding matching lines inside a payload.
@@ -130,42 +145,25 @@ struct CompileInfo {
   int64_t fileId = 0;
   CompileSummary summary;
   QString location;
-  QString display;
 };
 
-// What one file's compiles need, read once: metrics, stacks, outputs and spans by compile.
+// What one file's compiles need, read once, by compile-directory entry (the tree's compiles).
 struct FileCache {
   std::vector<ti::Output> outputs;
   std::unordered_map<int64_t, std::vector<size_t>> outputsByKey; // indexes into `outputs`
-  std::vector<ti::CompilationMetrics> metrics;
+  std::vector<ti::MetricsEvent> metrics;
   std::unordered_map<int64_t, std::vector<size_t>> metricsByKey; // indexes into `metrics`
-  std::unordered_map<int64_t, ti::Stack> stackByKey;             // first dynamo_start stack
+  std::unordered_map<int64_t, ti::StackFrames> stackByKey;       // first dynamo_start stack
+  std::unordered_map<int64_t, std::vector<ti::RecompileReason>> reasonsByKey;
+  std::unordered_map<int64_t, std::vector<ti::GraphBreak>> breaksByKey;
   bool spansLoaded = false;
-  std::vector<ti::ChromiumSpan> spans;
-  QHash<QString, QList<int>> spansByDisplay; // collapsed display -> indexes into `spans`
+  std::vector<ti::Span> spans;
+  std::unordered_map<int64_t, std::vector<size_t>> spansByKey; // indexes into `spans`
 };
-
-// tlparse's status of a compile (§3.2) as the tree's outcome; a cache hit is an ok compile
-// whose artifacts came from the cache.
-CompileOutcome outcomeOf(const std::vector<const ti::CompilationMetrics*>& ms, bool cacheHit) {
-  switch (ti::compile_status(ms)) {
-  case ti::CompileStatus::ok:
-    return cacheHit ? CompileOutcome::CacheHit : CompileOutcome::Ok;
-  case ti::CompileStatus::restart:
-    return CompileOutcome::GraphBreak;
-  case ti::CompileStatus::empty:
-    return CompileOutcome::EmptyGraph;
-  case ti::CompileStatus::error:
-    return CompileOutcome::Failed;
-  case ti::CompileStatus::missing:
-    break;
-  }
-  return CompileOutcome::Unknown;
-}
 
 class TlparseBackend final : public IndexBackend {
 public:
-  TlparseBackend(std::shared_ptr<QTemporaryDir> tempDir, QString indexPath, QString sourcePath,
+  TlparseBackend(std::unique_ptr<QTemporaryDir> tempDir, QString indexPath, QString sourcePath,
                  std::unique_ptr<ti::IndexReader> reader)
       : tempDir_(std::move(tempDir)), indexPath_(std::move(indexPath)),
         sourcePath_(std::move(sourcePath)), reader_(std::move(reader)) {}
@@ -175,80 +173,47 @@ public:
     out.sourcePath = sourcePath_;
     out.indexPath = indexPath_;
     compiles_.clear();
-    files_ = reader_->files();
-    for (const ti::FileInfo& file : files_) {
+    files_ = must(reader_->files());
+    for (const ti::File& file : files_) {
       RankSummary rank;
       rank.rank = rankOf(file);
       const FileCache& fc = cache(file.id);
-      QSet<int64_t> cacheHits;
-      {
-        QHash<QString, int64_t> keyByDisplay;
-        for (const ti::CompileKey& k : reader_->compile_keys(file.id)) {
-          keyByDisplay.insert(qs(k.display), k.id);
-        }
-        for (const ti::CacheEvent& c : reader_->cache_events(file.id)) {
-          if (c.result == "hit") {
-            if (auto it = keyByDisplay.constFind(collapsedDisplay(c.cid));
-                it != keyByDisplay.cend()) {
-              cacheHits.insert(*it);
-            }
-          }
-        }
-      }
       for (const ti::Output& o : fc.outputs) {
         if (o.kind != ti::OutputKind::payload_copy && o.kind != ti::OutputKind::link) {
           ++out.artifactCount;
         }
       }
-      for (const ti::HealthCounter& h : reader_->health(file.id)) {
+      for (const ti::HealthCounter& h : must(reader_->health(file.id))) {
         if (h.severity != ti::Severity::info) {
           out.badDataCount += qint64(h.count);
         }
       }
-      // Frames in first-seen order of their compiles, like IndexReader::frames().
-      std::map<std::optional<uint32_t>, int> framePos;
-      for (const ti::CompileKey& key : reader_->compile_keys(file.id)) {
+      std::unordered_map<int64_t, ti::Compile> compileById;
+      for (ti::Compile& c : must(reader_->compiles(file.id))) {
+        compileById.emplace(c.id, std::move(c));
+      }
+      // Frames in first-seen order of their compiles; one tree compile per directory entry.
+      std::map<std::optional<int64_t>, int> framePos;
+      for (const ti::CompileKey& key : must(reader_->compile_keys(file.id))) {
+        const ti::Compile& compile = compileById.at(key.compile_id);
         CompileInfo info;
         info.fileId = file.id;
-        info.display = qs(key.display);
+        info.location = locationOf(compile);
         CompileSummary& s = info.summary;
         s.id = key.id;
         s.rank = rank.rank;
-        std::optional<uint32_t> frameId;
-        if (key.cid) {
-          frameId = key.cid->frame_id;
-          s.frameId = key.cid->frame_id ? int(*key.cid->frame_id) : -1;
-          s.frameCompileId = key.cid->frame_compile_id ? int(*key.cid->frame_compile_id) : -1;
-          s.attempt = key.cid->attempt ? int(*key.cid->attempt) : 0;
-          s.compiledAutogradId =
-              key.cid->compiled_autograd_id ? int(*key.cid->compiled_autograd_id) : -1;
-        }
-        std::vector<const ti::CompilationMetrics*> ms;
-        if (auto it = fc.metricsByKey.find(key.id); it != fc.metricsByKey.end()) {
-          for (size_t i : it->second) {
-            const ti::CompilationMetrics& m = fc.metrics[i];
-            if (m.event_key != "compilation_metrics") {
-              continue;
-            }
-            ms.push_back(&m);
-            if (m.entire_frame_compile_time_s) {
-              s.durationSeconds = std::max(0.0, s.durationSeconds) + *m.entire_frame_compile_time_s;
-            }
-            if (m.start_time && s.startUs < 0) {
-              s.startUs = *m.start_time * 1e6;
-            }
-          }
-        }
-        s.outcome = outcomeOf(ms, cacheHits.contains(key.id));
-        if (auto it = fc.stackByKey.find(key.id);
-            it != fc.stackByKey.end() && !it->second.empty()) {
-          info.location = frameText(it->second.back());
-        }
-        auto [pos, inserted] = framePos.emplace(frameId, int(rank.frames.size()));
+        s.display = qs(key.display);
+        s.frameId = key.frame_id ? int(*key.frame_id) : -1;
+        s.frameCompileId = key.frame_compile_id ? int(*key.frame_compile_id) : -1;
+        s.attempt = key.attempt ? int(*key.attempt) : 0;
+        s.outcome = outcomeOf(compile);
+        s.durationSeconds = compile.entire_frame_compile_time_s.value_or(-1);
+        s.startUs = compile.start_time_s ? *compile.start_time_s * 1e6 : -1;
+        auto [pos, inserted] = framePos.emplace(key.frame_id, int(rank.frames.size()));
         if (inserted) {
           FrameSummary frame;
           frame.rank = rank.rank;
-          frame.frameId = frameId ? int(*frameId) : -1;
+          frame.frameId = s.frameId;
           rank.frames.append(frame);
         }
         FrameSummary& frame = rank.frames[pos->second];
@@ -270,47 +235,45 @@ public:
     CompileDetail d;
     d.summary = info.summary;
     d.location = info.location;
-    const std::vector<size_t> noOutputs;
-    const auto outIt = fc.outputsByKey.find(compileId);
-    const std::vector<size_t>& outputs = outIt == fc.outputsByKey.end() ? noOutputs : outIt->second;
-    // Recompile and graph-break reasons are artifacts of the compile: read them when shown.
-    for (size_t i : outputs) {
-      const ti::Output& o = fc.outputs[i];
-      const QString base = baseName(o);
-      if (base == QLatin1String("recompile_reasons")) {
-        if (const auto p = reader_->payload(o.event_id)) {
-          const QJsonArray arr =
-              QJsonDocument::fromJson(QByteArray(p->data(), qsizetype(p->size()))).array();
-          for (const QJsonValue& v : arr) {
-            if (v.isString()) {
-              d.recompileReasons.append(v.toString());
-            }
-          }
+    if (auto it = fc.reasonsByKey.find(compileId); it != fc.reasonsByKey.end()) {
+      for (const ti::RecompileReason& r : it->second) {
+        QString text = qs(r.reason);
+        if (r.user_file && r.user_line) {
+          text += QStringLiteral("  (at %1:%2)").arg(qs(*r.user_file)).arg(*r.user_line);
         }
-      } else if (base == QLatin1String("dynamo_graph_break_reason")) {
-        if (const auto p = reader_->payload(o.event_id)) {
-          d.restartReasons.append(qs(*p));
+        d.recompileReasons.append(text);
+      }
+    }
+    if (auto it = fc.breaksByKey.find(compileId); it != fc.breaksByKey.end()) {
+      for (const ti::GraphBreak& b : it->second) {
+        QString text = QStringLiteral("Graph break: ") + qs(b.reason);
+        if (b.user_file && b.user_line) {
+          text += QStringLiteral("\n  at %1:%2").arg(qs(*b.user_file)).arg(*b.user_line);
         }
+        d.restartReasons.append(text);
       }
     }
     if (auto it = fc.metricsByKey.find(compileId); it != fc.metricsByKey.end()) {
       for (size_t i : it->second) {
-        addMetrics(fc.metrics[i], d);
+        addMetrics(fc.metrics[i],
+                   must(reader_->metrics_other_fields(fc.metrics[i].metrics.event_id)), d);
       }
     }
-    // The chromium spans of this compile, summed per name: the finer-grained breakdown. Reading
-    // a file's spans takes ~1 s on a 1 GB log, so the first screen does not wait for it: the
+    // The chromium spans of this compile, summed per name: the finer-grained breakdown. A 1 GB
+    // log has hundreds of thousands of spans, so the first screen does not wait for them: the
     // timeline reads them next, and the window then asks for this compile again.
     if (fc.spansLoaded) {
       QMap<QString, double> spanSeconds;
       QStringList spanOrder;
-      for (int i : fc.spansByDisplay.value(info.display)) {
-        const ti::ChromiumSpan& s = fc.spans[size_t(i)];
-        const QString name = qs(s.name);
-        if (!spanSeconds.contains(name)) {
-          spanOrder.append(name);
+      if (auto it = fc.spansByKey.find(compileId); it != fc.spansByKey.end()) {
+        for (size_t i : it->second) {
+          const ti::Span& s = fc.spans[i];
+          const QString name = qs(s.name);
+          if (!spanSeconds.contains(name)) {
+            spanOrder.append(name);
+          }
+          spanSeconds[name] += s.duration_us.value_or(0) / 1e6;
         }
-        spanSeconds[name] += s.duration_us / 1e6;
       }
       for (const QString& name : spanOrder) {
         d.phaseSeconds.append({name + QStringLiteral(" (trace)"), spanSeconds.value(name)});
@@ -319,45 +282,51 @@ public:
       d.tracePending = true;
     }
     if (auto it = fc.stackByKey.find(compileId); it != fc.stackByKey.end()) {
-      for (const ti::Frame& f : it->second) {
+      for (const ti::StackFrame& f : it->second) {
         d.userStack.append(frameText(f));
       }
     }
-    for (size_t i : outputs) {
-      const ti::Output& o = fc.outputs[i];
-      if (o.kind == ti::OutputKind::payload_copy) {
-        continue;
+    if (auto it = fc.outputsByKey.find(compileId); it != fc.outputsByKey.end()) {
+      for (size_t i : it->second) {
+        const ti::Output& o = fc.outputs[i];
+        if (o.kind == ti::OutputKind::payload_copy) {
+          continue;
+        }
+        ArtifactRef a;
+        a.id = o.id;
+        a.name = qs(o.artifact);
+        a.kind = qs(o.event_key);
+        a.encoding = qs(to_string(o.kind));
+        d.artifacts.append(a);
       }
-      ArtifactRef a;
-      a.id = o.id;
-      a.name = baseName(o);
-      a.kind = qs(o.event_key);
-      a.encoding = qs(std::string(ti::to_string(o.kind)));
-      d.artifacts.append(a);
     }
     return d;
   }
 
   ArtifactText artifactText(qint64 artifactId) override {
-    const std::optional<ti::Output> o = reader_->output(artifactId);
+    const std::optional<ti::Output> o = must(reader_->output(artifactId));
     if (!o) {
       throw BackendError("The index has no artifact " + std::to_string(artifactId) + ".");
     }
     ArtifactText a;
     a.id = o->id;
-    a.name = baseName(*o);
+    a.name = qs(o->artifact);
     if (o->kind == ti::OutputKind::link) {
       a.text = qs(o->path);
       a.language = QStringLiteral("text");
       return a;
     }
-    const std::optional<std::string> payload = reader_->payload(o->event_id);
+    const std::optional<std::string> payload = must(reader_->payload(o->event_id));
     if (!payload) {
-      a.text = prettyJson(reader_->output_metadata_json(o->id));
+      // No payload (a metrics page, say): the event's metadata, printed as the report prints
+      // JSON.
+      const std::optional<ti::Event> event = must(reader_->event(o->event_id));
+      const std::string_view meta = event ? ti::event_metadata(*event) : std::string_view("{}");
+      a.text = qs(tlparse::report::text_output(ti::OutputKind::json_pretty, meta));
       a.language = QStringLiteral("json");
       return a;
     }
-    a.text = o->kind == ti::OutputKind::json_pretty ? prettyJson(*payload) : qs(*payload);
+    a.text = qs(tlparse::report::text_output(o->kind, *payload));
     a.language = o->event_key == "inductor_output_code" ? QStringLiteral("python")
                                                         : languageForArtifact(a.name, a.text);
     return a;
@@ -365,20 +334,16 @@ public:
 
   QList<TimelineSpan> timeline() override {
     QList<TimelineSpan> out;
-    QHash<QString, qint64> byDisplay;
-    for (const auto& [id, info] : compiles_) {
-      byDisplay.insert(QString::number(info.fileId) + info.display, id);
-    }
-    for (const ti::FileInfo& file : files_) {
+    for (const ti::File& file : files_) {
       const int rank = rankOf(file);
       const FileCache& fc = spans(file.id);
       out.reserve(out.size() + qsizetype(fc.spans.size()));
-      for (auto it = fc.spansByDisplay.cbegin(); it != fc.spansByDisplay.cend(); ++it) {
-        const qint64 compileId = byDisplay.value(QString::number(file.id) + it.key(), -1);
-        for (int i : it.value()) {
-          const ti::ChromiumSpan& s = fc.spans[size_t(i)];
-          out.append({rank, qs(s.name), s.start_us, s.duration_us, s.depth, compileId});
+      for (const ti::Span& s : fc.spans) {
+        if (!s.duration_us) {
+          continue; // never closed: no extent to draw
         }
+        out.append(
+            {rank, qs(s.name), s.start_us, *s.duration_us, int(s.depth), s.key_id.value_or(-1)});
       }
     }
     std::stable_sort(out.begin(), out.end(), [](const TimelineSpan& a, const TimelineSpan& b) {
@@ -410,18 +375,18 @@ public:
       // A few payloads at a time: each can hold many matching lines and be logged many times.
       constexpr int64_t kPayloadsPerStep = 8;
       constexpr int64_t kMaxUsesPerPayload = 5000;
-      std::string error;
-      searchMatches_ = queries_->search(query.toStdString(), searchCursor_, kPayloadsPerStep,
-                                        kMaxUsesPerPayload, &error, /*snippets=*/false);
+      auto page = reader_->search(query.toStdString(), searchCursor_, kPayloadsPerStep,
+                                  kMaxUsesPerPayload, /*snippets=*/false);
       searchMatch_ = 0;
       searchUse_ = 0;
-      if (!error.empty()) {
+      if (!page) {
         searchDone_ = true;
         searchMatches_.clear();
-        throw BackendError("Search failed: " + error);
+        throw BackendError("Search failed: " + page.error());
       }
+      searchMatches_ = std::move(page).value();
       if (!searchMatches_.empty()) {
-        searchCursor_ = searchMatches_.back().fts_rowid;
+        searchCursor_ = searchMatches_.back().rowid;
       }
       searchDone_ = int64_t(searchMatches_.size()) < kPayloadsPerStep;
     }
@@ -433,18 +398,18 @@ public:
     QStringList order;
     QStringList unknown;
     qint64 orphans = 0;
-    for (const ti::FileInfo& file : files_) {
-      for (const ti::HealthCounter& h : reader_->health(file.id)) {
-        const QString name = qs(h.name);
+    for (const ti::File& file : files_) {
+      for (const ti::HealthCounter& h : must(reader_->health(file.id))) {
+        const QString name = qs(h.counter);
         if (!rows.contains(name)) {
           order.append(name);
-          rows[name] = {name, qs(std::string(ti::to_string(h.severity))), 0, qs(h.description)};
+          rows[name] = {name, qs(to_string(h.severity)), 0, qs(h.description)};
         }
         rows[name].count += qint64(h.count);
       }
-      for (const std::string& k : reader_->unknown_keys(file.id)) {
-        if (!unknown.contains(qs(k))) {
-          unknown.append(qs(k));
+      for (const ti::UnknownKey& k : must(reader_->unknown_keys(file.id))) {
+        if (!unknown.contains(qs(k.key))) {
+          unknown.append(qs(k.key));
         }
       }
       for (const ti::Output& o : cache(file.id).outputs) {
@@ -453,6 +418,7 @@ public:
         }
       }
     }
+    std::sort(unknown.begin(), unknown.end());
     QList<HealthRow> out;
     for (const QString& n : order) {
       out.append(rows[n]);
@@ -469,15 +435,14 @@ public:
 
   QList<HealthIssue> healthIssues(int limit) override {
     QList<HealthIssue> out;
-    const std::unique_ptr<ti::GuiQueries>& queries = guiQueries();
-    for (const ti::FileInfo& file : files_) {
+    for (const ti::File& file : files_) {
       const QString name = qs(file.name);
       QHash<QString, QString> severities; // by counter, as the index recorded them
-      for (const ti::HealthCounter& h : reader_->health(file.id)) {
-        severities.insert(qs(h.name), qs(std::string(ti::to_string(h.severity))));
+      for (const ti::HealthCounter& h : must(reader_->health(file.id))) {
+        severities.insert(qs(h.counter), qs(to_string(h.severity)));
       }
       // The ingest keeps the first 10,000 bad lines of a file (bad_lines table).
-      for (const ti::BadLine& b : reader_->bad_lines(file.id, limit)) {
+      for (const ti::BadLine& b : must(reader_->bad_lines(file.id, limit))) {
         HealthIssue i;
         i.kind = qs(b.counter);
         i.severity = severities.value(i.kind, QStringLiteral("error"));
@@ -486,7 +451,7 @@ public:
         i.detail = badLineDetail(i.kind, qs(b.excerpt));
         out.append(i);
       }
-      for (const ti::UnknownKeyRow& u : queries->unknown_keys(file.id)) {
+      for (const ti::UnknownKey& u : must(reader_->unknown_keys(file.id))) {
         out.append({QStringLiteral("unknown_event_kinds"), QStringLiteral("info"), name,
                     u.first_line,
                     QStringLiteral("\"%1\": an event kind tlparse does not know, %2 time(s); "
@@ -515,7 +480,7 @@ public:
   }
 
 private:
-  static int rankOf(const ti::FileInfo& file) {
+  static int rankOf(const ti::File& file) {
     return file.rank ? int(*file.rank) : file.rank_from_name ? int(*file.rank_from_name) : -1;
   }
 
@@ -556,41 +521,64 @@ private:
     return QStringLiteral("%1: %2").arg(w, excerpt);
   }
 
-  void addMetrics(const ti::CompilationMetrics& m, CompileDetail& d) {
+  // The metrics fields that were logged: the typed columns that hold a value, the list fields
+  // that are not empty, then the fields no column holds (their values as logged).
+  static void addMetrics(const ti::MetricsEvent& e,
+                         const std::vector<ti::MetricsOtherField>& others, CompileDetail& d) {
+    const ti::CompilationMetrics& m = e.metrics;
     if (m.fail_type) {
       d.failType = qs(*m.fail_type);
     }
     if (m.fail_reason) {
       d.failReason = qs(*m.fail_reason);
     }
-    if (m.restart_reasons) {
-      for (const std::string& r : *m.restart_reasons) {
-        if (!d.restartReasons.contains(qs(r))) {
-          d.restartReasons.append(qs(r));
-        }
+    for (const std::string& r : e.restart_reasons) {
+      if (!d.restartReasons.contains(qs(r))) {
+        d.restartReasons.append(qs(r));
       }
     }
+    const bool main = m.event_key == ti::MetricsKind::compilation_metrics;
     auto phase = [&](const char* name, const std::optional<double>& v) {
       if (v) {
         d.phaseSeconds.append({QString::fromLatin1(name), *v});
       }
     };
-    if (m.event_key == "compilation_metrics") {
+    if (main) {
       phase("entire_frame_compile", m.entire_frame_compile_time_s);
       phase("dynamo before restart", m.dynamo_time_before_restart_s);
       phase("backend_compile", m.backend_compile_time_s);
       phase("inductor_compile", m.inductor_compile_time_s);
       phase("code_gen", m.code_gen_time_s);
     }
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(m.metadata_json));
-    const QJsonObject obj = doc.object();
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      const QString v = jsonValueText(it.value());
-      if (!v.isEmpty() && v != QLatin1String("[]") && v != QLatin1String("{}")) {
-        d.metrics.append({m.event_key == "compilation_metrics"
-                              ? it.key()
-                              : QStringLiteral("%1.%2").arg(qs(m.event_key), it.key()),
-                          v});
+    const QString prefix = main ? QString() : qs(to_string(m.event_key)) + QLatin1Char('.');
+    const auto add = [&](std::string_view field, const QString& value) {
+      if (!value.isEmpty()) {
+        d.metrics.append({prefix + qs(field), value});
+      }
+    };
+    static constexpr std::string_view kNotMetrics[] = {
+        "id",        "file_id",         "event_id",          "compile_id",
+        "event_key", "restart_reasons", "non_compliant_ops", "compliant_custom_ops",
+        "output_id"};
+    ti::for_each_column(m, [&](std::string_view name, const auto& value) {
+      if (std::find(std::begin(kNotMetrics), std::end(kNotMetrics), name) ==
+          std::end(kNotMetrics)) {
+        add(name, valueText(value));
+      }
+    });
+    for (const auto& [field, items] :
+         {std::pair{"restart_reasons", &e.restart_reasons},
+          std::pair{"non_compliant_ops", &e.non_compliant_ops},
+          std::pair{"compliant_custom_ops", &e.compliant_custom_ops}}) {
+      QStringList list;
+      for (const std::string& item : *items) {
+        list.append(qs(item));
+      }
+      add(field, list.join(QStringLiteral(", ")));
+    }
+    for (const ti::MetricsOtherField& f : others) {
+      if (f.value != "null" && f.value != "[]" && f.value != "{}") {
+        add(f.field, qs(f.value));
       }
     }
   }
@@ -603,36 +591,24 @@ private:
     return it->second;
   }
 
-  const std::unique_ptr<ti::GuiQueries>& guiQueries() {
-    if (!queries_) {
-      std::string error;
-      queries_ = ti::GuiQueries::open(fsPath(indexPath_), &error);
-      if (!queries_) {
-        throw BackendError("Could not open the index: " + error);
-      }
-    }
-    return queries_;
-  }
-
-  // The search table and its lookup indexes are written into the index once (the first search
-  // of an index pays for it; later sessions find them there).
+  // Search needs a full-text table. An index built with --fts has one; for any other, one is
+  // built once per session into a search file among the session's temporary files: the index
+  // itself is never written (it may be someone else's, or read-only).
   void prepareSearch() {
-    if (guiQueries()->search_ready()) {
+    if (reader_->has_search_table()) {
       return;
     }
-    reader_.reset();
-    queries_.reset();
-    std::string error;
-    const bool built = ti::GuiQueries::prepare_search(fsPath(indexPath_), &error);
-    reader_ = ti::IndexReader::open(fsPath(indexPath_), &error);
-    if (!reader_) {
-      throw BackendError("Could not reopen the index: " + error);
+    if (!tempDir_) {
+      tempDir_ = makeSessionTempDir();
+      if (!tempDir_) {
+        throw BackendError("Could not create a temporary folder for the search table.");
+      }
     }
-    if (!built) {
-      throw BackendError("Could not build the search index (is the index file writable?): " +
-                         error);
-    }
-    guiQueries();
+    const QString searchFile = tempDir_->filePath(QStringLiteral("search.sqlite"));
+    must(ti::IndexReader::build_search_file(fsPath(indexPath_), fsPath(searchFile)));
+    ti::IndexReader::OpenOptions options;
+    options.search_file = fsPath(searchFile);
+    reader_ = must(ti::IndexReader::open(fsPath(indexPath_), options));
   }
 
   FileCache& cache(int64_t fileId) {
@@ -640,33 +616,41 @@ private:
     if (it != files_cache_.end()) {
       return it->second;
     }
-    FileCache& fc = files_cache_[fileId];
-    fc.outputs = reader_->outputs(fileId);
+    FileCache fc;
+    fc.outputs = must(reader_->outputs(fileId));
     for (size_t i = 0; i < fc.outputs.size(); ++i) {
       if (fc.outputs[i].key_id) {
         fc.outputsByKey[*fc.outputs[i].key_id].push_back(i);
       }
     }
-    fc.metrics = reader_->compilation_metrics(fileId);
+    fc.metrics = must(reader_->compilation_metrics(fileId));
     for (size_t i = 0; i < fc.metrics.size(); ++i) {
-      if (fc.metrics[i].key_id) {
-        fc.metricsByKey[*fc.metrics[i].key_id].push_back(i);
+      if (fc.metrics[i].event.key_id) {
+        fc.metricsByKey[*fc.metrics[i].event.key_id].push_back(i);
       }
     }
-    for (ti::DynamoStart& s : reader_->dynamo_starts(fileId)) {
-      if (s.key_id && !s.stack.empty() && !fc.stackByKey.count(*s.key_id)) {
-        fc.stackByKey.emplace(*s.key_id, std::move(s.stack));
+    for (ti::EventStack& s : must(reader_->stacks(fileId, ti::StackRole::dynamo_start))) {
+      if (s.event.key_id && !s.frames.empty() && !fc.stackByKey.count(*s.event.key_id)) {
+        fc.stackByKey.emplace(*s.event.key_id, std::move(s.frames));
       }
     }
-    return fc;
+    for (ti::RecompileReason& r : must(reader_->recompile_reasons(fileId))) {
+      fc.reasonsByKey[r.key_id].push_back(std::move(r));
+    }
+    for (ti::GraphBreak& b : must(reader_->graph_breaks(fileId))) {
+      fc.breaksByKey[b.key_id].push_back(std::move(b));
+    }
+    return files_cache_.emplace(fileId, std::move(fc)).first->second;
   }
 
   const FileCache& spans(int64_t fileId) {
     FileCache& fc = cache(fileId);
     if (!fc.spansLoaded) {
-      fc.spans = reader_->chromium_spans(fileId);
+      fc.spans = must(reader_->spans(fileId));
       for (size_t i = 0; i < fc.spans.size(); ++i) {
-        fc.spansByDisplay[collapsedDisplay(fc.spans[i].cid)].append(int(i));
+        if (fc.spans[i].key_id) {
+          fc.spansByKey[*fc.spans[i].key_id].push_back(i);
+        }
       }
       fc.spansLoaded = true;
     }
@@ -699,7 +683,7 @@ private:
         const auto it = std::search(line.begin(), line.end(), n.begin(), n.end(),
                                     [&](char a, char b) { return fold(a) == b; });
         if (it != line.end()) {
-          out.append({lineNo, qs(std::string(line.substr(0, 600))).left(300)});
+          out.append({lineNo, qs(line.substr(0, 600)).left(300)});
           break;
         }
       }
@@ -716,13 +700,12 @@ private:
     if (searchUse_ == 0) {
       searchMatchLines_.clear();
       if (!m.uses.empty()) {
-        if (const auto payload = reader_->payload(m.uses.front().event_id)) {
+        if (const auto payload = must(reader_->payload(m.uses.front().event_id))) {
           searchMatchLines_ = matchingLines(*payload, terms);
           if (searchMatchLines_.isEmpty()) {
             // FTS matched a token the plain text search did not see: point at the payload.
             const std::string_view p = *payload;
-            searchMatchLines_.append(
-                {1, qs(std::string(p.substr(0, std::min<size_t>(p.find('\n'), 300))))});
+            searchMatchLines_.append({1, qs(p.substr(0, std::min<size_t>(p.find('\n'), 300)))});
           }
         }
       }
@@ -737,8 +720,8 @@ private:
       base.compileId = u.key_id ? *u.key_id : -1;
       base.artifactId = u.output_id ? *u.output_id : -1;
       if (u.output_id) {
-        if (const auto o = reader_->output(*u.output_id)) {
-          base.artifactName = baseName(*o);
+        if (const auto o = must(reader_->output(*u.output_id))) {
+          base.artifactName = qs(o->artifact);
         }
       }
       if (base.artifactName.isEmpty()) {
@@ -757,12 +740,11 @@ private:
     }
   }
 
-  std::shared_ptr<QTemporaryDir> tempDir_; // holds a built index; null for an opened one
+  std::unique_ptr<QTemporaryDir> tempDir_; // the session's files: a built index, a search file
   QString indexPath_;
   QString sourcePath_;
   std::unique_ptr<ti::IndexReader> reader_;
-  std::unique_ptr<ti::GuiQueries> queries_;
-  std::vector<ti::FileInfo> files_;
+  std::vector<ti::File> files_;
   std::unordered_map<qint64, CompileInfo> compiles_;
   std::unordered_map<int64_t, FileCache> files_cache_;
   QString searchQuery_;
@@ -775,30 +757,6 @@ private:
   QList<QPair<int, QString>> searchMatchLines_; // its matching lines (1-based, text)
 };
 
-// The state an ingest thread shares with the worker that waits for it.
-struct IngestJob {
-  std::shared_ptr<QTemporaryDir> dir;
-  std::atomic<uint64_t> done{0};
-  std::atomic<bool> finished{false};
-  std::atomic<bool> cancel{false}; // the ingest polls it between lines
-  tlparse::ingest::IngestResult result;
-};
-
-std::vector<std::filesystem::path> logsFor(const QString& path) {
-  std::vector<std::filesystem::path> logs;
-  const QFileInfo info(path);
-  if (info.isDir()) {
-    QDirIterator it(path, {QStringLiteral("*.log")}, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-      logs.push_back(fsPath(it.next()));
-    }
-    std::sort(logs.begin(), logs.end());
-  } else {
-    logs.push_back(fsPath(path));
-  }
-  return logs;
-}
-
 std::unique_ptr<IndexBackend> openWithTlparse(const OpenRequest& request,
                                               const ProgressFn& progress,
                                               const std::atomic<bool>& cancel) {
@@ -806,80 +764,40 @@ std::unique_ptr<IndexBackend> openWithTlparse(const OpenRequest& request,
   if (!info.exists()) {
     throw BackendError("No such file or folder: " + request.path.toStdString());
   }
-  std::string error;
   if (info.isFile() && isIndexFile(request.path)) {
-    auto reader = ti::IndexReader::open(fsPath(request.path), &error);
-    if (!reader) {
-      throw BackendError("Not a readable index: " + error);
-    }
-    return std::make_unique<TlparseBackend>(nullptr, request.path, request.path, std::move(reader));
+    return std::make_unique<TlparseBackend>(nullptr, request.path, request.path,
+                                            must(ti::IndexReader::open(fsPath(request.path))));
   }
-  const std::vector<std::filesystem::path> logs = logsFor(request.path);
-  if (logs.empty()) {
-    throw BackendError("No trace logs (*.log) under " + request.path.toStdString());
-  }
-  uint64_t total = 0;
-  for (const auto& l : logs) {
-    std::error_code ec;
-    total += std::filesystem::file_size(l, ec);
-  }
-  auto job = std::make_shared<IngestJob>();
+  const std::vector<std::filesystem::path> logs =
+      must(tlparse::ingest::find_logs(fsPath(request.path)));
+  std::unique_ptr<QTemporaryDir> dir;
   QString indexPath = request.indexPath;
   if (indexPath.isEmpty()) {
-    job->dir = std::make_shared<QTemporaryDir>();
-    if (!job->dir->isValid()) {
+    dir = makeSessionTempDir();
+    if (!dir) {
       throw BackendError("Could not create a temporary folder for the index.");
     }
-    indexPath = job->dir->filePath(QStringLiteral("index.sqlite"));
+    indexPath = dir->filePath(QStringLiteral("index.sqlite"));
   }
-  std::thread ingest([job, logs, indexPath] {
-    tlparse::ingest::IngestOptions options;
-    options.cancel = &job->cancel;
-    // Progress comes per file; files are ingested in order, so a drop means the next file.
-    auto base = std::make_shared<uint64_t>(0);
-    auto last = std::make_shared<std::pair<uint64_t, uint64_t>>(0, 0);
-    options.on_progress = [job, base, last](uint64_t done, uint64_t fileTotal) {
-      if (done < last->first) {
-        *base += last->second;
-      }
-      *last = {done, fileTotal};
-      job->done.store(*base + done);
-    };
-    try {
-      job->result = tlparse::ingest::ingest_files(logs, fsPath(indexPath), options);
-    } catch (const std::exception& e) {
-      job->result.ok = false;
-      job->result.error = e.what();
-    }
-    job->finished.store(true);
-  });
-  const QString what = QStringLiteral("Indexing %1 log file(s) (%2 MB)")
-                           .arg(logs.size())
-                           .arg(double(total) / 1e6, 0, 'f', 1);
-  while (!job->finished.load()) {
-    if (cancel.load()) {
-      // The ingest stops at its next line and deletes the partial index; waiting for it keeps
-      // a cancelled ingest from competing with whatever is opened next.
-      job->cancel.store(true);
-      ingest.join();
-      return nullptr;
-    }
-    progress(qint64(job->done.load()), qint64(total), what);
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // The ingest runs here, on the session's worker thread: it reports progress as it reads and
+  // checks `cancel` between lines, so nothing waits on a timer.
+  const QString what = QStringLiteral("Indexing %1 log file(s)").arg(logs.size());
+  tlparse::ingest::IngestOptions options;
+  options.cancel = &cancel;
+  options.on_progress = [&](uint64_t done, uint64_t total) {
+    progress(qint64(done), qint64(total), what);
+  };
+  const tlparse::ingest::IngestResult result =
+      tlparse::ingest::ingest_files(logs, fsPath(indexPath), options);
+  if (result.cancelled || cancel.load()) {
+    return nullptr; // the ingest removed its partial index; `dir` goes with this scope
   }
-  ingest.join();
-  if (job->result.cancelled || cancel.load()) {
-    return nullptr;
+  if (!result.ok) {
+    throw BackendError("Indexing failed: " + result.error);
   }
-  if (!job->result.ok) {
-    throw BackendError("Indexing failed: " + job->result.error);
-  }
-  progress(qint64(total), qint64(total), QStringLiteral("Reading the index"));
-  auto reader = ti::IndexReader::open(fsPath(indexPath), &error);
-  if (!reader) {
-    throw BackendError("Could not read the index just built: " + error);
-  }
-  return std::make_unique<TlparseBackend>(job->dir, indexPath, request.path, std::move(reader));
+  progress(1, 1, QStringLiteral("Reading the index"));
+  return std::make_unique<TlparseBackend>(std::move(dir), indexPath, request.path,
+                                          must(ti::IndexReader::open(fsPath(indexPath))));
 }
 
 } // namespace

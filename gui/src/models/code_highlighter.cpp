@@ -2,12 +2,10 @@
 // colours block by block with a binary search for the first token of each block.
 #include "gui/code_highlighter.h"
 
+#include "tlparse/highlight/highlight.h"
+
 #include <QTextDocument>
 #include <algorithm>
-
-#ifdef TORCHSCOPE_GUI_HAS_TLPARSE
-#include "tlparse/highlight/highlight.h"
-#endif
 
 namespace gui {
 
@@ -42,14 +40,6 @@ CodeHighlighter::CodeHighlighter(QTextDocument* document) : QSyntaxHighlighter(d
   };
 }
 
-bool CodeHighlighter::available() {
-#ifdef TORCHSCOPE_GUI_HAS_TLPARSE
-  return true;
-#else
-  return false;
-#endif
-}
-
 void CodeHighlighter::setLanguage(const QString& language) {
   language_ = language;
   tokenize();
@@ -58,7 +48,6 @@ void CodeHighlighter::setLanguage(const QString& language) {
 
 void CodeHighlighter::tokenize() {
   tokens_.clear();
-#ifdef TORCHSCOPE_GUI_HAS_TLPARSE
   namespace hl = tlparse::highlight;
   hl::Language lang = hl::Language::PlainText;
   if (language_ == QLatin1String("python")) {
@@ -93,7 +82,6 @@ void CodeHighlighter::tokenize() {
     tokens_.push_back({start, unit - start, int(t.kind)});
   }
   // A QTextDocument's positions count one separator per block, as toPlainText's "\n" does.
-#endif
 }
 
 void CodeHighlighter::highlightBlock(const QString& text) {

@@ -24,33 +24,27 @@ void CompileTreeModel::setOverview(const IndexOverview& overview) {
   overview_ = overview;
   root_.children.clear();
   root_.shown = 0;
+  // A node is its rank, frame and compile position; `row` is its position under its parent.
+  const auto add = [](Node* parent, NodeKind kind, int row, int r, int f, int c) {
+    auto node = std::make_unique<Node>();
+    node->kind = kind;
+    node->parent = parent;
+    node->row = row;
+    node->rankIdx = r;
+    node->frameIdx = f;
+    node->compileIdx = c;
+    parent->children.push_back(std::move(node));
+    return parent->children.back().get();
+  };
   for (int r = 0; r < overview_.ranks.size(); ++r) {
-    auto rank = std::make_unique<Node>();
-    rank->kind = NodeKind::Rank;
-    rank->parent = &root_;
-    rank->row = r;
-    rank->rankIdx = r;
+    Node* rank = add(&root_, NodeKind::Rank, r, r, 0, 0);
     const auto& frames = overview_.ranks[r].frames;
     for (int f = 0; f < frames.size(); ++f) {
-      auto frame = std::make_unique<Node>();
-      frame->kind = NodeKind::Frame;
-      frame->parent = rank.get();
-      frame->row = f;
-      frame->rankIdx = r;
-      frame->frameIdx = f;
+      Node* frame = add(rank, NodeKind::Frame, f, r, f, 0);
       for (int c = 0; c < frames[f].compiles.size(); ++c) {
-        auto compile = std::make_unique<Node>();
-        compile->kind = NodeKind::Compile;
-        compile->parent = frame.get();
-        compile->row = c;
-        compile->rankIdx = r;
-        compile->frameIdx = f;
-        compile->compileIdx = c;
-        frame->children.push_back(std::move(compile));
+        add(frame, NodeKind::Compile, c, r, f, c);
       }
-      rank->children.push_back(std::move(frame));
     }
-    root_.children.push_back(std::move(rank));
   }
   root_.shown = std::min<int>(kBatchSize, int(root_.children.size()));
   // Listeners of modelReset and rowsInserted (views, testers) may ask canFetchMore at once;

@@ -32,7 +32,7 @@ void registerTypes() {
 } // namespace
 
 IndexSession::IndexSession(BackendFactory factory, QObject* parent)
-    : QObject(parent), cancel_(std::make_shared<std::atomic<bool>>(false)) {
+    : IndexAnswers(parent), cancel_(std::make_shared<std::atomic<bool>>(false)) {
   registerTypes();
   worker_ = new IndexWorker(std::move(factory), cancel_);
   worker_->moveToThread(&thread_);
@@ -223,12 +223,16 @@ void IndexWorker::diff(qint64 leftCompileId, qint64 rightCompileId) {
     }
     for (const auto& [name, id] : r) {
       if (!done.contains(name)) {
-        result.artifacts.append({name, QString(), backend_->artifactText(id).text});
+        ArtifactPair pair;
+        pair.name = name;
+        pair.right = backend_->artifactText(id).text;
+        result.artifacts.append(pair);
       }
     }
     for (ArtifactPair& pair : result.artifacts) {
-      const DiffResult d = diffLines(pair.left.isEmpty() ? QStringList() : pair.left.split('\n'),
-                                     pair.right.isEmpty() ? QStringList() : pair.right.split('\n'));
+      DiffResult d = diffLines(pair.left.isEmpty() ? QStringList() : pair.left.split('\n'),
+                               pair.right.isEmpty() ? QStringList() : pair.right.split('\n'));
+      pair.rows = std::move(d.rows);
       pair.removed = d.removed;
       pair.added = d.added;
     }

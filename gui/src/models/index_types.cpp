@@ -1,4 +1,4 @@
-// Printing of compile ids and outcomes, shared by every view so they all read the same.
+// Printing of outcomes and frame counts, shared by every view so they all read the same.
 #include "gui/index_types.h"
 
 #include <QSet>
@@ -21,19 +21,6 @@ QString outcomeName(CompileOutcome outcome) {
     break;
   }
   return QStringLiteral("unknown");
-}
-
-QString CompileSummary::label() const {
-  auto part = [](int v) { return v < 0 ? QStringLiteral("-") : QString::number(v); };
-  QString s = QStringLiteral("[");
-  if (compiledAutogradId >= 0) {
-    s += QStringLiteral("!%1/").arg(compiledAutogradId);
-  }
-  s += part(frameId) + QLatin1Char('/') + part(frameCompileId);
-  if (attempt > 0) {
-    s += QStringLiteral("_%1").arg(attempt);
-  }
-  return s + QLatin1Char(']');
 }
 
 int FrameSummary::recompileCount() const {

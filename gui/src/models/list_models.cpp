@@ -56,27 +56,14 @@ QVariant ArtifactListModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-RecompileModel::RecompileModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void RecompileModel::setRows(const QList<RecompileRow>& rows) {
-  beginResetModel();
-  rows_ = rows;
-  endResetModel();
-}
-
-int RecompileModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : int(rows_.size());
-}
-
-int RecompileModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+RecompileModel::RecompileModel(QObject* parent) : RowTable(ColumnCount, parent) {}
 
 QVariant RecompileModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+  const RecompileRow* row = rowAt(index);
+  if (row == nullptr) {
     return {};
   }
-  const RecompileRow& r = rows_[index.row()];
+  const RecompileRow& r = *row;
   if (role == CompileIdRole) {
     return r.compile.id;
   }
@@ -118,27 +105,14 @@ QVariant RecompileModel::headerData(int section, Qt::Orientation orientation, in
   }
 }
 
-HealthModel::HealthModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void HealthModel::setRows(const QList<HealthRow>& rows) {
-  beginResetModel();
-  rows_ = rows;
-  endResetModel();
-}
-
-int HealthModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : int(rows_.size());
-}
-
-int HealthModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+HealthModel::HealthModel(QObject* parent) : RowTable(ColumnCount, parent) {}
 
 QVariant HealthModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+  const HealthRow* row = rowAt(index);
+  if (row == nullptr) {
     return {};
   }
-  const HealthRow& r = rows_[index.row()];
+  const HealthRow& r = *row;
   if (role == Qt::ForegroundRole && r.count > 0) {
     return severityColor(r.severity);
   }

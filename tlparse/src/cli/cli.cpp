@@ -1,15 +1,19 @@
-// The tlparse command line (docs/TLPARSE-CLI.md): tlparse 0.4.3's flags with its exit codes and
-// messages, made safer: output goes to a temporary sibling folder that is renamed into place only
-// when everything succeeded (no empty OUT after an error), --overwrite refuses to delete a folder
-// that does not look like a report, --latest works, and a browser is never opened.
+// The tlparse command line (docs/TLPARSE-INGEST.md, "Command line"): tlparse 0.4.3's flags with its
+// exit codes and messages, made safer: output goes to a temporary sibling folder that is renamed
+// into place only when everything succeeded (no empty OUT after an error), --overwrite refuses to
+// delete a folder that does not look like a report, --latest works, and a browser is never opened.
 #include "cli/cli.h"
 
+#include "cli/report_folder.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
+#include "tlparse/ingest/log_files.h"
 #include "tlparse/report/render.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -169,109 +173,26 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   return std::nullopt;
 }
 
-// The newest regular file of a folder: *.log files first, modification time, then name (so the
-// choice does not depend on directory order).
-std::optional<fs::path> newest_log(const fs::path& dir) {
-  std::optional<fs::path> best;
-  fs::file_time_type best_time{};
-  bool best_is_log = false;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::error_code e2;
-    if (!entry.is_regular_file(e2)) {
-      continue;
-    }
-    const bool is_log = entry.path().extension() == ".log";
-    const auto t = entry.last_write_time(e2);
-    if (e2) {
-      continue;
-    }
-    const bool better =
-        !best || (is_log && !best_is_log) ||
-        (is_log == best_is_log && (t > best_time || (t == best_time && entry.path() > *best)));
-    if (better) {
-      best = entry.path();
-      best_time = t;
-      best_is_log = is_log;
-    }
-  }
-  return best;
+// Ctrl-C (and SIGTERM) stop the ingest or the render between lines or outputs, so the staging
+// folder is removed and OUT is left as it was.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  g_interrupted.store(true);
 }
 
-bool looks_like_report(const fs::path& dir) {
-  std::error_code ec;
-  return fs::exists(dir / "index.html", ec) || fs::exists(dir / "index.sqlite", ec);
+void stop_on_interrupt() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  for (const int sig : {SIGINT, SIGTERM}) {
+    ::sigaction(sig, &action, nullptr);
+  }
 }
 
-// Checks OUT before any work; returns an error message or empty.
-std::string check_out_dir(const fs::path& out, bool overwrite) {
-  std::error_code ec;
-  if (!fs::exists(out, ec)) {
-    return {};
-  }
-  if (!overwrite) {
-    return "Directory " + out.string() +
-           " already exists; pass --overwrite to replace it or use -o OUTDIR";
-  }
-  if (!fs::is_directory(out, ec)) {
-    return out.string() + " exists and is not a folder; refusing to replace it";
-  }
-  if (!fs::is_empty(out, ec) && !looks_like_report(out)) {
-    return "Refusing to --overwrite " + out.string() +
-           ": it is not empty and does not look like a tlparse report (no index.html or "
-           "index.sqlite). Remove it yourself or choose another -o";
-  }
-  return {};
+int fail_or_interrupted(const std::string& message) {
+  return fail(g_interrupted.load() ? std::string("interrupted; nothing was written") : message);
 }
-
-// A temporary sibling of OUT, removed unless commit() renamed it into place.
-class StagingDir {
-public:
-  explicit StagingDir(const fs::path& out) : out_(fs::absolute(out)) {
-    path_ = out_.parent_path() /
-            ("." + out_.filename().string() + ".tlparse-tmp-" + std::to_string(::getpid()));
-  }
-  ~StagingDir() {
-    if (!committed_) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  StagingDir(const StagingDir&) = delete;
-  StagingDir& operator=(const StagingDir&) = delete;
-  bool create(std::string& error) {
-    std::error_code ec;
-    fs::create_directories(out_.parent_path(), ec);
-    fs::remove_all(path_, ec);
-    if (!fs::create_directory(path_, ec)) {
-      error = "cannot create " + path_.string() + ": " + ec.message();
-      return false;
-    }
-    return true;
-  }
-  bool commit(std::string& error) {
-    std::error_code ec;
-    if (fs::exists(out_, ec)) {
-      fs::remove_all(out_, ec);
-      if (ec) {
-        error = "cannot remove " + out_.string() + ": " + ec.message();
-        return false;
-      }
-    }
-    fs::rename(path_, out_, ec);
-    if (ec) {
-      error = "cannot move the report into " + out_.string() + ": " + ec.message();
-      return false;
-    }
-    committed_ = true;
-    return true;
-  }
-  const fs::path& path() const { return path_; }
-
-private:
-  fs::path out_, path_;
-  bool committed_ = false;
-};
 
 // A progress bar on stderr, shown only on a terminal and only once a run takes over a second.
 class Progress {
@@ -349,31 +270,16 @@ ingest::IngestOptions ingest_options(const Args& a, Progress& progress) {
   return o;
 }
 
-// Expands folders given to `tlparse index` into their *.log files, sorted by name.
+// The logs `tlparse index` reads: each argument's logs (ingest/log_files.h), in order.
 std::vector<fs::path> expand_logs(const std::vector<std::string>& args, std::string& error) {
   std::vector<fs::path> out;
   for (const auto& a : args) {
-    std::error_code ec;
-    if (fs::is_directory(a, ec)) {
-      std::vector<fs::path> found;
-      for (const auto& entry : fs::directory_iterator(a, ec)) {
-        std::error_code e2;
-        if (entry.is_regular_file(e2) && entry.path().extension() == ".log") {
-          found.push_back(entry.path());
-        }
-      }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) {
-        error = "No log files (*.log) found in directory " + a;
-        return {};
-      }
-      out.insert(out.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(a, ec)) {
-      out.emplace_back(a);
-    } else {
-      error = a + " is not a file";
+    auto logs = ingest::find_logs(a);
+    if (!logs) {
+      error = logs.error();
       return {};
     }
+    out.insert(out.end(), logs->begin(), logs->end());
   }
   return out;
 }
@@ -385,24 +291,33 @@ int run_index(const Args& a) {
     return fail(error);
   }
   const fs::path target = *a.out;
+  std::error_code ec;
+  // Only an index may be replaced: `-o` naming another file is a mistake to refuse.
+  if (fs::exists(fs::symlink_status(target, ec))) {
+    if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
+      return fail(target.string() + " exists and is not a file; refusing to replace it");
+    }
+    if (auto old = index::IndexReader::open(target); !old) {
+      return fail("refusing to replace " + target.string() + ": it is not a readable index (" +
+                  old.error() + ")");
+    }
+  }
   const fs::path tmp = fs::path(target.string() + ".tlparse-tmp-" + std::to_string(::getpid()));
   Progress progress;
-  const auto result = ingest::ingest_files(logs, tmp, ingest_options(a, progress));
+  ingest::IngestOptions options = ingest_options(a, progress);
+  options.search_table = a.fts;
+  options.cancel = &g_interrupted;
+  const auto result = ingest::ingest_files(logs, tmp, options);
   progress.clear();
-  std::error_code ec;
   if (!result.ok) {
     fs::remove(tmp, ec);
-    return fail(result.error);
+    return fail_or_interrupted(result.error);
   }
   for (const auto& f : result.files) {
     if (result.files.size() > 1) {
       std::cerr << f.path.string() << ":\n";
     }
     print_file_summary(f);
-  }
-  if (a.fts && !index::IndexReader::build_search_index(tmp, &error)) {
-    fs::remove(tmp, ec);
-    return fail("building the search table: " + error);
   }
   fs::rename(tmp, target, ec);
   if (ec) {
@@ -412,12 +327,12 @@ int run_index(const Args& a) {
   return kExitOk;
 }
 
+// Renders the report of `index_path` into the staging folder. Read errors name `index_path`.
 int render_into(const fs::path& index_path, const Args& a, const fs::path& staging,
                 const fs::path& raw_log) {
-  std::string error;
-  auto reader = index::IndexReader::open(index_path, &error);
+  auto reader = index::IndexReader::open(index_path);
   if (!reader) {
-    return fail(error);
+    return fail(reader.error());
   }
   report::RenderOptions opts;
   opts.plain_text = a.plain_text;
@@ -425,47 +340,53 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.file_id = a.file_id;
   opts.raw_log_source = raw_log;
   opts.index_path = index_path; // lets the renderer stream big files on extra threads
+  opts.cancel = &g_interrupted;
   Progress progress;
   opts.on_progress = [&progress](uint64_t done, uint64_t total) {
     progress.update(done, total, "report", false);
   };
-  const auto r = report::render_report(*reader, opts, staging);
+  const auto r = report::render_report(**reader, opts, staging);
   progress.clear();
   for (const auto& w : r.warnings) {
     std::cerr << "Warning: " << w << "\n";
   }
   if (!r.ok) {
-    return fail(r.error);
+    return fail_or_interrupted(r.error);
   }
   return kExitOk;
 }
 
 int run_render(const Args& a) {
   const fs::path index_path = a.positional.front();
-  const fs::path out = a.out.value_or("tl_out");
   std::error_code ec;
   if (!fs::is_regular_file(index_path, ec)) {
     return fail(index_path.string() + " is not a file");
   }
-  if (auto e = check_out_dir(out, a.overwrite); !e.empty()) {
-    return fail(e);
+  // Someone else's index may be damaged anywhere, even where the report does not read.
+  {
+    auto reader = index::IndexReader::open(index_path);
+    if (!reader) {
+      return fail(reader.error());
+    }
+    if (const Status st = (*reader)->check_integrity(); !st) {
+      return fail(st.error());
+    }
   }
-  StagingDir staging(out);
-  std::string error;
-  if (!staging.create(error)) {
-    return fail(error);
+  auto folder = ReportFolder::prepare(a.out.value_or("tl_out"), a.overwrite);
+  if (!folder) {
+    return fail(folder.error());
+  }
+  const fs::path staging = (*folder)->staging();
+  if (const int rc = render_into(index_path, a, staging, {}); rc != kExitOk) {
+    return rc;
   }
   // The folder holds its index, like a direct run's does.
-  fs::copy_file(index_path, staging.path() / "index.sqlite", ec);
+  fs::copy_file(index_path, staging / report::files::index, ec);
   if (ec) {
     return fail("cannot copy the index: " + ec.message());
   }
-  if (const int rc = render_into(staging.path() / "index.sqlite", a, staging.path(), {});
-      rc != kExitOk) {
-    return rc;
-  }
-  if (!staging.commit(error)) {
-    return fail(error);
+  if (const Status st = (*folder)->commit(); !st) {
+    return fail(st.error());
   }
   return kExitOk;
 }
@@ -473,41 +394,33 @@ int run_render(const Args& a) {
 int run_direct(const Args& a) {
   fs::path path = a.positional.front();
   std::error_code ec;
-  if (a.latest) {
-    if (!fs::is_directory(path, ec)) {
-      return fail("Input path " + path.string() +
-                  " is not a directory (required when using --latest)");
-    }
-    auto newest = newest_log(path);
+  if (a.latest && !fs::is_directory(path, ec)) {
+    return fail("Input path " + path.string() +
+                " is not a directory (required when using --latest)");
+  }
+  if (fs::is_directory(path, ec)) {
+    auto newest = ingest::newest_log(path);
     if (!newest) {
-      return fail("No files found in directory " + path.string());
-    }
-    path = *newest;
-  } else if (fs::is_directory(path, ec)) {
-    auto newest = newest_log(path);
-    if (!newest) {
-      return fail("No files found in directory " + path.string());
+      return fail(newest.error());
     }
     path = *newest;
   }
   if (!fs::is_regular_file(path, ec)) {
     return fail(path.string() + " is not a file");
   }
-  const fs::path out = a.out.value_or("tl_out");
-  if (auto e = check_out_dir(out, a.overwrite); !e.empty()) {
-    return fail(e);
+  auto folder = ReportFolder::prepare(a.out.value_or("tl_out"), a.overwrite);
+  if (!folder) {
+    return fail(folder.error());
   }
-  StagingDir staging(out);
-  std::string error;
-  if (!staging.create(error)) {
-    return fail(error);
-  }
-  const fs::path index_path = staging.path() / "index.sqlite";
+  const fs::path staging = (*folder)->staging();
+  const fs::path index_path = staging / report::files::index;
   Progress progress;
-  const auto result = ingest::ingest_files({path}, index_path, ingest_options(a, progress));
+  ingest::IngestOptions options = ingest_options(a, progress);
+  options.cancel = &g_interrupted;
+  const auto result = ingest::ingest_files({path}, index_path, options);
   progress.clear();
   if (!result.ok) {
-    return fail(result.error);
+    return fail_or_interrupted(result.error);
   }
   const auto& file = result.files.front();
   print_file_summary(file);
@@ -515,21 +428,25 @@ int run_direct(const Args& a) {
     return fail("Something went wrong");
   }
   if (a.strict_compile_id) {
-    auto reader = index::IndexReader::open(index_path, &error);
+    auto reader = index::IndexReader::open(index_path);
     if (!reader) {
-      return fail(error);
+      return fail(reader.error());
     }
-    for (const auto& k : reader->compile_keys(file.file_id)) {
-      if (!k.cid) {
+    const auto keys = (*reader)->compile_keys(file.file_id);
+    if (!keys) {
+      return fail(keys.error());
+    }
+    for (const auto& k : *keys) {
+      if (k.is_unknown) {
         return fail("Some log entries did not have compile id");
       }
     }
   }
-  if (const int rc = render_into(index_path, a, staging.path(), path); rc != kExitOk) {
+  if (const int rc = render_into(index_path, a, staging, path); rc != kExitOk) {
     return rc;
   }
-  if (!staging.commit(error)) {
-    return fail(error);
+  if (const Status st = (*folder)->commit(); !st) {
+    return fail(st.error());
   }
   return kExitOk;
 }
@@ -541,6 +458,7 @@ int run(int argc, char** argv) {
   if (auto rc = parse_args(argc, argv, a)) {
     return *rc;
   }
+  stop_on_interrupt();
   if (a.command == "index") {
     return run_index(a);
   }

@@ -1,9 +1,12 @@
 // artifact: `<name>_<N>.txt` for encoding "string", `<name>_<N>.json` (pretty-printed by the
 // renderer) for "json", fail_parser for any other encoding. A JSON artifact named
 // inductor_provenance_tracking_kernel_stack_traces* also gets the `_readable.html` companion.
-// Some artifacts feed the model: recompile_reasons, dynamo_graph_break_reason, cache hit/miss.
+// Some artifacts feed the model: recompile_reasons and dynamo_graph_break_reason become rows of
+// their own (model/reason_text.h), cache hit/miss/bypass artifacts rows of cache_events.
 #include "handlers/handler.h"
+#include "ingest/envelope.h"
 #include "model/file_model.h"
+#include "model/reason_text.h"
 
 namespace tlparse::handlers::output {
 namespace {
@@ -17,42 +20,36 @@ bool payload_is_object(simdjson::ondemand::parser& parser, std::string_view payl
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
   std::string_view raw;
-  return !parser
-              .iterate(payload.data(), payload.size(), payload.size() + simdjson::SIMDJSON_PADDING)
-              .get(doc) &&
-         !doc.get_object().get(obj) && !obj.raw_json().get(raw);
+  return ingest::open_object(parser, payload, doc, obj) && !obj.raw_json().get(raw);
 }
 
 void record_recompile_reasons(EventContext& ctx) {
-  auto& parser = ctx.model.parser();
-  simdjson::ondemand::document doc;
-  if (parser
-          .iterate(ctx.payload.data(), ctx.payload.size(),
-                   ctx.payload.size() + simdjson::SIMDJSON_PADDING)
-          .get(doc)) {
-    return;
+  std::vector<index::RecompileReason> reasons =
+      model::parse_recompile_reasons(ctx.model.parser(), ctx.payload);
+  for (index::RecompileReason& r : reasons) {
+    ctx.model.place(ctx, r);
+    ctx.model.writer().add(index::io::record_of(r));
   }
-  simdjson::ondemand::array arr;
-  if (doc.get_array().get(arr)) {
-    return;
-  }
-  for (auto item : arr) {
-    std::string_view s;
-    if (item.get_string().get(s)) {
-      return;
-    }
-    ctx.model.writer().add_recompile_reason(ctx.model.file_id(), ctx.event_id, ctx.key_id, s);
-  }
+  ctx.model.facts(ctx.compile_id).note_recompile_reasons(static_cast<int64_t>(reasons.size()));
 }
 
-std::string_view cache_result(std::string_view name) {
-  for (std::string_view r : {"hit", "miss", "bypass"}) {
-    if (name.size() > r.size() && name.ends_with(r) &&
-        name.substr(0, name.size() - r.size()).ends_with("cache_")) {
+void record_graph_break(EventContext& ctx) {
+  index::GraphBreak row = model::parse_graph_break(ctx.payload);
+  ctx.model.place(ctx, row);
+  ctx.model.writer().add(index::io::record_of(row));
+  ctx.model.facts(ctx.compile_id).note_graph_break();
+}
+
+std::optional<index::CacheResult> cache_result(std::string_view name) {
+  for (const index::CacheResult r :
+       {index::CacheResult::hit, index::CacheResult::miss, index::CacheResult::bypass}) {
+    const std::string_view word = to_string(r);
+    if (name.size() > word.size() && name.ends_with(word) &&
+        name.substr(0, name.size() - word.size()).ends_with("cache_")) {
       return r;
     }
   }
-  return {};
+  return std::nullopt;
 }
 
 void handle(EventContext& ctx) {
@@ -78,9 +75,11 @@ void handle(EventContext& ctx) {
   if (name == "recompile_reasons") {
     record_recompile_reasons(ctx);
   } else if (name == "dynamo_graph_break_reason") {
-    ctx.model.writer().add_graph_break(ctx.model.file_id(), ctx.event_id, ctx.key_id, ctx.payload);
-  } else if (auto r = cache_result(name); !r.empty()) {
-    ctx.model.writer().add_cache_event(ctx.model.file_id(), ctx.event_id, out.output_id, name, r);
+    record_graph_break(ctx);
+  } else if (const auto r = cache_result(name)) {
+    ctx.model.writer().add(index::io::CacheEventRecord{
+        ctx.model.file_id(), ctx.event_id, ctx.key_id, ctx.compile_id, out.output_id, name, *r});
+    ctx.model.facts(ctx.compile_id).note_cache(*r);
   }
 }
 } // namespace

@@ -1,6 +1,7 @@
 // dynamo_guards: an HTML list of guards. The payload must be a JSON list of {code, stack?,
 // user_stack?}; otherwise tlparse counts fail_dynamo_guards_json and writes nothing.
 #include "handlers/handler.h"
+#include "ingest/envelope.h"
 #include "model/file_model.h"
 
 namespace tlparse::handlers::output {
@@ -11,12 +12,8 @@ bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
 
 bool payload_is_guard_list(simdjson::ondemand::parser& parser, std::string_view payload) {
   simdjson::ondemand::document doc;
-  if (parser.iterate(payload.data(), payload.size(), payload.size() + simdjson::SIMDJSON_PADDING)
-          .get(doc)) {
-    return false;
-  }
   simdjson::ondemand::array arr;
-  if (doc.get_array().get(arr)) {
+  if (!ingest::open_array(parser, payload, doc, arr)) {
     return false;
   }
   for (auto item : arr) {

@@ -5,6 +5,7 @@
 // symbols), a recorder. Adding a kind is a catalogue line, plus a handler file if it needs one.
 #pragma once
 
+#include "tlparse/index/schema.gen.h"
 #include "tlparse/model/compile_id.h"
 
 #include <cstdint>
@@ -28,7 +29,8 @@ struct EventContext {
   std::string_view key;                // the key being handled
   std::string_view metadata;           // its value as JSON text (padded buffer)
   std::optional<model::CompileId> cid; // raw id; nullopt when a key had the wrong type
-  int64_t key_id = 0;                  // compile-directory key
+  int64_t key_id = 0;                  // compile-directory entry
+  int64_t compile_id = 0;              // the compile it belongs to
   bool has_payload = false;
   std::string_view payload; // joined payload lines (padded buffer)
   std::string_view declared_md5;
@@ -84,5 +86,18 @@ bool validate_object(simdjson::ondemand::parser& parser, std::string_view json,
 // Reads a string field of a JSON object (nullopt if absent or not a string).
 std::optional<std::string> string_field(simdjson::ondemand::parser& parser, std::string_view json,
                                         std::string_view name);
+// The named fields of a JSON object, by position in `names`: a string value unescaped, any other
+// non-null value as raw JSON (copies). Fields not found, or an invalid object, stay empty.
+struct NamedFields {
+  std::vector<std::optional<std::string>> strings;
+  std::vector<std::optional<std::string>> raws;
+};
+NamedFields collect_fields(simdjson::ondemand::parser& parser, std::string_view json,
+                           std::initializer_list<std::string_view> names);
+// Stores the stack given as raw JSON (nothing when absent or not a valid stack) for the event;
+// its id and frames.
+std::optional<int64_t> add_stack_json(EventContext& ctx, const std::optional<std::string>& raw,
+                                      index::StackRole role,
+                                      std::vector<index::StackFrame>& frames);
 
 } // namespace tlparse::handlers

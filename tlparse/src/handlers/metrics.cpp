@@ -1,6 +1,9 @@
 // compilation_metrics, bwd_compilation_metrics and aot_autograd_backward_compilation_metrics:
-// each gets its HTML page and a metrics row (every field as JSON plus the main columns).
-// Validation follows the field types of tlparse 0.4.3's metadata structs.
+// each gets its HTML page and a metrics row. The schema declares which metadata field each typed
+// column holds (schema_io.gen.h's json_slot); a field no column holds, or one whose value has
+// another type than its column, becomes a metrics_other_fields row as logged, so nothing is lost.
+// List fields become metadata_lists rows and their column counts the items. Validation follows the
+// field types of tlparse 0.4.3's metadata structs.
 #include "handlers/handler.h"
 #include "ingest/envelope.h"
 #include "model/file_model.h"
@@ -51,67 +54,92 @@ bool validate_aot_bwd(simdjson::ondemand::parser& parser, std::string_view metad
                           {"fail_reason", "str"}});
 }
 
+// Sets `slot` from `v` when the types agree; false leaves the field to other_fields.
+bool set_typed(const index::io::JsonSlot& slot, simdjson::ondemand::value v,
+               simdjson::ondemand::json_type t) {
+  using simdjson::ondemand::json_type;
+  if (t == json_type::null) {
+    return true; // the column stays NULL; the field is in `json` as logged
+  }
+  if (auto* i = std::get_if<std::optional<int64_t>*>(&slot)) {
+    int64_t x = 0;
+    if (t != json_type::number || v.get_int64().get(x)) {
+      return false;
+    }
+    **i = x;
+    return true;
+  }
+  if (auto* d = std::get_if<std::optional<double>*>(&slot)) {
+    double x = 0;
+    if (t != json_type::number || v.get_double().get(x)) {
+      return false;
+    }
+    **d = x;
+    return true;
+  }
+  if (auto* str = std::get_if<std::optional<std::string_view>*>(&slot)) {
+    std::string_view x;
+    if (t != json_type::string || v.get_string().get(x)) {
+      return false;
+    }
+    **str = x;
+    return true;
+  }
+  if (auto* b = std::get_if<std::optional<bool>*>(&slot)) {
+    bool x = false;
+    if (t != json_type::boolean || v.get_bool().get(x)) {
+      return false;
+    }
+    **b = x;
+    return true;
+  }
+  return false;
+}
+
 void record_row(EventContext& ctx, int64_t output_id) {
   using simdjson::ondemand::json_type;
-  index::MetricsRow row;
+  index::io::CompilationMetricsRecord row;
+  row.id = ctx.model.writer().next_id<index::CompilationMetrics>();
   row.file_id = ctx.model.file_id();
   row.event_id = ctx.event_id;
-  row.event_key = ctx.key;
+  row.compile_id = ctx.compile_id;
+  index::parse(ctx.key, row.event_key);
   row.output_id = output_id;
-  row.json = ctx.metadata;
+  int64_t other_fields = 0;
   auto& parser = ctx.model.parser();
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
-  if (!parser
-           .iterate(ctx.metadata.data(), ctx.metadata.size(),
-                    ctx.metadata.size() + simdjson::SIMDJSON_PADDING)
-           .get(doc) &&
-      !doc.get_object().get(obj)) {
-    for (auto field : obj) {
-      std::string_view key;
-      if (field.unescaped_key().get(key)) {
-        break;
-      }
-      simdjson::ondemand::value v = field.value();
-      json_type t;
-      if (v.type().get(t)) {
-        break;
-      }
-      std::string_view s;
-      if (t == json_type::string && (key == "co_name" || key == "co_filename" ||
-                                     key == "fail_type" || key == "fail_reason")) {
-        if (v.get_string().get(s)) {
-          break;
-        }
-        (key == "co_name"       ? row.co_name
-         : key == "co_filename" ? row.co_filename
-         : key == "fail_type"   ? row.fail_type
-                                : row.fail_reason) = std::string(s);
-        continue;
-      }
-      if (t == json_type::number && (key == "co_firstlineno" || key == "graph_op_count")) {
-        int64_t i = 0;
-        if (!v.get_int64().get(i)) {
-          (key == "co_firstlineno" ? row.co_firstlineno : row.graph_op_count) = i;
-        }
-        continue;
-      }
-      if (t == json_type::number && key == "entire_frame_compile_time_s") {
-        double d = 0;
-        if (!v.get_double().get(d)) {
-          row.entire_frame_compile_time_s = d;
-        }
-        continue;
-      }
-      if (ingest::raw_value_json(v, s)) {
-        break;
-      }
-      if (key == "restart_reasons" && t == json_type::array) {
-        row.restart_reasons = std::string(s);
-      }
-    }
+  if (ingest::open_object(parser, ctx.metadata, doc, obj)) {
+    // The metadata was validated: a field that fails to parse now only ends the loop.
+    ingest::for_each_field(
+        obj, [&](std::string_view key, simdjson::ondemand::value v, json_type t) {
+          const index::io::JsonSlot slot = index::io::json_slot(row, key);
+          if (!std::holds_alternative<std::monostate>(slot) && set_typed(slot, v, t)) {
+            return true;
+          }
+          if (std::optional<int64_t>* count = index::io::json_list_slot(row, key)) {
+            simdjson::ondemand::array items;
+            if (t == json_type::null) {
+              return true;
+            }
+            if (t == json_type::array && !v.get_array().get(items)) {
+              *count = ctx.model.add_list(ctx.event_id, key, items);
+              return true;
+            }
+          }
+          std::string_view raw;
+          if (ingest::raw_value_json(v, raw)) {
+            return false;
+          }
+          ctx.model.writer().add(
+              index::io::MetricsOtherFieldRecord{ctx.event_id, other_fields++, key, raw});
+          return true;
+        });
   }
-  ctx.model.writer().add_metrics(row);
+  if (row.event_key == index::MetricsKind::compilation_metrics) {
+    ctx.model.facts(ctx.compile_id).note_metrics(row);
+  }
+  ctx.model.writer().add(row);
 }
 
 void handle_metrics(EventContext& ctx) {

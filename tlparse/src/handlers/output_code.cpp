@@ -37,9 +37,11 @@ void handle(EventContext& ctx) {
     }
   }
   if (ctx.model.options().plain_text) {
-    ctx.model.add_compile_file(ctx, stem, "txt", index::OutputKind::payload_text, true);
+    ctx.model.add_compile_file(ctx, stem, "txt", index::OutputKind::payload_text, true,
+                               model::FileModel::Readable::none, "inductor_output_code");
   } else {
-    ctx.model.add_compile_file(ctx, stem, "html", index::OutputKind::output_code_html, false);
+    ctx.model.add_compile_file(ctx, stem, "html", index::OutputKind::output_code_html, false,
+                               model::FileModel::Readable::none, "inductor_output_code");
   }
 }
 } // namespace

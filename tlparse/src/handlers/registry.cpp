@@ -5,6 +5,7 @@
 #include "ingest/envelope.h"
 #include "schemas/event_kinds.gen.h"
 
+#include <algorithm>
 #include <climits>
 #include <unordered_map>
 #include <utility>
@@ -126,11 +127,8 @@ bool validate_object(simdjson::ondemand::parser& parser, std::string_view json,
                      std::initializer_list<FieldSpec> specs) {
   using simdjson::ondemand::json_type;
   simdjson::ondemand::document doc;
-  if (parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
-    return false;
-  }
   simdjson::ondemand::object obj;
-  if (doc.get_object().get(obj)) {
+  if (!ingest::open_object(parser, json, doc, obj)) {
     return false;
   }
   uint64_t seen_required = 0;
@@ -142,76 +140,76 @@ bool validate_object(simdjson::ondemand::parser& parser, std::string_view json,
     }
     ++idx;
   }
-  for (auto field_result : obj) {
-    simdjson::ondemand::field field;
-    if (std::move(field_result).get(field)) {
-      return false;
-    }
-    std::string_view key;
-    if (field.unescaped_key().get(key)) {
-      return false;
-    }
-    simdjson::ondemand::value v = field.value();
-    json_type t;
-    if (v.type().get(t)) {
-      return false;
-    }
-    idx = 0;
-    bool matched = false;
-    for (const FieldSpec& s : specs) {
-      if (s.name == key) {
-        matched = true;
-        if (t == json_type::null && !s.required) {
-          std::string_view skip;
-          if (ingest::raw_value_json(v, skip)) {
-            return false;
+  const bool valid = ingest::for_each_field(
+      obj, [&](std::string_view key, simdjson::ondemand::value v, json_type t) {
+        size_t i = 0;
+        for (const FieldSpec& s : specs) {
+          if (s.name == key) {
+            seen_required |= uint64_t{1} << i;
+            std::string_view skip;
+            return t == json_type::null && !s.required ? !ingest::raw_value_json(v, skip)
+                                                       : check_type(v, t, s.type);
           }
-        } else if (!check_type(v, t, s.type)) {
-          return false;
+          ++i;
         }
-        seen_required |= uint64_t{1} << idx;
-        break;
-      }
-      ++idx;
-    }
-    if (!matched) {
-      std::string_view skip;
-      if (ingest::raw_value_json(v, skip)) {
+        std::string_view skip;
+        return !ingest::raw_value_json(v, skip);
+      });
+  return valid && (seen_required & required_mask) == required_mask;
+}
+
+NamedFields collect_fields(simdjson::ondemand::parser& parser, std::string_view json,
+                           std::initializer_list<std::string_view> names) {
+  using simdjson::ondemand::json_type;
+  NamedFields f;
+  f.strings.resize(names.size());
+  f.raws.resize(names.size());
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object obj;
+  if (!ingest::open_object(parser, json, doc, obj)) {
+    return f;
+  }
+  ingest::for_each_field(obj, [&](std::string_view key, simdjson::ondemand::value v, json_type t) {
+    const auto it = std::find(names.begin(), names.end(), key);
+    const auto i = static_cast<size_t>(it - names.begin());
+    std::string_view s;
+    if (it != names.end() && t == json_type::string) {
+      if (v.get_string().get(s)) {
         return false;
       }
+      f.strings[i] = std::string(s);
+      return true;
     }
-  }
-  return (seen_required & required_mask) == required_mask;
+    if (ingest::raw_value_json(v, s)) {
+      return false;
+    }
+    if (it != names.end() && t != json_type::null) {
+      f.raws[i] = std::string(s);
+    }
+    return true;
+  });
+  return f;
 }
 
 std::optional<std::string> string_field(simdjson::ondemand::parser& parser, std::string_view json,
                                         std::string_view name) {
   simdjson::ondemand::document doc;
-  if (parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
-    return std::nullopt;
-  }
   simdjson::ondemand::object obj;
-  if (doc.get_object().get(obj)) {
+  if (!ingest::open_object(parser, json, doc, obj)) {
     return std::nullopt;
   }
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key)) {
-      return std::nullopt;
-    }
+  std::optional<std::string> out;
+  ingest::for_each_field(obj, [&](std::string_view key, simdjson::ondemand::value v, auto) {
+    std::string_view s;
     if (key == name) {
-      std::string_view s;
-      if (field.value().get_string().get(s)) {
-        return std::nullopt;
+      if (!v.get_string().get(s)) {
+        out = std::string(s);
       }
-      return std::string(s);
+      return false;
     }
-    std::string_view skip;
-    if (ingest::raw_value_json(field.value(), skip)) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+    return !ingest::raw_value_json(v, s);
+  });
+  return out;
 }
 
 } // namespace tlparse::handlers

@@ -8,68 +8,24 @@
 namespace tlparse::handlers::record {
 namespace {
 
-struct Fields {
-  std::vector<std::string_view> names;
-  std::vector<std::optional<std::string>> strings; // unescaped, when the value is a string
-  std::vector<std::optional<std::string>> raws;    // raw JSON otherwise
-};
-
-Fields collect(simdjson::ondemand::parser& parser, std::string_view json,
-               std::initializer_list<std::string_view> names) {
-  using simdjson::ondemand::json_type;
-  Fields f;
-  f.names.assign(names.begin(), names.end());
-  f.strings.resize(f.names.size());
-  f.raws.resize(f.names.size());
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::object obj;
-  if (parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING).get(doc) ||
-      doc.get_object().get(obj)) {
-    return f;
-  }
-  for (auto field : obj) {
-    std::string_view key, s;
-    simdjson::ondemand::value v;
-    json_type t;
-    if (field.unescaped_key().get(key) || field.value().get(v) || v.type().get(t)) {
-      return f;
-    }
-    size_t i = 0;
-    while (i < f.names.size() && f.names[i] != key) {
-      ++i;
-    }
-    if (i < f.names.size() && t == json_type::string) {
-      if (v.get_string().get(s)) {
-        return f;
-      }
-      f.strings[i] = std::string(s);
-      continue;
-    }
-    if (ingest::raw_value_json(v, s)) {
-      return f;
-    }
-    if (i < f.names.size() && t != json_type::null) {
-      f.raws[i] = std::string(s);
-    }
-  }
-  return f;
-}
-
 void add_stacks(EventContext& ctx, const std::optional<std::string>& stack,
                 const std::optional<std::string>& user_stack) {
-  std::vector<index::Frame> frames;
-  // The raw JSON is copied out of the envelope buffer: re-pad it for simdjson.
-  for (const auto& [raw, role] :
-       {std::pair{&stack, "stack"}, std::pair{&user_stack, "user_stack"}}) {
-    if (!*raw) {
-      continue;
-    }
-    std::string padded = **raw;
-    const size_t n = padded.size();
-    padded.resize(n + simdjson::SIMDJSON_PADDING, ' ');
-    if (ctx.model.parse_stack(std::string_view(padded.data(), n), frames, ctx.line)) {
-      ctx.model.writer().add_stack(ctx.model.file_id(), ctx.event_id, role, frames);
-    }
+  std::vector<index::StackFrame> frames;
+  add_stack_json(ctx, stack, index::StackRole::stack, frames);
+  add_stack_json(ctx, user_stack, index::StackRole::user_stack, frames);
+}
+
+// The items of a JSON list as metadata_lists rows (strings unescaped, other items as JSON).
+void add_list(EventContext& ctx, std::string_view field, const std::optional<std::string>& raw) {
+  if (!raw) {
+    return;
+  }
+  const std::string json = ingest::padded_copy(*raw);
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::array arr;
+  if (ingest::open_array(ctx.model.parser(), std::string_view(json.data(), raw->size()), doc,
+                         arr)) {
+    ctx.model.add_list(ctx.event_id, field, arr);
   }
 }
 
@@ -83,11 +39,13 @@ bool validate_spec(simdjson::ondemand::parser& parser, std::string_view metadata
                           {"user_stack", "arr"}});
 }
 void handle_spec(EventContext& ctx) {
-  const Fields f = collect(ctx.model.parser(), ctx.metadata,
-                           {"symbol", "sources", "value", "reason", "stack", "user_stack"});
-  ctx.model.writer().add_specialization(ctx.model.file_id(), ctx.event_id,
-                                        f.strings[0].value_or(""), f.raws[1].value_or("[]"),
-                                        f.strings[2].value_or(""), f.strings[3].value_or(""));
+  const NamedFields f =
+      collect_fields(ctx.model.parser(), ctx.metadata,
+                     {"symbol", "sources", "value", "reason", "stack", "user_stack"});
+  ctx.model.writer().add(
+      index::io::SpecializationRecord{ctx.model.file_id(), ctx.event_id, f.strings[0].value_or(""),
+                                      f.strings[2].value_or(""), f.strings[3].value_or("")});
+  add_list(ctx, "sources", f.raws[1]);
   add_stacks(ctx, f.raws[4], f.raws[5]);
 }
 
@@ -96,18 +54,20 @@ bool validate_guard(simdjson::ondemand::parser& parser, std::string_view metadat
                          {{"expr", "str"}, {"stack", "arr"}, {"user_stack", "arr"}});
 }
 void handle_guard(EventContext& ctx) {
-  const Fields f = collect(ctx.model.parser(), ctx.metadata, {"expr", "stack", "user_stack"});
-  ctx.model.writer().add_guard_added_fast(ctx.model.file_id(), ctx.event_id,
-                                          f.strings[0].value_or(""));
+  const NamedFields f =
+      collect_fields(ctx.model.parser(), ctx.metadata, {"expr", "stack", "user_stack"});
+  ctx.model.writer().add(index::io::GuardAddedFastRecord{ctx.model.file_id(), ctx.event_id,
+                                                         f.strings[0].value_or("")});
   add_stacks(ctx, f.raws[1], f.raws[2]);
 }
 
 void handle_symbol(EventContext& ctx) {
-  const Fields f = collect(ctx.model.parser(), ctx.metadata,
-                           {"symbol", "val", "vr", "source", "stack", "user_stack"});
-  ctx.model.writer().add_symbol(ctx.model.file_id(), ctx.event_id, f.strings[0].value_or(""),
-                                f.strings[1] ? *f.strings[1] : f.raws[1].value_or(""),
-                                f.strings[2].value_or(""), f.strings[3].value_or(""));
+  const NamedFields f = collect_fields(ctx.model.parser(), ctx.metadata,
+                                       {"symbol", "val", "vr", "source", "stack", "user_stack"});
+  ctx.model.writer().add(
+      index::io::CreatedSymbolRecord{ctx.model.file_id(), ctx.event_id, f.strings[0].value_or(""),
+                                     f.strings[1] ? *f.strings[1] : f.raws[1].value_or(""),
+                                     f.strings[2].value_or(""), f.strings[3].value_or("")});
   add_stacks(ctx, f.raws[4], f.raws[5]);
 }
 

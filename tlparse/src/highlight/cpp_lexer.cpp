@@ -75,53 +75,24 @@ constexpr std::string_view kTypes[] = {
     "size_t",   "uint16_t", "uint32_t", "uint64_t", "uint8_t", "unsigned", "void"};
 constexpr std::string_view kConstants[] = {"NULL", "false", "nullptr", "true"};
 
-static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
-static_assert(std::is_sorted(std::begin(kTypes), std::end(kTypes)));
-static_assert(std::is_sorted(std::begin(kConstants), std::end(kConstants)));
-
-const WordSet& keywords_set() {
-  static const WordSet set(kKeywords);
-  return set;
-}
-const WordSet& types_set() {
-  static const WordSet set(kTypes);
-  return set;
-}
-const WordSet& constants_set() {
-  static const WordSet set(kConstants);
-  return set;
-}
-
-class CppLexer {
+class CppLexer : Scanner {
 public:
-  CppLexer(std::string_view text, Sink& sink) : text_(text), sink_(sink) {}
+  CppLexer(std::string_view text, Sink& sink) : Scanner(text, sink) {}
 
   void run() {
-    while (pos_ < text_.size()) {
+    bool line_start = false;
+    while (skip_blank(line_start)) {
       const char c = text_[pos_];
-      if (c == '\n') {
-        at_line_start_ = true;
-        ++pos_;
-        continue;
-      }
-      if (is_space(c)) {
-        ++pos_;
-        continue;
-      }
-      const bool line_start = at_line_start_;
-      at_line_start_ = false;
       if (c == '#' && line_start) {
         lex_preprocessor();
       } else if (c == '/' && peek(1) == '/') {
-        lex_line_comment();
+        lex_to_line_end(TokenKind::Comment);
       } else if (c == '/' && peek(1) == '*') {
         lex_block_comment();
-      } else if (c == '"') {
-        lex_quoted(pos_, pos_, '"');
-      } else if (c == '\'') {
-        lex_quoted(pos_, pos_, '\'');
+      } else if (c == '"' || c == '\'') {
+        lex_quoted_line(pos_, pos_, c);
       } else if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
-        lex_number();
+        lex_number("eEpP", true);
       } else if (is_ident_start(c)) {
         lex_word();
       } else if (is_operator_char(c)) {
@@ -142,10 +113,6 @@ public:
   }
 
 private:
-  char peek(std::size_t ahead) const {
-    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
-  }
-
   void lex_preprocessor() {
     const std::size_t start = pos_;
     while (pos_ < text_.size()) {
@@ -165,14 +132,6 @@ private:
     sink_.add(start, pos_ - start, TokenKind::Preprocessor);
   }
 
-  void lex_line_comment() {
-    const std::size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '\n') {
-      ++pos_;
-    }
-    sink_.add(start, pos_ - start, TokenKind::Comment);
-  }
-
   void lex_block_comment() {
     const std::size_t start = pos_;
     const std::size_t close = text_.find("*/", pos_ + 2);
@@ -180,30 +139,11 @@ private:
     sink_.add(start, pos_ - start, TokenKind::Comment);
   }
 
-  void lex_quoted(std::size_t token_start, std::size_t quote_pos, char q) {
-    pos_ = quote_pos + 1;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '\\' && pos_ + 1 < text_.size()) {
-        pos_ += 2;
-        continue;
-      }
-      if (c == '\n') {
-        break;
-      }
-      ++pos_;
-      if (c == q) {
-        break;
-      }
-    }
-    sink_.add(token_start, pos_ - token_start, TokenKind::String);
-  }
-
   // R"delim( ... )delim"; `quote_pos` is the '"'.
   void lex_raw_string(std::size_t token_start, std::size_t quote_pos) {
     const std::size_t paren = text_.find('(', quote_pos + 1);
     if (paren == std::string_view::npos || paren - quote_pos > 17) {
-      lex_quoted(token_start, quote_pos, '"');
+      lex_quoted_line(token_start, quote_pos, '"');
       return;
     }
     std::string closing = ")";
@@ -214,34 +154,9 @@ private:
     sink_.add(token_start, pos_ - token_start, TokenKind::String);
   }
 
-  void lex_number() {
-    const std::size_t start = pos_;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (is_ident_char(c) || c == '.') {
-        ++pos_;
-        continue;
-      }
-      if (c == '\'' && is_ident_char(peek(1))) {
-        pos_ += 1; // digit separator
-        continue;
-      }
-      const char prev = text_[pos_ - 1];
-      if ((c == '+' || c == '-') && (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P')) {
-        ++pos_;
-        continue;
-      }
-      break;
-    }
-    sink_.add(start, pos_ - start, TokenKind::Number);
-  }
-
   void lex_word() {
     const std::size_t start = pos_;
-    while (pos_ < text_.size() && is_ident_char(text_[pos_])) {
-      ++pos_;
-    }
-    const std::string_view word = text_.substr(start, pos_ - start);
+    const std::string_view word = take_word();
     if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'')) {
       const bool raw = word == "R" || word == "LR" || word == "uR" || word == "UR" || word == "u8R";
       const bool prefix = word == "L" || word == "u" || word == "U" || word == "u8";
@@ -250,25 +165,20 @@ private:
         return;
       }
       if (prefix) {
-        lex_quoted(start, pos_, text_[pos_]);
+        lex_quoted_line(start, pos_, text_[pos_]);
         return;
       }
     }
-    if (keywords_set().contains(word)) {
+    if (word_set<kKeywords>().contains(word)) {
       sink_.add(start, word.size(), TokenKind::Keyword);
-    } else if (types_set().contains(word)) {
+    } else if (word_set<kTypes>().contains(word)) {
       sink_.add(start, word.size(), TokenKind::Builtin);
-    } else if (constants_set().contains(word)) {
+    } else if (word_set<kConstants>().contains(word)) {
       sink_.add(start, word.size(), TokenKind::Constant);
     } else if (next_non_blank(text_, pos_) == '(') {
       sink_.add(start, word.size(), TokenKind::Function);
     }
   }
-
-  std::string_view text_;
-  Sink& sink_;
-  std::size_t pos_ = 0;
-  bool at_line_start_ = true;
 };
 
 } // namespace

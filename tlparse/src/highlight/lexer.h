@@ -110,6 +110,14 @@ private:
   std::uint16_t end_[256] = {};
 };
 
+// The WordSet of a sorted word list with static storage, built on first use.
+template <const auto& Words>
+const WordSet& word_set() {
+  static_assert(std::is_sorted(std::begin(Words), std::end(Words)), "keep word lists sorted");
+  static const WordSet set(Words);
+  return set;
+}
+
 // The next non-blank character at or after `pos` on the same logical stretch of text (spaces and
 // tabs skipped, newlines not), or '\0'.
 inline char next_non_blank(std::string_view text, std::size_t pos) {
@@ -122,5 +130,92 @@ inline char next_non_blank(std::string_view text, std::size_t pos) {
 void lex_python(std::string_view text, Sink& sink);
 void lex_cpp(std::string_view text, Sink& sink);
 void lex_json(std::string_view text, Sink& sink);
+
+// What every tokenizer does the same way: walk the text, know whether the next character begins a
+// line, and emit the tokens that end at the end of a line or of a one-line quoted string.
+class Scanner {
+protected:
+  Scanner(std::string_view text, Sink& sink) : text_(text), sink_(sink) {}
+
+  char peek(std::size_t ahead) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+  // Skips blanks and newlines; false at the end of the text. `line_start`: only blanks stand
+  // between the previous newline (or the start) and the next character.
+  bool skip_blank(bool& line_start) {
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '\n') {
+        at_line_start_ = true;
+      } else if (!is_space(c)) {
+        line_start = at_line_start_;
+        at_line_start_ = false;
+        return true;
+      }
+      ++pos_;
+    }
+    return false;
+  }
+  // A token from here to the end of the line (a comment).
+  void lex_to_line_end(TokenKind kind) {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '\n') {
+      ++pos_;
+    }
+    sink_.add(start, pos_ - start, kind);
+  }
+  // A string quoted with `q` on one line, escapes skipped; an unterminated one stops at the end
+  // of the line. `token_start` includes any prefix letters; `quote_pos` is the opening quote.
+  void lex_quoted_line(std::size_t token_start, std::size_t quote_pos, char q) {
+    pos_ = quote_pos + 1;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '\\' && pos_ + 1 < text_.size()) {
+        pos_ += 2;
+        continue;
+      }
+      if (c == '\n') {
+        break;
+      }
+      ++pos_;
+      if (c == q) {
+        break;
+      }
+    }
+    sink_.add(token_start, pos_ - token_start, TokenKind::String);
+  }
+
+  // A number: identifier characters and dots, a sign right after one of `exponents`, and with
+  // `separators` a quote between digits (C++'s 1'000).
+  void lex_number(std::string_view exponents, bool separators) {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      const bool part =
+          is_ident_char(c) || c == '.' || (separators && c == '\'' && is_ident_char(peek(1))) ||
+          ((c == '+' || c == '-') && exponents.find(text_[pos_ - 1]) != std::string_view::npos);
+      if (!part) {
+        break;
+      }
+      ++pos_;
+    }
+    sink_.add(start, pos_ - start, TokenKind::Number);
+  }
+  // Advances over an identifier and returns it.
+  std::string_view take_word() {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && is_ident_char(text_[pos_])) {
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+
+  std::string_view text_;
+  Sink& sink_;
+  std::size_t pos_ = 0;
+
+private:
+  bool at_line_start_ = true;
+};
 
 } // namespace tlparse::highlight::detail

@@ -20,23 +20,6 @@ constexpr std::string_view kBuiltins[] = {
     "list",    "max",      "min",       "object",   "print",   "range", "self",       "set",
     "setattr", "str",      "sum",       "super",    "torch",   "tuple", "type",       "zip"};
 
-static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
-static_assert(std::is_sorted(std::begin(kConstants), std::end(kConstants)));
-static_assert(std::is_sorted(std::begin(kBuiltins), std::end(kBuiltins)));
-
-const WordSet& keywords_set() {
-  static const WordSet set(kKeywords);
-  return set;
-}
-const WordSet& constants_set() {
-  static const WordSet set(kConstants);
-  return set;
-}
-const WordSet& builtins_set() {
-  static const WordSet set(kBuiltins);
-  return set;
-}
-
 bool is_string_prefix(std::string_view word) {
   if (word.empty() || word.size() > 2) {
     return false;
@@ -82,31 +65,23 @@ std::optional<Language> embedded_language(std::string_view text, std::size_t str
   return std::nullopt;
 }
 
-class PythonLexer {
+class PythonLexer : Scanner {
 public:
-  PythonLexer(std::string_view text, Sink& sink) : text_(text), sink_(sink) {}
+  PythonLexer(std::string_view text, Sink& sink) : Scanner(text, sink) {}
 
   void run() {
-    while (pos_ < text_.size()) {
+    bool line_start = false;
+    while (skip_blank(line_start)) {
       const char c = text_[pos_];
-      if (c == '\n') {
-        at_line_start_ = true;
-        ++pos_;
-        continue;
-      }
-      if (is_space(c)) {
-        ++pos_;
-        continue;
-      }
-      const bool line_start = at_line_start_;
-      at_line_start_ = false;
       if (c == '#') {
-        lex_comment();
+        lex_to_line_end(TokenKind::Comment);
       } else if (c == '"' || c == '\'') {
         lex_string(pos_, pos_);
       } else if (is_digit(c) ||
                  (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) {
-        lex_number();
+        // In a hex literal 'e' is a digit, never an exponent.
+        const bool hex = c == '0' && (peek(1) == 'x' || peek(1) == 'X');
+        lex_number(hex ? "" : "eE", false);
       } else if (is_ident_start(c)) {
         lex_word();
       } else if (c == '@' && line_start) {
@@ -124,36 +99,13 @@ public:
   }
 
 private:
-  void lex_comment() {
-    const std::size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '\n') {
-      ++pos_;
-    }
-    sink_.add(start, pos_ - start, TokenKind::Comment);
-  }
-
   // `token_start` includes any prefix letters; `quote_pos` is the first quote.
   void lex_string(std::size_t token_start, std::size_t quote_pos) {
     const char q = text_[quote_pos];
     const bool triple =
         quote_pos + 2 < text_.size() && text_[quote_pos + 1] == q && text_[quote_pos + 2] == q;
     if (!triple) {
-      pos_ = quote_pos + 1;
-      while (pos_ < text_.size()) {
-        const char c = text_[pos_];
-        if (c == '\\' && pos_ + 1 < text_.size()) {
-          pos_ += 2;
-          continue;
-        }
-        if (c == '\n') {
-          break; // unterminated: stop at the end of the line
-        }
-        ++pos_;
-        if (c == q) {
-          break;
-        }
-      }
-      sink_.add(token_start, pos_ - token_start, TokenKind::String);
+      lex_quoted_line(token_start, quote_pos, q);
       return;
     }
     const std::size_t body_start = quote_pos + 3;
@@ -193,38 +145,16 @@ private:
     sink_.add(body_end, end - body_end, TokenKind::String);
   }
 
-  void lex_number() {
-    const std::size_t start = pos_;
-    const bool hex = text_[pos_] == '0' && pos_ + 1 < text_.size() &&
-                     (text_[pos_ + 1] == 'x' || text_[pos_ + 1] == 'X');
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (is_ident_char(c) || c == '.') {
-        ++pos_;
-        continue;
-      }
-      if ((c == '+' || c == '-') && !hex && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')) {
-        ++pos_;
-        continue;
-      }
-      break;
-    }
-    sink_.add(start, pos_ - start, TokenKind::Number);
-  }
-
   void lex_word() {
     const std::size_t start = pos_;
-    while (pos_ < text_.size() && is_ident_char(text_[pos_])) {
-      ++pos_;
-    }
-    const std::string_view word = text_.substr(start, pos_ - start);
+    const std::string_view word = take_word();
     if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'') &&
         is_string_prefix(word)) {
       lex_string(start, pos_);
       return;
     }
     const bool after_dot = start > 0 && text_[start - 1] == '.';
-    if (!after_dot && keywords_set().contains(word)) {
+    if (!after_dot && word_set<kKeywords>().contains(word)) {
       sink_.add(start, word.size(), TokenKind::Keyword);
       expect_name_ = word == "def" || word == "class";
       return;
@@ -234,11 +164,11 @@ private:
       sink_.add(start, word.size(), TokenKind::Function);
       return;
     }
-    if (!after_dot && constants_set().contains(word)) {
+    if (!after_dot && word_set<kConstants>().contains(word)) {
       sink_.add(start, word.size(), TokenKind::Constant);
     } else if (next_non_blank(text_, pos_) == '(') {
       sink_.add(start, word.size(), TokenKind::Function);
-    } else if (!after_dot && builtins_set().contains(word)) {
+    } else if (!after_dot && word_set<kBuiltins>().contains(word)) {
       sink_.add(start, word.size(), TokenKind::Builtin);
     }
   }
@@ -252,10 +182,6 @@ private:
     sink_.add(start, pos_ - start, TokenKind::Decorator);
   }
 
-  std::string_view text_;
-  Sink& sink_;
-  std::size_t pos_ = 0;
-  bool at_line_start_ = true;
   bool expect_name_ = false;
 };
 

@@ -1,766 +1,820 @@
-// IndexReader: queries over index.sqlite returning plain values. See index_reader.h.
+// IndexReader: queries over index.sqlite returning the schema's rows. See index_reader.h. Every
+// query goes through each_row(), which turns a failed step, a statement that cannot be prepared
+// (a table missing) and a value of the wrong type into an error naming the index.
 #include "tlparse/index/index_reader.h"
 
+#include "index/payload_store.h"
+#include "index/schema_io.gen.h"
 #include "index/sqlite_util.h"
-#include "ingest/envelope.h"
-#include "tlparse/index_schema.gen.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
-#include <set>
-#include <simdjson.h>
-#include <zlib.h>
+#include <unordered_map>
 
 namespace tlparse::index {
 
 namespace {
 
-constexpr const char* kEventCols =
-    "e.id,e.file_id,e.line,e.status,e.kind,e.known,e.cid_valid,e.caid,e.frame_id,"
-    "e.frame_compile_id,e.attempt,e.key_id,e.rank,e.level,e.month,e.day,e.time_us,e.thread,"
-    "e.pathname,e.source_line,e.envelope,e.payload_md5,e.payload_id,e.payload_filename,"
-    "e.in_raw_jsonl";
+enum class Next { more, stop, bad };
 
-std::optional<uint32_t> opt_u32(const Stmt& s, int c) {
-  return s.is_null(c) ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(s.i64(c)));
-}
-
-std::optional<CompileId> cid_at(const Stmt& s, int valid_col, int first) {
-  if (valid_col >= 0 && s.i64(valid_col) == 0) {
+std::optional<uint32_t> u32(const std::optional<int64_t>& v) {
+  if (!v || *v < 0 || *v > UINT32_MAX) {
     return std::nullopt;
   }
+  return static_cast<uint32_t>(*v);
+}
+
+CompileId compile_id_from(const std::optional<int64_t>& caid, const std::optional<int64_t>& frame,
+                          const std::optional<int64_t>& frame_compile,
+                          const std::optional<int64_t>& attempt) {
   CompileId c;
-  c.compiled_autograd_id = opt_u32(s, first);
-  c.frame_id = opt_u32(s, first + 1);
-  c.frame_compile_id = opt_u32(s, first + 2);
-  c.attempt = opt_u32(s, first + 3);
+  c.compiled_autograd_id = u32(caid);
+  c.frame_id = u32(frame);
+  c.frame_compile_id = u32(frame_compile);
+  c.attempt = u32(attempt);
   return c;
 }
 
-// The leading columns of every per-event query below, so one function maps them:
-// 0 event id, 1 line, 2-6 compile id (cid_valid, caid, frame, frame compile, attempt), 7 key id.
-#define TORCHSCOPE_EVENT_REF_COLS                                                                  \
-  "x.event_id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,e.attempt,e.key_id"
-constexpr int kFirstOwnCol = 8;
+// The columns after which EventRef columns follow in the joined queries below.
+#define TORCHSCOPE_EVENT_REF_COLUMNS                                                               \
+  "e.id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,e.attempt,e.key_id"
+constexpr int kEventRefColumns = 8;
 
-template <class T>
-void read_event_ref(const Stmt& s, T& row) {
-  row.event_id = s.i64(0);
-  if constexpr (requires { row.line; }) {
-    row.line = s.i64(1);
+// Reads an EventRef at column `first`; -1 or the bad column.
+int read_event_ref(const Stmt& s, int first, EventRef& out) {
+  bool valid = false;
+  std::optional<int64_t> caid, frame, frame_compile, attempt;
+  if (!read_column(s, first, out.event_id)) {
+    return first;
   }
-  row.cid = cid_at(s, 2, 3);
-  if constexpr (requires { row.key_id; }) {
-    row.key_id = s.opt_i64(7);
+  if (!read_column(s, first + 1, out.line)) {
+    return first + 1;
   }
+  if (!read_column(s, first + 2, valid)) {
+    return first + 2;
+  }
+  if (!read_column(s, first + 3, caid) || !read_column(s, first + 4, frame) ||
+      !read_column(s, first + 5, frame_compile) || !read_column(s, first + 6, attempt)) {
+    return first + 3;
+  }
+  if (!read_column(s, first + 7, out.key_id)) {
+    return first + 7;
+  }
+  out.cid = valid ? std::optional<CompileId>(compile_id_from(caid, frame, frame_compile, attempt))
+                  : std::nullopt;
+  return -1;
 }
 
-// Runs a query over one file (`file_id` bound to ?1) and maps each row with `map`.
-template <class T, class Map>
-std::vector<T> rows_of_file(sqlite3* db, const char* sql, int64_t file_id, Map&& map) {
-  std::vector<T> out;
-  Stmt s(db, sql);
-  s.bind(1, file_id);
-  while (s.step()) {
-    out.push_back(map(s));
-  }
-  return out;
-}
-
-EventStatus status_from(std::string_view s) {
-  if (s == "interned") {
-    return EventStatus::interned;
-  }
-  if (s == "other_rank") {
-    return EventStatus::other_rank;
-  }
-  if (s == "bad_envelope") {
-    return EventStatus::bad_envelope;
-  }
-  return EventStatus::ok;
-}
-
-Event event_from(const Stmt& s) {
-  Event e;
-  e.id = s.i64(0);
-  e.file_id = s.i64(1);
-  e.line = s.i64(2);
-  e.status = status_from(s.text_view(3));
-  e.key = s.text(4);
-  e.known_to_tlparse = s.i64(5) != 0;
-  e.cid = cid_at(s, 6, 7);
-  e.key_id = s.opt_i64(11);
-  e.rank = opt_u32(s, 12);
-  e.glog_level = s.text(13);
-  e.month = static_cast<int>(s.i64(14));
-  e.day = static_cast<int>(s.i64(15));
-  int64_t t = s.i64(16);
-  e.microsecond = static_cast<int>(t % 1000000);
-  t /= 1000000;
-  e.second = static_cast<int>(t % 60);
-  t /= 60;
-  e.minute = static_cast<int>(t % 60);
-  e.hour = static_cast<int>(t / 60);
-  e.thread = static_cast<uint64_t>(s.i64(17));
-  e.pathname = s.text(18);
-  e.source_line = s.i64(19);
-  e.envelope_json = s.text(20);
-  e.payload_md5 = s.opt_text(21);
-  e.has_payload_data = !s.is_null(22);
-  e.payload_filename = s.opt_text(23);
-  e.in_raw_jsonl = s.i64(24) != 0;
-  return e;
-}
-
-std::optional<std::string> inflate_payload(bool compressed, int64_t size, std::string_view data) {
-  if (!compressed) {
-    return std::string(data);
-  }
-  std::string out(static_cast<size_t>(size), '\0');
-  uLongf len = static_cast<uLongf>(size);
-  if (uncompress(reinterpret_cast<Bytef*>(out.data()), &len,
-                 reinterpret_cast<const Bytef*>(data.data()),
-                 static_cast<uLong>(data.size())) != Z_OK) {
-    return std::nullopt;
-  }
-  out.resize(len);
-  return out;
-}
-
-std::string blob(const Stmt& s, int c) {
-  const void* p = sqlite3_column_blob(s.get(), c);
-  const int n = sqlite3_column_bytes(s.get(), c);
-  return p == nullptr ? std::string()
-                      : std::string(static_cast<const char*>(p), static_cast<size_t>(n));
-}
-
-// Value of a top-level key of a JSON object, as JSON text.
-std::optional<std::string> json_member(std::string_view json, std::string_view key) {
-  simdjson::padded_string padded(json);
-  simdjson::ondemand::parser parser;
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::object obj;
-  if (parser.iterate(padded).get(doc) || doc.get_object().get(obj)) {
-    return std::nullopt;
-  }
-  for (auto field : obj) {
-    std::string_view k, raw;
-    simdjson::ondemand::value v;
-    if (field.unescaped_key().get(k) || field.value().get(v) || ingest::raw_value_json(v, raw)) {
-      return std::nullopt;
-    }
-    if (k == key) {
-      return std::string(raw);
+// A read-only SQLite URI for a path (SQLite gives '?', '#' and '%' meanings in URIs).
+std::string read_only_uri(const std::filesystem::path& path) {
+  std::string out = "file:";
+  for (const char c : path.string()) {
+    if (c == '?' || c == '#' || c == '%') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
     }
   }
-  return std::nullopt;
+  return out + "?mode=ro";
 }
 
-// Parses the main compilation_metrics fields out of the metadata JSON.
-void parse_metrics(const std::string& json, CompilationMetrics& m) {
-  using simdjson::ondemand::json_type;
-  simdjson::padded_string padded(json);
-  simdjson::ondemand::parser parser;
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::object obj;
-  if (parser.iterate(padded).get(doc) || doc.get_object().get(obj)) {
-    return;
-  }
-  for (auto field : obj) {
-    std::string_view k, s;
-    simdjson::ondemand::value v;
-    json_type t;
-    if (field.unescaped_key().get(k) || field.value().get(v) || v.type().get(t)) {
-      return;
-    }
-    if (t == json_type::string) {
-      if (v.get_string().get(s)) {
-        return;
-      }
-      std::optional<std::string>* slot = k == "co_name"       ? &m.co_name
-                                         : k == "co_filename" ? &m.co_filename
-                                         : k == "fail_type"   ? &m.fail_type
-                                         : k == "fail_reason" ? &m.fail_reason
-                                         : k == "fail_user_frame_filename"
-                                             ? &m.fail_user_frame_filename
-                                             : nullptr;
-      if (slot != nullptr) {
-        *slot = std::string(s);
-      }
-      continue;
-    }
-    if (t == json_type::number) {
-      std::optional<int64_t>* islot = k == "co_firstlineno"           ? &m.co_firstlineno
-                                      : k == "cache_size"             ? &m.cache_size
-                                      : k == "accumulated_cache_size" ? &m.accumulated_cache_size
-                                      : k == "guard_count"            ? &m.guard_count
-                                      : k == "shape_env_guard_count"  ? &m.shape_env_guard_count
-                                      : k == "graph_op_count"         ? &m.graph_op_count
-                                      : k == "graph_node_count"       ? &m.graph_node_count
-                                      : k == "graph_input_count"      ? &m.graph_input_count
-                                      : k == "fail_user_frame_lineno" ? &m.fail_user_frame_lineno
-                                                                      : nullptr;
-      std::optional<double>* dslot =
-          k == "start_time"                     ? &m.start_time
-          : k == "entire_frame_compile_time_s"  ? &m.entire_frame_compile_time_s
-          : k == "backend_compile_time_s"       ? &m.backend_compile_time_s
-          : k == "inductor_compile_time_s"      ? &m.inductor_compile_time_s
-          : k == "code_gen_time_s"              ? &m.code_gen_time_s
-          : k == "dynamo_time_before_restart_s" ? &m.dynamo_time_before_restart_s
-                                                : nullptr;
-      if (islot != nullptr) {
-        int64_t i = 0;
-        if (!v.get_int64().get(i)) {
-          *islot = i;
-        }
-      } else if (dslot != nullptr) {
-        double d = 0;
-        if (!v.get_double().get(d)) {
-          *dslot = d;
-        }
-      } else if (ingest::raw_value_json(v, s)) {
-        return;
-      }
-      continue;
-    }
-    if (t == json_type::array &&
-        (k == "restart_reasons" || k == "non_compliant_ops" || k == "compliant_custom_ops")) {
-      std::vector<std::string> list;
-      simdjson::ondemand::array arr;
-      if (v.get_array().get(arr)) {
-        return;
-      }
-      for (auto item : arr) {
-        json_type it;
-        if (item.type().get(it)) {
-          return;
-        }
-        if (it == json_type::string) {
-          if (item.get_string().get(s)) {
-            return;
-          }
-          list.emplace_back(s);
-        } else if (ingest::raw_value_json(item.value_unsafe(), s)) {
-          return;
-        } else {
-          list.emplace_back(s);
-        }
-      }
-      if (k == "restart_reasons") {
-        m.restart_reasons = std::move(list);
-      } else if (k == "non_compliant_ops") {
-        m.non_compliant_ops = std::move(list);
-      } else {
-        m.compliant_custom_ops = std::move(list);
-      }
-      continue;
-    }
-    if (ingest::raw_value_json(v, s)) {
-      return;
-    }
-  }
-}
+// Reads the event's metadata from columns envelope, value_offset, value_length at `first`.
+int read_metadata(const Stmt& s, int first, std::string& out);
 
 } // namespace
 
-std::string_view to_string(OutputKind kind) {
-  switch (kind) {
-  case OutputKind::payload_text:
-    return "payload_text";
-  case OutputKind::json_pretty:
-    return "json_pretty";
-  case OutputKind::guards_html:
-    return "guards_html";
-  case OutputKind::output_code_html:
-    return "output_code_html";
-  case OutputKind::metrics_html:
-    return "metrics_html";
-  case OutputKind::bwd_metrics_html:
-    return "bwd_metrics_html";
-  case OutputKind::aot_bwd_metrics_html:
-    return "aot_bwd_metrics_html";
-  case OutputKind::dump_file_html:
-    return "dump_file_html";
-  case OutputKind::readable_html:
-    return "readable_html";
-  case OutputKind::link:
-    return "link";
-  case OutputKind::payload_copy:
-    return "payload_copy";
+std::optional<CompileId> compile_id_of(const Event& e) {
+  if (!e.cid_valid) {
+    return std::nullopt;
   }
-  return "payload_text";
+  return compile_id_from(e.caid, e.frame_id, e.frame_compile_id, e.attempt);
 }
 
-std::optional<OutputKind> output_kind_from_string(std::string_view s) {
-  for (int i = 0; i <= static_cast<int>(OutputKind::payload_copy); ++i) {
-    const auto k = static_cast<OutputKind>(i);
-    if (to_string(k) == s) {
-      return k;
-    }
+std::optional<CompileId> compile_id_of(const CompileKey& k) {
+  if (k.is_unknown) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  return compile_id_from(k.caid, k.frame_id, k.frame_compile_id, k.attempt);
 }
 
-std::string_view to_string(EventStatus s) {
-  switch (s) {
-  case EventStatus::ok:
-    return "ok";
-  case EventStatus::interned:
-    return "interned";
-  case EventStatus::other_rank:
-    return "other_rank";
-  case EventStatus::bad_envelope:
-    return "bad_envelope";
-  }
-  return "ok";
-}
-
-std::string_view to_string(CompileStatus s) {
-  switch (s) {
-  case CompileStatus::ok:
-    return "status-ok";
-  case CompileStatus::restart:
-    return "status-break";
-  case CompileStatus::empty:
-    return "status-empty";
-  case CompileStatus::error:
-    return "status-error";
-  case CompileStatus::missing:
-    return "status-missing";
-  }
-  return "status-missing";
-}
-
-std::string raw_jsonl_timestamp(const Event& e, int year) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, e.month, e.day,
-                e.hour, e.minute, e.second, e.microsecond);
+std::string raw_jsonl_timestamp(const Event& e, int64_t year) {
+  int64_t t = e.time_us;
+  const auto microsecond = static_cast<int>(t % 1000000);
+  t /= 1000000;
+  const auto second = static_cast<int>(t % 60);
+  t /= 60;
+  const auto minute = static_cast<int>(t % 60);
+  const auto hour = static_cast<int>(t / 60);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", static_cast<int>(year),
+                static_cast<int>(e.month), static_cast<int>(e.day), hour, minute, second,
+                microsecond);
   return buf;
+}
+
+namespace {
+int read_metadata(const Stmt& s, int first, std::string& out) {
+  Event e;
+  if (!read_column(s, first, e.envelope) || !read_column(s, first + 1, e.value_offset) ||
+      !read_column(s, first + 2, e.value_length)) {
+    return first;
+  }
+  out = std::string(event_metadata(e));
+  return -1;
+}
+} // namespace
+
+std::string_view event_metadata(const Event& e) {
+  if (!e.value_offset || !e.value_length || *e.value_offset < 0 || *e.value_length < 0 ||
+      static_cast<uint64_t>(*e.value_offset) + static_cast<uint64_t>(*e.value_length) >
+          e.envelope.size()) {
+    return "{}";
+  }
+  return std::string_view(e.envelope)
+      .substr(static_cast<size_t>(*e.value_offset), static_cast<size_t>(*e.value_length));
 }
 
 struct IndexReader::Impl {
   Db db;
-  std::string path;
+  std::filesystem::path path;
+  bool search_attached = false;
+
+  Error damaged(std::string_view what, const std::string& detail) const {
+    return Error{path.string() + ": cannot read " + std::string(what) + " (" + detail +
+                 "); the index is damaged or was not written by this version of tlparse: "
+                 "rebuild it with `tlparse index`"};
+  }
+
+  // Runs `sql` with integer `binds` and calls fn(stmt, bad_column) for each row.
+  template <class Fn>
+  Status each_row(std::string_view what, const std::string& sql,
+                  std::initializer_list<int64_t> binds, Fn&& fn) const {
+    Stmt s(db.get(), sql.c_str());
+    if (!s.ok()) {
+      return damaged(what, s.error());
+    }
+    int i = 1;
+    for (const int64_t b : binds) {
+      s.bind(i++, b);
+    }
+    for (;;) {
+      switch (s.step()) {
+      case Step::done:
+        return {};
+      case Step::error:
+        return damaged(what, s.error());
+      case Step::row: {
+        int bad = -1;
+        const Next next = fn(s, bad);
+        if (next == Next::bad) {
+          const char* column = sqlite3_column_name(s.get(), bad);
+          return damaged(what, std::string("column ") + (column != nullptr ? column : "?") +
+                                   " holds a value of the wrong type");
+        }
+        if (next == Next::stop) {
+          return {};
+        }
+        break;
+      }
+      }
+    }
+  }
+
+  // Every row of a table matching `where` (with its binds), as the schema's row type.
+  template <class Row>
+  Result<std::vector<Row>> rows(const std::string& where,
+                                std::initializer_list<int64_t> binds) const {
+    const char* table = io::Table<Row>::kName;
+    std::vector<Row> out;
+    const Status st =
+        each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
+                 [&](const Stmt& s, int& bad) {
+                   Row r;
+                   bad = io::read_row(s, 0, r);
+                   if (bad >= 0) {
+                     return Next::bad;
+                   }
+                   out.push_back(std::move(r));
+                   return Next::more;
+                 });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return out;
+  }
+
+  // The stacks of `roles` of a file's events: event id -> role -> frames. An event with two
+  // stacks of one role keeps the first.
+  Result<std::unordered_map<int64_t, std::map<StackRole, StackFrames>>>
+  stacks_by_event(int64_t file_id, std::string_view roles) const {
+    std::unordered_map<int64_t, std::map<StackRole, StackFrames>> out;
+    std::unordered_map<int64_t, StackFrames*> chosen; // stack id -> where its frames go
+    const std::string in = "(" + std::string(roles) + ")";
+    Status st = each_row(
+        "stacks", "SELECT stacks.* FROM stacks WHERE file_id=? AND role IN " + in + " ORDER BY id",
+        {file_id}, [&](const Stmt& s, int& bad) {
+          Stack x;
+          bad = io::read_row(s, 0, x);
+          if (bad >= 0) {
+            return Next::bad;
+          }
+          auto& roles_of_event = out[x.event_id];
+          if (roles_of_event.find(x.role) == roles_of_event.end()) {
+            chosen.emplace(x.id, &roles_of_event[x.role]);
+          }
+          return Next::more;
+        });
+    if (!st) {
+      return Error{st.error()};
+    }
+    st = each_row("stack_frames",
+                  "SELECT f.* FROM stack_frames f JOIN stacks x ON x.id=f.stack_id WHERE "
+                  "x.file_id=? AND x.role IN " +
+                      in + " ORDER BY f.stack_id, f.pos",
+                  {file_id}, [&](const Stmt& s, int& bad) {
+                    StackFrame f;
+                    bad = io::read_row(s, 0, f);
+                    if (bad >= 0) {
+                      return Next::bad;
+                    }
+                    if (auto it = chosen.find(f.stack_id); it != chosen.end()) {
+                      it->second->push_back(std::move(f));
+                    }
+                    return Next::more;
+                  });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return out;
+  }
+
+  // List fields of a file's events of table `owner`: event id -> field -> items.
+  Result<std::unordered_map<int64_t, std::map<std::string, std::vector<std::string>>>>
+  lists_by_event(int64_t file_id, std::string_view owner) const {
+    std::unordered_map<int64_t, std::map<std::string, std::vector<std::string>>> out;
+    const Status st = each_row(
+        "metadata_lists",
+        "SELECT l.* FROM metadata_lists l JOIN " + std::string(owner) +
+            " x ON x.event_id=l.event_id WHERE x.file_id=? ORDER BY l.event_id, l.field, l.pos",
+        {file_id}, [&](const Stmt& s, int& bad) {
+          MetadataListItem item;
+          bad = io::read_row(s, 0, item);
+          if (bad >= 0) {
+            return Next::bad;
+          }
+          out[item.event_id][item.field].push_back(std::move(item.value));
+          return Next::more;
+        });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return out;
+  }
 };
 
 IndexReader::IndexReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IndexReader::~IndexReader() = default;
 
-std::unique_ptr<IndexReader> IndexReader::open(const std::filesystem::path& path,
-                                               std::string* error) {
+namespace {
+
+// A file whose SQLite header promises more pages than it holds was cut short.
+std::optional<std::string> truncation(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char h[100] = {};
+  if (!in.read(reinterpret_cast<char*>(h), sizeof h)) {
+    return std::nullopt; // too short for a header: SQLite says "not a database"
+  }
+  const auto be32 = [&](int at) {
+    return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (uint32_t{h[at + 2]} << 8) |
+           uint32_t{h[at + 3]};
+  };
+  uint64_t page_size = (uint32_t{h[16]} << 8) | h[17];
+  if (page_size == 1) {
+    page_size = 65536;
+  }
+  // The page count in the header is valid when its change counter matches (offset 24 vs 92).
+  if (be32(24) != be32(92)) {
+    return std::nullopt;
+  }
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  const uint64_t expected = uint64_t{be32(28)} * page_size;
+  if (!ec && expected > size) {
+    return "the file is truncated: its header says " + std::to_string(expected) +
+           " bytes, it has " + std::to_string(size);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::path& path,
+                                                       const OpenOptions& options) {
   auto impl = std::make_unique<Impl>();
-  impl->path = path.string();
+  impl->path = path;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    if (error != nullptr) {
-      *error = path.string() + ": no such index file";
-    }
-    return nullptr;
+    return Error{path.string() + ": no such index file"};
   }
-  if (!impl->db.open(impl->path, SQLITE_OPEN_READONLY, error)) {
-    return nullptr;
+  if (auto cut = truncation(path)) {
+    return Error{path.string() + ": " + *cut + "; rebuild the index with `tlparse index`"};
   }
-  Stmt s(impl->db.get(), "SELECT value FROM meta WHERE key='schema_version'");
-  if (!s.ok() || !s.step()) {
-    if (error != nullptr) {
-      *error = path.string() + " is not a torchscope index";
-    }
-    return nullptr;
+  std::string error;
+  if (!impl->db.open(path.string(), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &error)) {
+    return Error{path.string() + ": " + error};
   }
-  if (s.text(0) != std::to_string(generated::kIndexSchemaVersion)) {
-    if (error != nullptr) {
-      *error = path.string() + ": index schema version " + s.text(0) + ", expected " +
-               std::to_string(generated::kIndexSchemaVersion) + " (re-run `tlparse index`)";
+  // Is it an index, and of this version?
+  std::optional<std::string> version;
+  Status st = impl->each_row("meta", "SELECT value FROM meta WHERE key='schema_version'", {},
+                             [&](const Stmt& s, int& bad) {
+                               std::string v;
+                               if (!read_column(s, 0, v)) {
+                                 bad = 0;
+                                 return Next::bad;
+                               }
+                               version = v;
+                               return Next::stop;
+                             });
+  if (!st || !version) {
+    return Error{path.string() + " is not a torchscope index" +
+                 (st ? std::string() : " (" + st.error() + ")")};
+  }
+  if (*version != std::to_string(kSchemaVersion)) {
+    return Error{path.string() + ": index schema version " + *version + ", this tlparse reads " +
+                 std::to_string(kSchemaVersion) + " (rebuild it with `tlparse index`)"};
+  }
+  // Every declared table, with its columns in order and their types.
+  for (const io::TableInfo& t : io::kTables) {
+    int seen = 0;
+    std::string mismatch;
+    st = impl->each_row(t.name, std::string("PRAGMA main.table_info(") + t.name + ")", {},
+                        [&](const Stmt& s, int&) {
+                          const std::string name(s.text_view(1));
+                          const std::string type(s.text_view(2));
+                          const bool not_null = s.i64(3) != 0;
+                          const bool primary = s.i64(5) != 0;
+                          if (seen >= t.column_count) {
+                            mismatch = "an undeclared column " + name;
+                            return Next::stop;
+                          }
+                          const io::ColumnInfo& c = t.columns[seen++];
+                          if (name != c.name || type != c.type || not_null != c.not_null ||
+                              primary != c.primary) {
+                            mismatch = "column " + name + " " + type + " where " + c.name + " " +
+                                       c.type + " is declared";
+                          }
+                          return mismatch.empty() ? Next::more : Next::stop;
+                        });
+    if (!st) {
+      return Error{st.error()};
     }
-    return nullptr;
+    if (seen == 0) {
+      return Error{path.string() + ": the table " + t.name +
+                   " is missing; the index is damaged (rebuild it with `tlparse index`)"};
+    }
+    if (mismatch.empty() && seen != t.column_count) {
+      mismatch = "only " + std::to_string(seen) + " of its columns";
+    }
+    if (!mismatch.empty()) {
+      return Error{path.string() + ": table " + t.name + " has " + mismatch +
+                   "; the index is damaged (rebuild it with `tlparse index`)"};
+    }
+  }
+  if (!options.search_file.empty()) {
+    Stmt attach(impl->db.get(), "ATTACH DATABASE ? AS search");
+    const std::string uri = read_only_uri(options.search_file);
+    attach.bind(1, std::string_view(uri));
+    if (!attach.run()) {
+      return Error{options.search_file.string() + ": " + attach.error()};
+    }
+    impl->search_attached = true;
   }
   return std::unique_ptr<IndexReader>(new IndexReader(std::move(impl)));
 }
 
-std::vector<FileInfo> IndexReader::files() const {
-  std::vector<FileInfo> out;
-  Stmt s(impl_->db.get(), "SELECT id,path,name,size_bytes,rank,rank_from_name,lines,"
-                          "timestamp_year FROM files ORDER BY id");
-  while (s.step()) {
-    FileInfo f;
-    f.id = s.i64(0);
-    f.path = s.text(1);
-    f.name = s.text(2);
-    f.size_bytes = static_cast<uint64_t>(s.i64(3));
-    f.rank = opt_u32(s, 4);
-    f.rank_from_name = opt_u32(s, 5);
-    f.lines = static_cast<uint64_t>(s.i64(6));
-    f.timestamp_year = static_cast<int>(s.i64(7));
-    out.push_back(std::move(f));
+const std::filesystem::path& IndexReader::path() const {
+  return impl_->path;
+}
+
+Status IndexReader::check_integrity() const {
+  std::string problems;
+  const Status st =
+      impl_->each_row("the whole file", "PRAGMA quick_check", {}, [&](const Stmt& s, int&) {
+        const std::string_view line = s.text_view(0);
+        if (line != "ok" && problems.size() < 400) {
+          problems += (problems.empty() ? "" : "; ");
+          problems += line;
+        }
+        return Next::more;
+      });
+  if (!st) {
+    return st;
+  }
+  if (!problems.empty()) {
+    return impl_->damaged("the whole file", problems);
+  }
+  return {};
+}
+
+Result<std::vector<File>> IndexReader::files() const {
+  return impl_->rows<File>("ORDER BY id", {});
+}
+
+Result<std::vector<Compile>> IndexReader::compiles(int64_t file_id) const {
+  return impl_->rows<Compile>("WHERE file_id=? ORDER BY ord", {file_id});
+}
+
+Result<std::vector<CompileKey>> IndexReader::compile_keys(int64_t file_id) const {
+  return impl_->rows<CompileKey>("WHERE file_id=? ORDER BY ord", {file_id});
+}
+
+Result<std::vector<Output>> IndexReader::outputs(int64_t file_id) const {
+  return impl_->rows<Output>("WHERE file_id=? ORDER BY seq", {file_id});
+}
+
+Result<std::optional<Output>> IndexReader::output(int64_t output_id) const {
+  auto r = impl_->rows<Output>("WHERE id=?", {output_id});
+  if (!r) {
+    return Error{r.error()};
+  }
+  return r->empty() ? std::nullopt : std::optional<Output>(std::move(r->front()));
+}
+
+Result<std::optional<Event>> IndexReader::event(int64_t event_id) const {
+  auto r = impl_->rows<Event>("WHERE id=?", {event_id});
+  if (!r) {
+    return Error{r.error()};
+  }
+  return r->empty() ? std::nullopt : std::optional<Event>(std::move(r->front()));
+}
+
+Result<std::optional<std::string>> IndexReader::payload(int64_t event_id) const {
+  std::optional<std::string> out;
+  bool broken = false;
+  const Status st = impl_->each_row(
+      "payloads",
+      "SELECT p.compressed,p.size,p.data FROM events e JOIN payloads p ON p.id=e.payload_id "
+      "WHERE e.id=?",
+      {event_id}, [&](const Stmt& s, int& bad) {
+        bool compressed = false;
+        int64_t size = 0;
+        std::string data;
+        if (!read_column(s, 0, compressed) || !read_column(s, 1, size) || !read_blob(s, 2, data)) {
+          bad = 0;
+          return Next::bad;
+        }
+        out = inflate_payload(compressed, size, data);
+        broken = !out;
+        return Next::stop;
+      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  if (broken) {
+    return impl_->damaged("the payload of event " + std::to_string(event_id),
+                          "its compressed bytes do not inflate to its size");
   }
   return out;
 }
 
-std::vector<CompileKey> IndexReader::compile_keys(int64_t file_id) const {
-  std::vector<CompileKey> out;
-  Stmt s(impl_->db.get(), "SELECT id,file_id,ord,display,dir_name,caid,frame_id,frame_compile_id,"
-                          "attempt,is_unknown,first_line FROM compile_keys WHERE file_id=? "
-                          "ORDER BY ord");
-  s.bind(1, file_id);
-  while (s.step()) {
-    CompileKey k;
-    k.id = s.i64(0);
-    k.file_id = s.i64(1);
-    k.order = s.i64(2);
-    k.display = s.text(3);
-    k.dir_name = s.text(4);
-    if (s.i64(9) == 0) {
-      k.cid = cid_at(s, -1, 5);
-    }
-    k.first_line = s.i64(10);
-    out.push_back(std::move(k));
+Status IndexReader::for_each_event(int64_t file_id,
+                                   const std::function<bool(const Event&)>& fn) const {
+  return impl_->each_row("events", "SELECT events.* FROM events WHERE file_id=? ORDER BY id",
+                         {file_id}, [&](const Stmt& s, int& bad) {
+                           Event e;
+                           bad = io::read_row(s, 0, e);
+                           if (bad >= 0) {
+                             return Next::bad;
+                           }
+                           return fn(e) ? Next::more : Next::stop;
+                         });
+}
+
+Status IndexReader::for_each_chromium_event(
+    int64_t file_id,
+    const std::function<bool(const ChromiumEvent&, std::string_view payload)>& fn) const {
+  constexpr int kPayload = io::Table<ChromiumEvent>::kColumns;
+  bool broken = false;
+  const Status st = impl_->each_row(
+      "chromium_events",
+      "SELECT c.*,p.compressed,p.size,p.data FROM chromium_events c JOIN events e ON "
+      "e.id=c.event_id LEFT JOIN payloads p ON p.id=e.payload_id WHERE c.file_id=? ORDER BY "
+      "c.event_id",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        ChromiumEvent c;
+        bad = io::read_row(s, 0, c);
+        if (bad >= 0) {
+          return Next::bad;
+        }
+        std::optional<std::string> payload;
+        if (!s.is_null(kPayload + 2)) {
+          bool compressed = false;
+          int64_t size = 0;
+          std::string data;
+          if (!read_column(s, kPayload, compressed) || !read_column(s, kPayload + 1, size) ||
+              !read_blob(s, kPayload + 2, data)) {
+            bad = kPayload;
+            return Next::bad;
+          }
+          payload = inflate_payload(compressed, size, data);
+          if (!payload) {
+            broken = true;
+            return Next::stop;
+          }
+        }
+        return fn(c, payload ? std::string_view(*payload) : std::string_view()) ? Next::more
+                                                                                : Next::stop;
+      });
+  if (!st) {
+    return st;
   }
-  return out;
-}
-
-namespace {
-constexpr const char* kOutputCols =
-    "id,file_id,seq,key_id,event_id,line,event_key,kind,path,name,number,suffix,readable_url,"
-    "in_directory,sanitised";
-Output output_from(const Stmt& s) {
-  Output o;
-  o.id = s.i64(0);
-  o.file_id = s.i64(1);
-  o.seq = s.i64(2);
-  o.key_id = s.opt_i64(3);
-  o.event_id = s.i64(4);
-  o.line = s.i64(5);
-  o.event_key = s.text(6);
-  o.kind = output_kind_from_string(s.text_view(7)).value_or(OutputKind::payload_text);
-  o.path = s.text(8);
-  o.name = s.text(9);
-  o.number = s.i64(10);
-  o.suffix = s.text(11);
-  o.readable_url = s.opt_text(12);
-  o.in_directory = s.i64(13) != 0;
-  o.name_was_sanitised = s.i64(14) != 0;
-  return o;
-}
-} // namespace
-
-std::vector<Output> IndexReader::outputs(int64_t file_id) const {
-  std::vector<Output> out;
-  Stmt s(impl_->db.get(),
-         (std::string("SELECT ") + kOutputCols + " FROM outputs WHERE file_id=? ORDER BY seq")
-             .c_str());
-  s.bind(1, file_id);
-  while (s.step()) {
-    out.push_back(output_from(s));
+  if (broken) {
+    return impl_->damaged("a chromium event's payload",
+                          "its compressed bytes do not inflate to its size");
   }
-  return out;
+  return {};
 }
 
-std::optional<Output> IndexReader::output(int64_t output_id) const {
-  Stmt s(impl_->db.get(),
-         (std::string("SELECT ") + kOutputCols + " FROM outputs WHERE id=?").c_str());
-  s.bind(1, output_id);
-  if (!s.step()) {
-    return std::nullopt;
-  }
-  return output_from(s);
-}
-
-std::string IndexReader::output_metadata_json(int64_t output_id) const {
-  Stmt s(impl_->db.get(), "SELECT e.envelope, o.event_key FROM outputs o JOIN events e ON "
-                          "e.id=o.event_id WHERE o.id=?");
-  s.bind(1, output_id);
-  if (!s.step()) {
-    return "{}";
-  }
-  return json_member(s.text_view(0), s.text_view(1)).value_or("{}");
-}
-
-std::optional<Event> IndexReader::event(int64_t event_id) const {
-  Stmt s(impl_->db.get(),
-         (std::string("SELECT ") + kEventCols + " FROM events e WHERE e.id=?").c_str());
-  s.bind(1, event_id);
-  if (!s.step()) {
-    return std::nullopt;
-  }
-  return event_from(s);
-}
-
-std::optional<std::string> IndexReader::payload(int64_t event_id) const {
-  Stmt s(impl_->db.get(), "SELECT p.compressed,p.size,p.data FROM events e JOIN payloads p ON "
-                          "p.id=e.payload_id WHERE e.id=?");
-  s.bind(1, event_id);
-  if (!s.step()) {
-    return std::nullopt;
-  }
-  return inflate_payload(s.i64(0) != 0, s.i64(1), blob(s, 2));
-}
-
-void IndexReader::for_each_event(int64_t file_id,
-                                 const std::function<bool(const Event&)>& fn) const {
-  Stmt s(impl_->db.get(),
-         (std::string("SELECT ") + kEventCols + " FROM events e WHERE e.file_id=? ORDER BY e.id")
-             .c_str());
-  s.bind(1, file_id);
-  while (s.step()) {
-    if (!fn(event_from(s))) {
-      break;
-    }
-  }
-}
-
-void IndexReader::for_each_chromium_event(
-    int64_t file_id, const std::function<bool(const ChromiumEvent&)>& fn) const {
-  Stmt s(impl_->db.get(),
-         "SELECT c.event_id,e.line,e.cid_valid,e.caid,e.frame_id,e.frame_compile_id,e.attempt,"
-         "c.name,c.ph,c.cat,c.ts,c.pid,c.tid,c.args,p.compressed,p.size,p.data FROM "
-         "chromium_events c JOIN events e ON e.id=c.event_id LEFT JOIN payloads p ON "
-         "p.id=e.payload_id WHERE c.file_id=? ORDER BY c.event_id");
-  s.bind(1, file_id);
-  while (s.step()) {
-    ChromiumEvent c;
-    c.event_id = s.i64(0);
-    c.line = s.i64(1);
-    c.cid = cid_at(s, 2, 3);
-    c.name = s.text(7);
-    c.ph = s.text(8);
-    c.cat = s.text(9);
-    c.ts = s.opt_f64(10);
-    c.pid = s.opt_i64(11);
-    c.tid = s.opt_i64(12);
-    c.args_json = s.text(13);
-    if (!s.is_null(16)) {
-      c.payload_json = inflate_payload(s.i64(14) != 0, s.i64(15), blob(s, 16)).value_or("");
-    }
-    if (c.args_json.empty()) { // large args live only in the payload
-      c.args_json = json_member(c.payload_json, "args").value_or("{}");
-    }
-    if (!fn(c)) {
-      break;
-    }
-  }
-}
-
-std::vector<std::optional<std::string>> IndexReader::string_table(int64_t file_id) const {
+Result<std::vector<std::optional<std::string>>> IndexReader::string_table(int64_t file_id) const {
   std::vector<std::optional<std::string>> out;
-  Stmt s(impl_->db.get(), "SELECT idx,value FROM strings WHERE file_id=? ORDER BY rowid");
-  s.bind(1, file_id);
   // raw.jsonl's table has max_index+1 slots; a hostile index (4 billion) must not allocate them
   // all, so indexes beyond this bound are left out of the vector (they still resolve stacks).
-  constexpr size_t kMaxStringTableSlots = size_t{1} << 22;
-  while (s.step()) {
-    const auto idx = static_cast<size_t>(s.i64(0));
-    if (idx >= kMaxStringTableSlots) {
-      continue;
-    }
-    if (idx >= out.size()) {
-      out.resize(idx + 1);
-    }
-    out[idx] = s.text(1);
+  constexpr int64_t kMaxStringTableSlots = int64_t{1} << 22;
+  const Status st =
+      impl_->each_row("strings", "SELECT strings.* FROM strings WHERE file_id=? ORDER BY rowid",
+                      {file_id}, [&](const Stmt& s, int& bad) {
+                        InternedString row;
+                        bad = io::read_row(s, 0, row);
+                        if (bad >= 0) {
+                          return Next::bad;
+                        }
+                        if (row.idx < 0 || row.idx >= kMaxStringTableSlots) {
+                          return Next::more;
+                        }
+                        const auto idx = static_cast<size_t>(row.idx);
+                        if (idx >= out.size()) {
+                          out.resize(idx + 1);
+                        }
+                        out[idx] = std::move(row.value);
+                        return Next::more;
+                      });
+  if (!st) {
+    return Error{st.error()};
   }
   return out;
 }
 
-namespace {
-Stack load_stack(sqlite3* db, int64_t stack_id) {
-  Stack out;
-  Stmt s(db, "SELECT filename_idx,filename,uninterned_filename,line,name,loc FROM stack_frames "
-             "WHERE stack_id=? ORDER BY pos");
-  s.bind(1, stack_id);
-  while (s.step()) {
-    Frame f;
-    f.filename_index = s.opt_i64(0);
-    f.filename = s.opt_text(1);
-    f.uninterned_filename = s.opt_text(2);
-    f.line = s.i64(3);
-    f.name = s.text(4);
-    f.loc = s.opt_text(5);
-    out.push_back(std::move(f));
+Result<std::vector<EventStack>> IndexReader::stacks(int64_t file_id, StackRole role) const {
+  std::vector<EventStack> out;
+  std::unordered_map<int64_t, size_t> by_stack;
+  Status st = impl_->each_row(
+      "stacks",
+      std::string("SELECT x.id,k.compile_id," TORCHSCOPE_EVENT_REF_COLUMNS
+                  " FROM stacks x JOIN events e ON e.id=x.event_id LEFT JOIN compile_keys k ON "
+                  "k.id=e.key_id WHERE x.file_id=? AND x.role='") +
+          std::string(to_string(role)) + "' ORDER BY x.id",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        EventStack es;
+        if (!read_column(s, 0, es.stack_id) || !read_column(s, 1, es.compile_id)) {
+          bad = 0;
+          return Next::bad;
+        }
+        if ((bad = read_event_ref(s, 2, es.event)) >= 0) {
+          return Next::bad;
+        }
+        by_stack.emplace(es.stack_id, out.size());
+        out.push_back(std::move(es));
+        return Next::more;
+      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  st = impl_->each_row("stack_frames",
+                       "SELECT f.* FROM stack_frames f JOIN stacks x ON x.id=f.stack_id WHERE "
+                       "x.file_id=? AND x.role='" +
+                           std::string(to_string(role)) + "' ORDER BY f.stack_id, f.pos",
+                       {file_id}, [&](const Stmt& s, int& bad) {
+                         StackFrame f;
+                         bad = io::read_row(s, 0, f);
+                         if (bad >= 0) {
+                           return Next::bad;
+                         }
+                         if (auto it = by_stack.find(f.stack_id); it != by_stack.end()) {
+                           out[it->second].frames.push_back(std::move(f));
+                         }
+                         return Next::more;
+                       });
+  if (!st) {
+    return Error{st.error()};
   }
   return out;
 }
 
-// Stacks of one event by role.
-Stack event_stack(sqlite3* db, int64_t event_id, const char* role) {
-  Stmt s(db, "SELECT id FROM stacks WHERE event_id=? AND role=? ORDER BY id LIMIT 1");
-  s.bind(1, event_id);
-  s.bind(2, std::string_view(role));
-  if (!s.step()) {
-    return {};
+Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_id) const {
+  auto lists = impl_->lists_by_event(file_id, "compilation_metrics");
+  if (!lists) {
+    return Error{lists.error()};
   }
-  return load_stack(db, s.i64(0));
-}
-} // namespace
-
-std::vector<DynamoStart> IndexReader::dynamo_starts(int64_t file_id) const {
-  sqlite3* db = impl_->db.get();
-  return rows_of_file<DynamoStart>(db,
-                                   "SELECT " TORCHSCOPE_EVENT_REF_COLS
-                                   ",x.id FROM stacks x JOIN events e ON e.id=x.event_id "
-                                   "WHERE x.file_id=? AND x.role='dynamo_start' ORDER BY x.id",
-                                   file_id, [db](const Stmt& s) {
-                                     DynamoStart d;
-                                     read_event_ref(s, d);
-                                     d.stack = load_stack(db, s.i64(kFirstOwnCol));
-                                     return d;
-                                   });
-}
-
-std::vector<UnknownStack> IndexReader::unknown_stacks(int64_t file_id) const {
-  sqlite3* db = impl_->db.get();
-  return rows_of_file<UnknownStack>(
-      db,
-      "SELECT x.event_id,e.line,x.id FROM stacks x JOIN events e ON e.id=x.event_id "
-      "WHERE x.file_id=? AND x.role='unknown' ORDER BY x.id",
-      file_id, [db](const Stmt& s) {
-        UnknownStack u;
-        u.event_id = s.i64(0);
-        u.line = s.i64(1);
-        u.stack = load_stack(db, s.i64(2));
-        return u;
+  constexpr int kRef = io::Table<CompilationMetrics>::kColumns;
+  std::vector<MetricsEvent> out;
+  const Status st = impl_->each_row(
+      "compilation_metrics",
+      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM compilation_metrics x JOIN events e ON "
+      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        MetricsEvent m;
+        if ((bad = io::read_row(s, 0, m.metrics)) >= 0 ||
+            (bad = read_event_ref(s, kRef, m.event)) >= 0) {
+          return Next::bad;
+        }
+        if (auto it = lists->find(m.metrics.event_id); it != lists->end()) {
+          m.restart_reasons = std::move(it->second["restart_reasons"]);
+          m.non_compliant_ops = std::move(it->second["non_compliant_ops"]);
+          m.compliant_custom_ops = std::move(it->second["compliant_custom_ops"]);
+        }
+        out.push_back(std::move(m));
+        return Next::more;
       });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
 }
 
-std::vector<CompilationMetrics> IndexReader::compilation_metrics(int64_t file_id) const {
-  return rows_of_file<CompilationMetrics>(
-      impl_->db.get(),
-      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",x.id,x.event_key,x.output_id,x.json FROM "
-      "compilation_metrics x JOIN events e ON e.id=x.event_id WHERE x.file_id=? "
-      "ORDER BY x.event_id",
-      file_id, [](const Stmt& s) {
-        CompilationMetrics m;
-        read_event_ref(s, m);
-        m.id = s.i64(kFirstOwnCol);
-        m.event_key = s.text(kFirstOwnCol + 1);
-        m.output_id = s.opt_i64(kFirstOwnCol + 2);
-        m.metadata_json = s.text(kFirstOwnCol + 3);
-        parse_metrics(m.metadata_json, m);
-        return m;
+Result<std::vector<MetricsOtherField>> IndexReader::metrics_other_fields(int64_t event_id) const {
+  std::vector<MetricsOtherField> out;
+  const Status st = impl_->each_row(
+      "metrics_other_fields", "SELECT * FROM metrics_other_fields WHERE event_id=? ORDER BY pos",
+      {event_id}, [&](const Stmt& s, int& bad) {
+        MetricsOtherField f;
+        if ((bad = io::read_row(s, 0, f)) >= 0) {
+          return Next::bad;
+        }
+        out.push_back(std::move(f));
+        return Next::more;
       });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
 }
 
-std::vector<RestartOrFailure> IndexReader::restarts_and_failures(int64_t file_id) const {
+Result<std::vector<RestartOrFailure>> IndexReader::restarts_and_failures(int64_t file_id) const {
+  auto metrics = compilation_metrics(file_id);
+  if (!metrics) {
+    return Error{metrics.error()};
+  }
   std::vector<RestartOrFailure> out;
-  for (const auto& m : compilation_metrics(file_id)) {
-    if (m.event_key != "compilation_metrics") {
+  for (const MetricsEvent& m : *metrics) {
+    if (m.metrics.event_key != MetricsKind::compilation_metrics) {
       continue;
     }
-    const std::string display = m.cid ? model::display_name(*m.cid) : "(unknown)";
-    if (m.restart_reasons) {
-      for (const auto& r : *m.restart_reasons) {
-        RestartOrFailure row;
-        row.display = display;
-        row.metrics_output_id = m.output_id;
-        row.is_restart = true;
-        row.type_or_reason = r;
-        out.push_back(std::move(row));
-      }
-    }
-    if (m.fail_type) {
+    for (const std::string& r : m.restart_reasons) {
       RestartOrFailure row;
-      row.display = display;
-      row.metrics_output_id = m.output_id;
-      row.type_or_reason = *m.fail_type;
-      row.failure_reason = m.fail_reason.value_or("");
-      row.failure_source = m.fail_user_frame_filename.value_or("N/A") + ":" +
-                           std::to_string(m.fail_user_frame_lineno.value_or(0));
+      row.cid = m.event.cid;
+      row.metrics_output_id = m.metrics.output_id;
+      row.is_restart = true;
+      row.type_or_reason = r;
+      out.push_back(std::move(row));
+    }
+    if (m.metrics.fail_type) {
+      RestartOrFailure row;
+      row.cid = m.event.cid;
+      row.metrics_output_id = m.metrics.output_id;
+      row.type_or_reason = *m.metrics.fail_type;
+      row.failure_reason = m.metrics.fail_reason.value_or("");
+      row.failure_source = m.metrics.fail_user_frame_filename.value_or("N/A") + ":" +
+                           std::to_string(m.metrics.fail_user_frame_lineno.value_or(0));
       out.push_back(std::move(row));
     }
   }
   return out;
 }
 
-std::vector<Specialization> IndexReader::specializations(int64_t file_id) const {
-  sqlite3* db = impl_->db.get();
-  return rows_of_file<Specialization>(
-      db,
-      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",x.symbol,x.sources,x.value,x.reason,e.envelope "
-      "FROM specializations x JOIN events e ON e.id=x.event_id WHERE x.file_id=? "
-      "ORDER BY x.event_id",
-      file_id, [db](const Stmt& s) {
-        Specialization x;
-        read_event_ref(s, x);
-        x.symbol = s.text(kFirstOwnCol);
-        x.value = s.text(kFirstOwnCol + 2);
-        x.reason = s.text(kFirstOwnCol + 3);
-        // sources: a JSON list of strings.
-        simdjson::padded_string padded(s.text(kFirstOwnCol + 1));
-        simdjson::ondemand::parser parser;
-        simdjson::ondemand::document doc;
-        simdjson::ondemand::array arr;
-        if (!parser.iterate(padded).get(doc) && !doc.get_array().get(arr)) {
-          for (auto item : arr) {
-            std::string_view sv;
-            if (item.get_string().get(sv)) {
-              break;
-            }
-            x.sources.emplace_back(sv);
-          }
+Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t file_id) const {
+  auto lists = impl_->lists_by_event(file_id, "specializations");
+  if (!lists) {
+    return Error{lists.error()};
+  }
+  auto stacks = impl_->stacks_by_event(file_id, "'stack','user_stack'");
+  if (!stacks) {
+    return Error{stacks.error()};
+  }
+  constexpr int kRef = io::Table<Specialization>::kColumns;
+  std::vector<SpecializationEvent> out;
+  const Status st = impl_->each_row(
+      "specializations",
+      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS ",e.envelope,e.value_offset,e.value_length FROM "
+      "specializations x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        SpecializationEvent x;
+        if ((bad = io::read_row(s, 0, x.specialization)) >= 0 ||
+            (bad = read_event_ref(s, kRef, x.event)) >= 0) {
+          return Next::bad;
         }
-        x.metadata_json =
-            json_member(s.text_view(kFirstOwnCol + 4), "symbolic_shape_specialization")
-                .value_or("{}");
-        x.stack = event_stack(db, x.event_id, "stack");
-        x.user_stack = event_stack(db, x.event_id, "user_stack");
-        return x;
+        if ((bad = read_metadata(s, kRef + kEventRefColumns, x.metadata_json)) >= 0) {
+          return Next::bad;
+        }
+        if (auto it = lists->find(x.event.event_id); it != lists->end()) {
+          x.sources = std::move(it->second["sources"]);
+        }
+        if (auto it = stacks->find(x.event.event_id); it != stacks->end()) {
+          x.stack = std::move(it->second[StackRole::stack]);
+          x.user_stack = std::move(it->second[StackRole::user_stack]);
+        }
+        out.push_back(std::move(x));
+        return Next::more;
       });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
 }
 
-std::vector<GuardAddedFast> IndexReader::guards_added_fast(int64_t file_id) const {
-  sqlite3* db = impl_->db.get();
-  return rows_of_file<GuardAddedFast>(db,
-                                      "SELECT " TORCHSCOPE_EVENT_REF_COLS
-                                      ",x.expr FROM guards_added_fast x JOIN events e ON "
-                                      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-                                      file_id, [db](const Stmt& s) {
-                                        GuardAddedFast g;
-                                        read_event_ref(s, g);
-                                        g.expr = s.text(kFirstOwnCol);
-                                        g.stack = event_stack(db, g.event_id, "stack");
-                                        g.user_stack = event_stack(db, g.event_id, "user_stack");
-                                        return g;
-                                      });
-}
-
-std::vector<CreatedSymbol> IndexReader::created_symbols(int64_t file_id) const {
-  return rows_of_file<CreatedSymbol>(
-      impl_->db.get(),
-      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",e.kind,x.symbol,x.val,x.vr,x.source FROM symbols x "
-      "JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      file_id, [](const Stmt& s) {
-        CreatedSymbol c;
-        read_event_ref(s, c);
-        c.event_key = s.text(kFirstOwnCol);
-        c.symbol = s.text(kFirstOwnCol + 1);
-        c.val = s.text(kFirstOwnCol + 2);
-        c.vr = s.text(kFirstOwnCol + 3);
-        c.source = s.text(kFirstOwnCol + 4);
-        return c;
+Result<std::vector<GuardAddedFastEvent>> IndexReader::guards_added_fast(int64_t file_id) const {
+  auto stacks = impl_->stacks_by_event(file_id, "'stack','user_stack'");
+  if (!stacks) {
+    return Error{stacks.error()};
+  }
+  constexpr int kRef = io::Table<GuardAddedFast>::kColumns;
+  std::vector<GuardAddedFastEvent> out;
+  const Status st = impl_->each_row(
+      "guards_added_fast",
+      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM guards_added_fast x JOIN events e ON "
+      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        GuardAddedFastEvent g;
+        if ((bad = io::read_row(s, 0, g.guard)) >= 0 ||
+            (bad = read_event_ref(s, kRef, g.event)) >= 0) {
+          return Next::bad;
+        }
+        if (auto it = stacks->find(g.event.event_id); it != stacks->end()) {
+          g.stack = std::move(it->second[StackRole::stack]);
+          g.user_stack = std::move(it->second[StackRole::user_stack]);
+        }
+        out.push_back(std::move(g));
+        return Next::more;
       });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
 }
 
-std::vector<CacheEvent> IndexReader::cache_events(int64_t file_id) const {
-  return rows_of_file<CacheEvent>(
-      impl_->db.get(),
-      "SELECT " TORCHSCOPE_EVENT_REF_COLS ",x.output_id,x.artifact,x.result FROM cache_events x "
-      "JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      file_id, [](const Stmt& s) {
-        CacheEvent c;
-        read_event_ref(s, c);
-        c.output_id = s.i64(kFirstOwnCol);
-        c.artifact = s.text(kFirstOwnCol + 1);
-        c.result = s.text(kFirstOwnCol + 2);
-        return c;
-      });
+Result<std::vector<SymbolEvent>> IndexReader::created_symbols(int64_t file_id) const {
+  constexpr int kRef = io::Table<CreatedSymbol>::kColumns;
+  std::vector<SymbolEvent> out;
+  const Status st = impl_->each_row("symbols",
+                                    "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS
+                                    ",e.kind FROM symbols x JOIN events e ON "
+                                    "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+                                    {file_id}, [&](const Stmt& s, int& bad) {
+                                      SymbolEvent x;
+                                      if ((bad = io::read_row(s, 0, x.symbol)) >= 0 ||
+                                          (bad = read_event_ref(s, kRef, x.event)) >= 0) {
+                                        return Next::bad;
+                                      }
+                                      if (!read_column(s, kRef + kEventRefColumns, x.event_key)) {
+                                        bad = kRef + kEventRefColumns;
+                                        return Next::bad;
+                                      }
+                                      out.push_back(std::move(x));
+                                      return Next::more;
+                                    });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
 }
 
-Stats IndexReader::stats(int64_t file_id) const {
+Result<std::vector<CacheEvent>> IndexReader::cache_events(int64_t file_id) const {
+  return impl_->rows<CacheEvent>("WHERE file_id=? ORDER BY event_id", {file_id});
+}
+
+Result<std::vector<RecompileReason>> IndexReader::recompile_reasons(int64_t file_id) const {
+  return impl_->rows<RecompileReason>("WHERE file_id=? ORDER BY event_id, pos", {file_id});
+}
+
+Result<std::vector<GraphBreak>> IndexReader::graph_breaks(int64_t file_id) const {
+  return impl_->rows<GraphBreak>("WHERE file_id=? ORDER BY event_id", {file_id});
+}
+
+Result<std::vector<Span>> IndexReader::spans(int64_t file_id) const {
+  return impl_->rows<Span>("WHERE file_id=? ORDER BY start_us, id", {file_id});
+}
+
+Result<Stats> IndexReader::stats(int64_t file_id) const {
+  auto counters = health(file_id);
+  if (!counters) {
+    return Error{counters.error()};
+  }
   Stats st;
-  Stmt s(impl_->db.get(), "SELECT counter,count FROM health WHERE file_id=?");
-  s.bind(1, file_id);
-  while (s.step()) {
-    const std::string_view c = s.text_view(0);
-    const auto v = static_cast<uint64_t>(s.i64(1));
+  for (const HealthCounter& h : *counters) {
+    const std::string_view c = h.counter;
     uint64_t* slot = c == "ok"                        ? &st.ok
                      : c == "other_rank"              ? &st.other_rank
                      : c == "fail_glog"               ? &st.fail_glog
@@ -773,241 +827,131 @@ Stats IndexReader::stats(int64_t file_id) const {
                      : c == "unknown"                 ? &st.unknown
                                                       : nullptr;
     if (slot != nullptr) {
-      *slot = v;
+      *slot = static_cast<uint64_t>(std::max<int64_t>(0, h.count));
     }
   }
   return st;
 }
 
-std::vector<HealthCounter> IndexReader::health(int64_t file_id) const {
-  return rows_of_file<HealthCounter>(
-      impl_->db.get(),
-      "SELECT counter,severity,description,count FROM health WHERE file_id=? ORDER BY rowid",
-      file_id, [](const Stmt& s) {
-        HealthCounter h;
-        h.name = s.text(0);
-        const std::string_view sev = s.text_view(1);
-        h.severity = sev == "error"     ? Severity::error
-                     : sev == "warning" ? Severity::warning
-                                        : Severity::info;
-        h.description = s.text(2);
-        h.count = static_cast<uint64_t>(s.i64(3));
-        return h;
-      });
+Result<std::vector<HealthCounter>> IndexReader::health(int64_t file_id) const {
+  return impl_->rows<HealthCounter>("WHERE file_id=? ORDER BY rowid", {file_id});
 }
 
-std::vector<std::string> IndexReader::unknown_keys(int64_t file_id) const {
-  return rows_of_file<std::string>(impl_->db.get(),
-                                   "SELECT key FROM unknown_keys WHERE file_id=? ORDER BY key",
-                                   file_id, [](const Stmt& s) { return s.text(0); });
+Result<std::vector<UnknownKey>> IndexReader::unknown_keys(int64_t file_id) const {
+  return impl_->rows<UnknownKey>("WHERE file_id=? ORDER BY first_line, key", {file_id});
 }
 
-std::vector<BadLine> IndexReader::bad_lines(int64_t file_id, int64_t limit) const {
-  std::vector<BadLine> out;
-  Stmt s(impl_->db.get(), "SELECT file_id,line,counter,excerpt FROM bad_lines WHERE file_id=? "
-                          "ORDER BY rowid LIMIT ?");
-  s.bind(1, file_id);
-  s.bind(2, limit);
-  while (s.step()) {
-    out.push_back(BadLine{s.i64(0), s.i64(1), s.text(2), s.text(3)});
-  }
-  return out;
+Result<std::vector<BadLine>> IndexReader::bad_lines(int64_t file_id, int64_t limit) const {
+  return impl_->rows<BadLine>("WHERE file_id=? ORDER BY rowid LIMIT ?", {file_id, limit});
 }
 
-CompileStatus compile_status(std::span<const CompilationMetrics* const> metrics) {
-  if (metrics.empty()) {
-    return CompileStatus::missing;
-  }
-  auto any = [&](auto&& pred) { return std::any_of(metrics.begin(), metrics.end(), pred); };
-  if (any([](const CompilationMetrics* m) { return m->fail_type.has_value(); })) {
-    return CompileStatus::error;
-  }
-  if (any([](const CompilationMetrics* m) {
-        return !m->graph_op_count || *m->graph_op_count == 0;
-      })) {
-    return CompileStatus::empty;
-  }
-  if (any([](const CompilationMetrics* m) {
-        return !m->restart_reasons || !m->restart_reasons->empty();
-      })) {
-    return CompileStatus::restart;
-  }
-  return CompileStatus::ok;
-}
-
-std::vector<FrameSummary> IndexReader::frames(int64_t file_id) const {
-  std::vector<FrameSummary> out;
-  std::map<std::optional<uint32_t>, size_t> frame_pos;
-  // Metrics per key decide the status (§3.2).
-  const std::vector<CompilationMetrics> metrics = compilation_metrics(file_id);
-  std::map<int64_t, std::vector<const CompilationMetrics*>> metrics_by_key;
-  for (const CompilationMetrics& m : metrics) {
-    if (m.event_key == "compilation_metrics" && m.key_id) {
-      metrics_by_key[*m.key_id].push_back(&m);
-    }
-  }
-  sqlite3* db = impl_->db.get();
-  for (const auto& key : compile_keys(file_id)) {
-    CompileSummary c;
-    c.key_id = key.id;
-    c.display = key.display;
-    if (key.cid) {
-      c.frame_id = key.cid->frame_id;
-      c.frame_compile_id = key.cid->frame_compile_id;
-    }
-    Stmt a(db, "SELECT DISTINCT attempt FROM events WHERE key_id=? AND attempt IS NOT NULL "
-               "ORDER BY attempt");
-    a.bind(1, key.id);
-    while (a.step()) {
-      c.attempts.push_back(static_cast<uint32_t>(a.i64(0)));
-    }
-    Stmt n(db, "SELECT COUNT(*) FROM outputs WHERE key_id=? AND in_directory=1");
-    n.bind(1, key.id);
-    if (n.step()) {
-      c.output_count = n.i64(0);
-    }
-    Stmt r(db, "SELECT reason FROM recompile_reasons WHERE key_id=? ORDER BY rowid");
-    r.bind(1, key.id);
-    while (r.step()) {
-      c.recompile_reasons.push_back(r.text(0));
-    }
-    Stmt g(db, "SELECT reason FROM graph_breaks WHERE key_id=? ORDER BY rowid");
-    g.bind(1, key.id);
-    while (g.step()) {
-      c.graph_break_reasons.push_back(g.text(0));
-    }
-    if (auto it = metrics_by_key.find(key.id); it != metrics_by_key.end()) {
-      c.status = compile_status(it->second);
-    }
-    auto [pos, inserted] = frame_pos.emplace(c.frame_id, out.size());
-    if (inserted) {
-      out.push_back(FrameSummary{c.frame_id, {}, 0});
-    }
-    out[pos->second].compiles.push_back(std::move(c));
-  }
-  for (auto& f : out) {
-    std::set<std::optional<uint32_t>> fcids;
-    for (const auto& c : f.compiles) {
-      fcids.insert(c.frame_compile_id);
-    }
-    f.recompile_count = fcids.empty() ? 0 : static_cast<int64_t>(fcids.size()) - 1;
-  }
-  return out;
-}
-
-std::vector<ChromiumSpan> IndexReader::chromium_spans(int64_t file_id) const {
-  std::vector<ChromiumSpan> out;
-  struct Open {
-    ChromiumSpan span;
-    size_t index;
-  };
-  std::map<std::pair<int64_t, int64_t>, std::vector<Open>> stacks;
-  for_each_chromium_event(file_id, [&](const ChromiumEvent& c) {
-    if (!c.ts) {
-      return true;
-    }
-    auto& st = stacks[{c.pid.value_or(0), c.tid.value_or(0)}];
-    if (c.ph == "B") {
-      ChromiumSpan s;
-      s.name = c.name;
-      s.cat = c.cat;
-      s.start_us = *c.ts;
-      s.depth = static_cast<int>(st.size());
-      s.cid = c.cid;
-      s.begin_line = c.line;
-      st.push_back(Open{s, 0});
-    } else if (c.ph == "E") {
-      for (size_t i = st.size(); i-- > 0;) {
-        if (st[i].span.name == c.name) {
-          ChromiumSpan s = st[i].span;
-          s.duration_us = *c.ts - s.start_us;
-          out.push_back(s);
-          st.erase(st.begin() + static_cast<std::ptrdiff_t>(i));
-          break;
-        }
-      }
-    } else if (c.ph == "X") {
-      ChromiumSpan s;
-      s.name = c.name;
-      s.cat = c.cat;
-      s.start_us = *c.ts;
-      s.depth = static_cast<int>(st.size());
-      s.cid = c.cid;
-      s.begin_line = c.line;
-      if (auto dur = json_member(c.payload_json, "dur")) {
-        s.duration_us = std::strtod(dur->c_str(), nullptr);
-      }
-      out.push_back(s);
-    }
-    return true;
-  });
-  std::stable_sort(out.begin(), out.end(), [](const ChromiumSpan& a, const ChromiumSpan& b) {
-    return a.start_us < b.start_us;
-  });
-  return out;
-}
-
-bool IndexReader::has_search_index() const {
-  Stmt s(impl_->db.get(), "SELECT 1 FROM sqlite_master WHERE name='payload_fts'");
-  return s.ok() && s.step();
-}
-
-std::vector<SearchHit> IndexReader::search(const std::string& query, int64_t limit) const {
-  std::vector<SearchHit> out;
-  if (!has_search_index()) {
-    return out;
-  }
-  Stmt s(impl_->db.get(),
-         "SELECT e.file_id,e.id,e.line,k.display,snippet(payload_fts,0,'[',']','...',12),"
-         "(SELECT o.id FROM outputs o WHERE o.event_id=e.id AND o.in_directory=1 ORDER BY o.seq "
-         "LIMIT 1) FROM payload_fts f JOIN events e ON e.payload_id=f.payload_id LEFT JOIN "
-         "compile_keys k ON k.id=e.key_id WHERE payload_fts MATCH ? ORDER BY e.id LIMIT ?");
-  if (!s.ok()) {
-    return out;
-  }
-  s.bind(1, std::string_view(query));
-  s.bind(2, limit);
-  while (s.step()) {
-    SearchHit h;
-    h.file_id = s.i64(0);
-    h.event_id = s.i64(1);
-    h.line = s.i64(2);
-    h.compile_display = s.is_null(3) ? "" : s.text(3);
-    h.snippet = s.text(4);
-    h.output_id = s.opt_i64(5);
-    out.push_back(std::move(h));
-  }
-  return out;
-}
-
-bool IndexReader::build_search_index(const std::filesystem::path& path, std::string* error) {
-  Db db;
-  if (!db.open(path.string(), SQLITE_OPEN_READWRITE, error)) {
-    return false;
-  }
-  if (!db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; DROP TABLE IF EXISTS "
-               "payload_fts; CREATE VIRTUAL TABLE payload_fts USING fts5(text, payload_id "
-               "UNINDEXED); BEGIN;",
-               error)) {
-    return false;
-  }
-  Stmt read(db.get(), "SELECT id,compressed,size,data FROM payloads ORDER BY id");
-  Stmt insert(db.get(), "INSERT INTO payload_fts(text,payload_id) VALUES(?,?)");
-  while (read.step()) {
-    const auto text = inflate_payload(read.i64(1) != 0, read.i64(2), blob(read, 3));
-    if (!text) {
+bool IndexReader::has_search_table() const {
+  for (const char* schema : {"main", "search"}) {
+    if (std::string_view(schema) == "search" && !impl_->search_attached) {
       continue;
     }
-    insert.bind(1, std::string_view(*text));
-    insert.bind(2, read.i64(0));
-    if (!insert.run()) {
-      if (error != nullptr) {
-        *error = sqlite3_errmsg(db.get());
-      }
-      return false;
+    const std::string sql =
+        std::string("SELECT 1 FROM ") + schema + ".sqlite_master WHERE name='payload_fts'";
+    Stmt s(impl_->db.get(), sql.c_str());
+    if (s.step() == Step::row) {
+      return true;
     }
   }
-  return db.exec("COMMIT", error);
+  return false;
+}
+
+Result<std::vector<PayloadMatch>> IndexReader::search(const std::string& query, int64_t after,
+                                                      int64_t limit, int64_t max_uses,
+                                                      bool snippets) const {
+  std::vector<PayloadMatch> out;
+  if (!has_search_table()) {
+    return Error{impl_->path.string() + " has no search table (build one with tlparse index "
+                                        "--fts, or a search file)"};
+  }
+  bool in_main = false;
+  {
+    Stmt s(impl_->db.get(), "SELECT 1 FROM main.sqlite_master WHERE name='payload_fts'");
+    in_main = s.step() == Step::row;
+  }
+  const std::string table = in_main ? "main.payload_fts" : "search.payload_fts";
+  // FTS5 yields matches in rowid order, so ORDER BY rowid with LIMIT stops after one page and
+  // computes snippets for that page only.
+  const std::string sql = std::string("SELECT rowid,payload_id,") +
+                          (snippets ? "snippet(payload_fts,0,'[',']','...',12)" : "''") + " FROM " +
+                          table + " WHERE payload_fts MATCH ? AND rowid>? ORDER BY rowid LIMIT ?";
+  Stmt m(impl_->db.get(), sql.c_str());
+  Stmt uses(impl_->db.get(),
+            "SELECT e.id,e.file_id,e.line,e.key_id,k.display,(SELECT o.id FROM outputs o WHERE "
+            "o.event_id=e.id AND o.in_directory=1 ORDER BY o.seq LIMIT 1) FROM events e LEFT "
+            "JOIN compile_keys k ON k.id=e.key_id WHERE e.payload_id=? ORDER BY e.id LIMIT ?");
+  if (!m.ok() || !uses.ok()) {
+    return Error{"search: " + (m.ok() ? uses.error() : m.error())};
+  }
+  m.bind(1, std::string_view(query));
+  m.bind(2, after);
+  m.bind(3, limit);
+  Step step;
+  while ((step = m.step()) == Step::row) {
+    PayloadMatch p;
+    p.rowid = m.i64(0);
+    p.payload_id = m.i64(1);
+    p.snippet = m.text(2);
+    uses.bind(1, p.payload_id);
+    uses.bind(2, max_uses);
+    Step u;
+    while ((u = uses.step()) == Step::row) {
+      PayloadUse use;
+      std::optional<std::string> display;
+      if (!read_column(uses, 0, use.event_id) || !read_column(uses, 1, use.file_id) ||
+          !read_column(uses, 2, use.line) || !read_column(uses, 3, use.key_id) ||
+          !read_column(uses, 4, display) || !read_column(uses, 5, use.output_id)) {
+        return impl_->damaged("search hits", "a value of the wrong type");
+      }
+      use.compile_display = display.value_or("");
+      p.uses.push_back(std::move(use));
+    }
+    if (u == Step::error) {
+      return impl_->damaged("search hits", uses.error());
+    }
+    uses.reset();
+    out.push_back(std::move(p));
+  }
+  if (step == Step::error) {
+    // Most often a malformed query ("fts5: syntax error near ..."), not a damaged index.
+    return Error{"search: " + m.error()};
+  }
+  return out;
+}
+
+Status IndexReader::build_search_file(const std::filesystem::path& index,
+                                      const std::filesystem::path& search_file) {
+  // Checks the index first: a damaged one is reported as such, not as a search failure.
+  if (auto reader = open(index); !reader) {
+    return Error{reader.error()};
+  }
+  std::error_code ec;
+  std::filesystem::remove(search_file, ec);
+  Db db;
+  std::string error;
+  if (!db.open(search_file.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+               &error) ||
+      !db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", &error)) {
+    return Error{search_file.string() + ": " + error};
+  }
+  {
+    Stmt attach(db.get(), "ATTACH DATABASE ? AS idx");
+    const std::string uri = read_only_uri(index);
+    attach.bind(1, std::string_view(uri));
+    if (!attach.run()) {
+      return Error{index.string() + ": " + attach.error()};
+    }
+  }
+  if (!fill_search_table(db, "main", "idx", &error)) {
+    db.close();
+    std::filesystem::remove(search_file, ec);
+    return Error{"building the search table of " + index.string() + ": " + error};
+  }
+  return {};
 }
 
 } // namespace tlparse::index

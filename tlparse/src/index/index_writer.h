@@ -1,12 +1,18 @@
-// Writes the model into index.sqlite with prepared statements: one transaction per log file,
-// journal and fsync off while building (the file is rebuilt from the logs if a run dies).
-// Row ids are assigned here, so callers can link rows (event -> output -> metrics) without
-// asking SQLite. Payloads are stored once per (MD5, size); large ones are zlib-compressed.
+// Writes index.sqlite with one prepared INSERT per table, generated from the schema declaration
+// (schema_io.gen.h): the model hands it records, it binds their columns. One transaction per log
+// file, journal and fsync off while building (a run that dies rebuilds the index from the logs).
+// Row ids are assigned here, so callers link rows (event -> output -> metrics) without asking
+// SQLite. Payloads are stored once per (MD5, size); large ones are zlib-compressed.
+//
+// A writer writes either the index itself or a part: a database of the same tables holding the
+// files one worker ingested, which merge_part() then appends to the index with every id moved
+// past the index's own (the ingest's parallel path; see docs/READ-MODEL.md).
 #pragma once
 
+#include "index/schema_io.gen.h"
 #include "index/sqlite_util.h"
-#include "tlparse/index/index_reader.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,111 +22,54 @@
 
 namespace tlparse::index {
 
-struct EventRow {
-  int64_t id = 0, file_id = 0, line = 0;
-  std::string_view status, kind;
-  bool known = true;
-  bool cid_valid = true;
-  CompileId cid;
-  std::optional<int64_t> key_id;
-  std::optional<uint32_t> rank;
-  char level = 'V';
-  int month = 0, day = 0;
-  int64_t time_us = 0;
-  uint64_t thread = 0;
-  std::string_view pathname;
-  uint64_t source_line = 0;
-  std::string_view envelope;
-  std::optional<std::string_view> payload_md5;
-  std::optional<int64_t> payload_id;
-  std::optional<std::string_view> payload_filename;
-  bool in_raw_jsonl = false;
-};
-
-struct OutputRow {
-  int64_t file_id = 0, seq = 0;
-  std::optional<int64_t> key_id;
-  int64_t event_id = 0, line = 0;
-  std::string_view event_key;
-  OutputKind kind = OutputKind::payload_text;
-  std::string path, name;
-  int64_t number = 0;
-  std::string_view suffix;
-  std::optional<std::string> readable_url;
-  bool in_directory = true;
-  bool sanitised = false;
-};
-
-struct MetricsRow {
-  int64_t file_id = 0, event_id = 0;
-  std::string_view event_key;
-  std::optional<int64_t> output_id;
-  std::string_view json;
-  std::optional<std::string> co_name, co_filename, fail_type, fail_reason, restart_reasons;
-  std::optional<int64_t> co_firstlineno, graph_op_count;
-  std::optional<double> entire_frame_compile_time_s;
-};
-
-struct ChromiumRow {
-  int64_t file_id = 0, event_id = 0;
-  std::string name, ph, cat, compile_id, args;
-  std::optional<double> ts;
-  std::optional<int64_t> pid, tid;
-};
-
 class IndexWriter {
 public:
-  bool open(const std::string& path, std::string* error);
-  bool begin_file(const std::string& path, const std::string& name, uint64_t size,
-                  std::optional<uint32_t> rank_from_name, int year, int64_t* file_id);
-  bool end_file(int64_t file_id, std::optional<uint32_t> rank, uint64_t lines);
-  bool finish(std::string* error);
+  enum class Role { index, part };
+
+  // Creates `path` (replacing any file there) with the schema's tables.
+  bool open(const std::string& path, Role role, std::string* error);
+  bool begin_file(const io::FileRecord& file);
+  bool end_file(int64_t file_id, std::optional<int64_t> rank, int64_t lines);
+  // Appends a part (closed by its writer) to this index; ids move past this index's.
+  bool merge_part(const std::string& part_path, std::string* error);
+  // The index only: builds the indexes declared `end`, the views and the search table when asked,
+  // then closes the file. A part is closed without them.
+  bool finish(bool search_table, std::string* error);
   const std::string& error() const { return error_; }
 
-  int64_t next_event_id() { return ++event_ids_; }
-  int64_t next_output_id() { return output_ids_ + 1; }
+  // The next id of a table with an id column.
+  template <class Row>
+  int64_t next_id() {
+    return ++ids_[io::Table<Row>::kIndex];
+  }
 
-  void add_string(int64_t file_id, int64_t idx, std::string_view value);
-  void add_compile_key(int64_t id, int64_t file_id, int64_t ord, std::string_view display,
-                       std::string_view dir_name, const std::optional<CompileId>& cid,
-                       int64_t first_line);
-  void add_event(const EventRow& row);
-  // Returns the payload id for these bytes (stored once per md5+size).
+  template <class Record>
+  void add(const Record& record) {
+    using Row = typename Record::Row;
+    Stmt& s = inserts_[io::Table<Row>::kIndex];
+    io::bind_record(s, record);
+    check(s.run());
+  }
+
+  // Returns the payload id for these bytes (stored once per md5 + size).
   int64_t add_payload(std::string_view md5_hex, std::string_view bytes);
-  int64_t add_output(const OutputRow& row);
-  int64_t add_stack(int64_t file_id, int64_t event_id, std::string_view role,
-                    const std::vector<Frame>& frames);
-  void add_metrics(const MetricsRow& row);
-  void add_recompile_reason(int64_t file_id, int64_t event_id, std::optional<int64_t> key_id,
-                            std::string_view reason);
-  void add_graph_break(int64_t file_id, int64_t event_id, std::optional<int64_t> key_id,
-                       std::string_view reason);
-  void add_specialization(int64_t file_id, int64_t event_id, std::string_view symbol,
-                          std::string_view sources, std::string_view value,
-                          std::string_view reason);
-  void add_guard_added_fast(int64_t file_id, int64_t event_id, std::string_view expr);
-  void add_symbol(int64_t file_id, int64_t event_id, std::string_view symbol, std::string_view val,
-                  std::string_view vr, std::string_view source);
-  void add_chromium(const ChromiumRow& row);
-  void add_cache_event(int64_t file_id, int64_t event_id, int64_t output_id,
-                       std::string_view artifact, std::string_view result);
-  void add_health(int64_t file_id, std::string_view counter, std::string_view severity,
-                  std::string_view description, uint64_t count);
-  void add_unknown_key(int64_t file_id, std::string_view key, uint64_t count, int64_t first_line);
-  void add_bad_line(int64_t file_id, int64_t line, std::string_view counter,
-                    std::string_view excerpt);
+  // Adds a stack and its frames; returns its id.
+  int64_t add_stack(int64_t file_id, int64_t event_id, StackRole role,
+                    const std::vector<StackFrame>& frames);
 
 private:
   bool check(bool ok);
+  bool prepare(std::string* error);
+
   Db db_;
+  Role role_ = Role::index;
   std::string error_;
-  int64_t event_ids_ = 0, output_ids_ = 0, payload_ids_ = 0, stack_ids_ = 0, metrics_ids_ = 0;
-  int64_t file_ids_ = 0;
+  std::array<int64_t, io::kTableCount> ids_{};
+  std::array<Stmt, io::kTableCount> inserts_;
+  Stmt payload_lookup_;
   std::unordered_map<std::string, int64_t> payload_by_key_; // md5 + ':' + size
   std::string scratch_;
-  Stmt file_, file_end_, string_, key_, event_, payload_, payload_lookup_, output_, stack_, frame_,
-      metrics_, recompile_, graph_break_, spec_, guard_fast_, symbol_, chromium_, cache_, health_,
-      unknown_, bad_line_;
+  std::string compressed_;
 };
 
 } // namespace tlparse::index

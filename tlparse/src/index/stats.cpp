@@ -32,18 +32,6 @@ std::string Stats::to_tlparse_string() const {
   return out;
 }
 
-std::string_view to_string(Severity s) {
-  switch (s) {
-  case Severity::info:
-    return "info";
-  case Severity::warning:
-    return "warning";
-  case Severity::error:
-    return "error";
-  }
-  return "info";
-}
-
 const HealthInfo& health_info(HealthId id) {
   static const HealthInfo kInfos[] = {
 #define TORCHSCOPE_HEALTH_INFO(name, sev, desc) HealthInfo{#name, Severity::sev, desc},

@@ -200,4 +200,32 @@ void EnvelopeParser::parse(std::string_view text, Envelope& out) {
   out.is_object = true;
 }
 
+bool open_object(simdjson::ondemand::parser& parser, std::string_view json,
+                 simdjson::ondemand::document& doc, simdjson::ondemand::object& out) {
+  return !parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING)
+              .get(doc) &&
+         !doc.get_object().get(out);
+}
+
+bool open_array(simdjson::ondemand::parser& parser, std::string_view json,
+                simdjson::ondemand::document& doc, simdjson::ondemand::array& out) {
+  return !parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING)
+              .get(doc) &&
+         !doc.get_array().get(out);
+}
+
+std::string padded_copy(std::string_view json) {
+  std::string out(json);
+  out.resize(json.size() + simdjson::SIMDJSON_PADDING, ' ');
+  return out;
+}
+
+simdjson::error_code item_text(simdjson::ondemand::value item, std::string_view& out) {
+  json_type t{};
+  if (auto err = item.type().get(t)) {
+    return err;
+  }
+  return t == json_type::string ? item.get_string().get(out) : raw_value_json(item, out);
+}
+
 } // namespace tlparse::ingest

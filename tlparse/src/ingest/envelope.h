@@ -48,4 +48,36 @@ private:
 // The raw JSON text of an On-Demand value (objects and arrays whole, scalars trimmed).
 simdjson::error_code raw_value_json(simdjson::ondemand::value v, std::string_view& out);
 
+// Starts iterating `json` (followed by simdjson::SIMDJSON_PADDING readable bytes) as an object or
+// an array; false when it is not valid JSON of that type. `doc` must outlive what is iterated.
+bool open_object(simdjson::ondemand::parser& parser, std::string_view json,
+                 simdjson::ondemand::document& doc, simdjson::ondemand::object& out);
+bool open_array(simdjson::ondemand::parser& parser, std::string_view json,
+                simdjson::ondemand::document& doc, simdjson::ondemand::array& out);
+// Calls fn(key, value, type) for each field of `obj` in order, the key unescaped; fn returns
+// false to stop. False when the object is not valid JSON or fn stopped.
+template <class Fn>
+bool for_each_field(simdjson::ondemand::object& obj, Fn&& fn) {
+  for (auto field_result : obj) {
+    simdjson::ondemand::field field;
+    std::string_view key;
+    simdjson::ondemand::json_type type{};
+    if (std::move(field_result).get(field) || field.unescaped_key().get(key)) {
+      return false;
+    }
+    simdjson::ondemand::value value = field.value();
+    if (value.type().get(type) || !fn(key, value, type)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A copy of `json` followed by the padding simdjson reads past the end (for JSON copied out of
+// a padded buffer). Parse std::string_view(copy.data(), json.size()).
+std::string padded_copy(std::string_view json);
+
+// A list item as text: a string unescaped, any other value as its JSON. An error when invalid.
+simdjson::error_code item_text(simdjson::ondemand::value item, std::string_view& out);
+
 } // namespace tlparse::ingest

@@ -1,5 +1,6 @@
 // The glog prefix of a trace line, matched by hand with exactly the behaviour of tlparse 0.4.3's
-// regex (§1.2): an unanchored search (so "[rank0]:V1122 ..." parses), any character where the
+// regex (docs/TLPARSE-INGEST.md, "The glog prefix"): an unanchored search (so "[rank0]:V1122 ..."
+// parses), any character where the
 // '.' before the microseconds stands, the pathname capturing the space after the pid, no ':' in
 // the pathname, and at least one character after "] ". Digits are ASCII digits.
 #pragma once

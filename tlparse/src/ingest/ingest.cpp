@@ -1,4 +1,5 @@
-// The per-line algorithm of tlparse 0.4.3 (§1.8 of TLPARSE-COMPAT.md), streamed: reader ->
+// The per-line algorithm of tlparse 0.4.3 (docs/TLPARSE-INGEST.md, "The order of work on one
+// line"), streamed: reader ->
 // glog prefix -> envelope -> registry handlers -> model -> index writer. Counters match 0.4.3;
 // where 0.4.3 throws data away (a wrong-typed envelope and its payload, invalid UTF-8) we count
 // the same but keep what we can and say so in the health table.
@@ -6,6 +7,7 @@
 
 #include "handlers/handler.h"
 #include "index/index_writer.h"
+#include "ingest/content_hash.h"
 #include "ingest/envelope.h"
 #include "ingest/glog_prefix.h"
 #include "ingest/line_reader.h"
@@ -13,12 +15,18 @@
 #include "model/file_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <functional>
+#include <mutex>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -31,40 +39,6 @@ using index::HealthId;
 // 150 MB whatever the log; longer payloads are truncated (payload_too_large) and fail their MD5.
 constexpr size_t kMaxPayloadBytes = 32u << 20;
 constexpr uint64_t kMaxMessagesPerFile = 1000;
-
-// A fast 64-bit content hash (not cryptographic) used to recognise a payload already verified.
-uint64_t fast_hash(std::string_view s) {
-  // Four independent lanes so the multiplies pipeline; then a final mix of the lanes and tail.
-  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
-  uint64_t lanes[4] = {0x243f6a8885a308d3ull ^ s.size(), 0x13198a2e03707344ull,
-                       0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
-  const char* p = s.data();
-  size_t n = s.size();
-  while (n >= 32) {
-    for (int k = 0; k < 4; ++k) {
-      uint64_t w;
-      std::memcpy(&w, p + 8 * k, 8);
-      lanes[k] = (lanes[k] ^ w) * kMul;
-      lanes[k] ^= lanes[k] >> 32;
-    }
-    p += 32;
-    n -= 32;
-  }
-  uint64_t h = lanes[0] ^ (lanes[1] * 3) ^ (lanes[2] * 5) ^ (lanes[3] * 7);
-  while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ w) * kMul;
-    h ^= h >> 32;
-    p += 8;
-    n -= 8;
-  }
-  uint64_t w = 0;
-  std::memcpy(&w, p, n);
-  h = (h ^ w) * kMul;
-  h ^= h >> 29;
-  return h;
-}
 
 std::optional<uint32_t> rank_from_file_name(const std::string& name) {
   static constexpr std::string_view kPrefix = "dedicated_log_torch_trace_rank_";
@@ -92,10 +66,14 @@ struct VerifiedPayload {
 
 class FileIngest {
 public:
-  FileIngest(index::IndexWriter& writer, const IngestOptions& options)
-      : writer_(writer), options_(options) {}
+  // `abort` stops the file like a cancel (another file failed).
+  FileIngest(index::IndexWriter& writer, const IngestOptions& options,
+             const std::atomic<bool>* abort = nullptr)
+      : writer_(writer), options_(options), abort_(abort) {}
 
-  bool run(const std::filesystem::path& path, FileResult& result, std::string& error);
+  // Ingests `path` as file `file_id`. `progress` is told the bytes read so far.
+  bool run(const std::filesystem::path& path, int64_t file_id, FileResult& result,
+           std::string& error, const std::function<void(uint64_t)>& progress);
   bool cancelled() const { return cancelled_; }
 
 private:
@@ -110,13 +88,19 @@ private:
   void read_payload();
   std::optional<int64_t> store_payload(std::string_view declared, int64_t line);
   void store_event(const Line& line, const GlogPrefix& prefix, std::string_view envelope,
-                   const Envelope& env, std::string_view status, std::string_view kind, bool known,
-                   std::optional<int64_t> key_id, std::optional<int64_t> payload_id,
+                   const Envelope& env, index::EventStatus status, std::string_view kind,
+                   bool known, std::optional<int64_t> key_id, std::optional<int64_t> payload_id,
                    std::optional<std::string_view> payload_filename, bool raw_jsonl,
                    int64_t event_id);
 
+  bool stopped() const {
+    return (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) ||
+           (abort_ != nullptr && abort_->load(std::memory_order_relaxed));
+  }
+
   index::IndexWriter& writer_;
   const IngestOptions& options_;
+  const std::atomic<bool>* abort_;
   std::unique_ptr<model::FileModel> model_;
   LineReader* reader_ = nullptr;
   EnvelopeParser envelope_parser_;
@@ -127,7 +111,9 @@ private:
   std::optional<uint32_t> expected_rank_;
   uint64_t messages_ = 0;
   std::unordered_map<uint64_t, VerifiedPayload> verified_;
+  Md5 md5_;
   std::vector<int> kinds_;
+  std::string_view main_value_; // the raw value of the event's own key, inside envelope_buf_
   bool cancelled_ = false;
 };
 
@@ -145,7 +131,7 @@ bool FileIngest::validate_fields(const Envelope& env, const std::vector<int>& ki
       continue; // checked when interning
     }
     if (k == handlers::stack_kind()) {
-      std::vector<index::Frame> frames;
+      std::vector<index::StackFrame> frames;
       if (f.type != simdjson::ondemand::json_type::null &&
           !model_->parse_stack(f.raw_value, frames, line)) {
         ok = false;
@@ -203,7 +189,7 @@ void FileIngest::read_payload() {
 }
 
 std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int64_t line) {
-  const uint64_t h = fast_hash(payload_);
+  const uint64_t h = content_hash(payload_);
   auto it = verified_.find(h);
   if (it != verified_.end() && it->second.declared == declared) {
     if (!it->second.matches) {
@@ -212,15 +198,14 @@ std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int6
     }
     return it->second.payload_id;
   }
-  Md5 md5;
-  md5.update(payload_);
-  const auto digest = md5.finish();
+  md5_.update(payload_);
+  const Md5Digest digest = md5_.finish();
   const bool matches = md5_matches(digest, declared);
   if (!matches) {
     ++model_->stats().fail_payload_md5;
     model_->count(HealthId::fail_payload_md5, line, declared);
   }
-  const std::string actual = matches ? std::string(declared) : md5_hex(payload_);
+  const std::string actual = matches ? std::string(declared) : to_hex(digest);
   const int64_t id = writer_.add_payload(actual, payload_);
   constexpr size_t kMaxVerifiedCache = 100000; // bounded: memory must not grow with the log
   if (verified_.size() >= kMaxVerifiedCache) {
@@ -231,12 +216,15 @@ std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int6
 }
 
 void FileIngest::store_event(const Line& line, const GlogPrefix& prefix, std::string_view envelope,
-                             const Envelope& env, std::string_view status, std::string_view kind,
+                             const Envelope& env, index::EventStatus status, std::string_view kind,
                              bool known, std::optional<int64_t> key_id,
                              std::optional<int64_t> payload_id,
                              std::optional<std::string_view> payload_filename, bool raw_jsonl,
                              int64_t event_id) {
-  index::EventRow row;
+  const auto part = [](const std::optional<uint32_t>& v) {
+    return v ? std::optional<int64_t>(*v) : std::nullopt;
+  };
+  index::io::EventRecord row;
   row.id = event_id;
   row.file_id = model_->file_id();
   row.line = static_cast<int64_t>(line.number);
@@ -244,19 +232,29 @@ void FileIngest::store_event(const Line& line, const GlogPrefix& prefix, std::st
   row.kind = kind;
   row.known = known;
   row.cid_valid = env.cid_valid;
-  row.cid = env.cid;
+  row.caid = part(env.cid.compiled_autograd_id);
+  row.frame_id = part(env.cid.frame_id);
+  row.frame_compile_id = part(env.cid.frame_compile_id);
+  row.attempt = part(env.cid.attempt);
   row.key_id = key_id;
-  row.rank = env.rank;
-  row.level = prefix.level;
+  row.rank = part(env.rank);
+  row.level = std::string_view(&prefix.level, 1);
   row.month = prefix.month;
   row.day = prefix.day;
   row.time_us =
       ((static_cast<int64_t>(prefix.hour) * 60 + prefix.minute) * 60 + prefix.second) * 1000000 +
       prefix.microsecond;
-  row.thread = prefix.thread;
+  row.thread = static_cast<int64_t>(prefix.thread);
   row.pathname = prefix.pathname;
-  row.source_line = prefix.source_line;
+  row.source_line = static_cast<int64_t>(prefix.source_line);
   row.envelope = envelope;
+  // Where the event's own metadata sits in the envelope, so readers need not parse it again.
+  if (main_value_.data() >= envelope.data() &&
+      main_value_.data() + main_value_.size() <= envelope.data() + envelope.size() &&
+      !main_value_.empty()) {
+    row.value_offset = main_value_.data() - envelope.data();
+    row.value_length = static_cast<int64_t>(main_value_.size());
+  }
   row.payload_md5 = env.has_payload;
   row.payload_id = payload_id;
   row.payload_filename = payload_filename;
@@ -265,7 +263,7 @@ void FileIngest::store_event(const Line& line, const GlogPrefix& prefix, std::st
     ++model_->stats().fail_key_conflict;
     row.in_raw_jsonl = false;
   }
-  writer_.add_event(row);
+  writer_.add(row);
 }
 
 void FileIngest::process_line(const Line& line) {
@@ -303,7 +301,7 @@ void FileIngest::process_line(const Line& line) {
   const std::string_view envelope(envelope_buf_.data(), envelope_buf_.size());
   Envelope env;
   envelope_parser_.parse(envelope, env);
-  const int64_t event_id = writer_.next_event_id();
+  const int64_t event_id = writer_.next_id<index::Event>();
 
   // Unknown keys are counted for every line whose envelope deserialises (serde collects them
   // before anything else happens), including other-rank lines.
@@ -319,12 +317,14 @@ void FileIngest::process_line(const Line& line) {
   std::string_view kind;
   bool known = true;
   int main_kind = -1;
+  main_value_ = {};
   if (env.is_object) {
     for (size_t i = 0; i < env.fields.size(); ++i) {
       const int k = kinds_[i];
       if (k >= 0 && k != handlers::stack_kind()) {
         main_kind = k;
         kind = env.fields[i].key;
+        main_value_ = env.fields[i].raw_value;
         known = reg[static_cast<size_t>(k)].known_to_tlparse;
         break;
       }
@@ -333,6 +333,7 @@ void FileIngest::process_line(const Line& line) {
       for (size_t i = 0; i < env.fields.size(); ++i) {
         if (kinds_[i] == handlers::stack_kind()) {
           kind = "stack";
+          main_value_ = env.fields[i].raw_value;
           main_kind = handlers::stack_kind();
           break;
         }
@@ -340,6 +341,7 @@ void FileIngest::process_line(const Line& line) {
     }
     if (main_kind < 0 && !env.fields.empty()) {
       kind = env.fields.front().key;
+      main_value_ = env.fields.front().raw_value;
       known = false;
     }
   }
@@ -364,8 +366,9 @@ void FileIngest::process_line(const Line& line) {
       payload_id = store_payload(*env.has_payload, lineno);
     }
     model_->count(HealthId::type_drift_kept, lineno, text);
-    store_event(line, *prefix, envelope, env, "bad_envelope", kind.empty() ? "(none)" : kind, known,
-                std::nullopt, payload_id, std::nullopt, true, event_id);
+    store_event(line, *prefix, envelope, env, index::EventStatus::bad_envelope,
+                kind.empty() ? "(none)" : kind, known, std::nullopt, payload_id, std::nullopt, true,
+                event_id);
     return;
   }
 
@@ -392,8 +395,7 @@ void FileIngest::process_line(const Line& line) {
     uint64_t idx = 0;
     bool ok = false;
     const auto& raw = env.fields[i].raw_value;
-    if (!parser.iterate(raw.data(), raw.size(), raw.size() + simdjson::SIMDJSON_PADDING).get(doc) &&
-        !doc.get_array().get(arr)) {
+    if (open_array(parser, raw, doc, arr)) {
       std::string value;
       size_t pos = 0;
       bool good = true;
@@ -422,8 +424,8 @@ void FileIngest::process_line(const Line& line) {
       ++stats.fail_json;
       model_->count(HealthId::fail_json, lineno, text);
     }
-    store_event(line, *prefix, envelope, env, "interned", "str", true, std::nullopt, std::nullopt,
-                std::nullopt, false, event_id);
+    store_event(line, *prefix, envelope, env, index::EventStatus::interned, "str", true,
+                std::nullopt, std::nullopt, std::nullopt, false, event_id);
     return;
   }
 
@@ -441,20 +443,23 @@ void FileIngest::process_line(const Line& line) {
   }
   if (expected_rank_ && env.rank != expected_rank_) {
     ++stats.other_rank;
-    store_event(line, *prefix, envelope, env, "other_rank", kind.empty() ? "(none)" : kind, known,
-                std::nullopt, payload_id, std::nullopt, true, event_id);
+    store_event(line, *prefix, envelope, env, index::EventStatus::other_rank,
+                kind.empty() ? "(none)" : kind, known, std::nullopt, payload_id, std::nullopt, true,
+                event_id);
     return;
   }
   ++stats.ok;
   const std::optional<model::CompileId> cid =
       env.cid_valid ? std::optional<model::CompileId>(env.cid) : std::nullopt;
-  const int64_t key_id = model_->key_for(cid, lineno);
+  const model::FileModel::KeyRef key = model_->key_for(cid, lineno);
+  const int64_t key_id = key.key_id;
 
   handlers::EventContext ctx(*model_);
   ctx.event_id = event_id;
   ctx.line = lineno;
   ctx.cid = cid;
   ctx.key_id = key_id;
+  ctx.compile_id = key.compile_id;
   ctx.has_payload = env.has_payload.has_value();
   ctx.payload = std::string_view(payload_.data(), env.has_payload ? payload_.size() : 0);
   ctx.declared_md5 = env.has_payload.value_or("");
@@ -481,9 +486,9 @@ void FileIngest::process_line(const Line& line) {
     ctx.key = env.fields[i].key;
     ctx.metadata = env.fields[i].raw_value;
     if (k == handlers::stack_kind()) {
-      std::vector<index::Frame> frames;
+      std::vector<index::StackFrame> frames;
       if (model_->parse_stack(ctx.metadata, frames, lineno)) {
-        writer_.add_stack(model_->file_id(), event_id, "unknown", frames);
+        writer_.add_stack(model_->file_id(), event_id, index::StackRole::unknown, frames);
       }
       continue;
     }
@@ -503,12 +508,14 @@ void FileIngest::process_line(const Line& line) {
   if (payload_filename) {
     pf = *payload_filename;
   }
-  store_event(line, *prefix, envelope, env, "ok", kind.empty() ? "(none)" : kind, known, key_id,
-              payload_id, pf, !is_chromium, event_id);
+  store_event(line, *prefix, envelope, env, index::EventStatus::ok, kind.empty() ? "(none)" : kind,
+              known, key_id, payload_id, pf, !is_chromium, event_id);
 }
 
-bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std::string& error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileResult& result,
+                     std::string& error, const std::function<void(uint64_t)>& progress) {
+  // Non-blocking, so a FIFO given as a log cannot hang the open; it is refused just below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error = path.string() + ": " + std::strerror(errno);
     return false;
@@ -519,14 +526,22 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
     error = path.string() + " is not a file";
     return false;
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   struct tm tm_utc {};
   const time_t mtime = st.st_mtime;
   gmtime_r(&mtime, &tm_utc);
-  const int year = tm_utc.tm_year + 1900;
+  const std::string path_text = path.string();
   const std::string name = path.filename().string();
-  int64_t file_id = 0;
-  if (!writer_.begin_file(path.string(), name, static_cast<uint64_t>(st.st_size),
-                          rank_from_file_name(name), year, &file_id)) {
+  index::io::FileRecord file;
+  file.id = file_id;
+  file.path = path_text;
+  file.name = name;
+  file.size_bytes = static_cast<int64_t>(st.st_size);
+  if (const auto rank = rank_from_file_name(name)) {
+    file.rank_from_name = *rank;
+  }
+  file.timestamp_year = tm_utc.tm_year + 1900;
+  if (!writer_.begin_file(file)) {
     ::close(fd);
     error = writer_.error();
     return false;
@@ -538,7 +553,7 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
   uint64_t next_progress = 16u << 20;
   uint64_t lines = 0;
   while (reader.next(line)) {
-    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+    if (stopped()) {
       ::close(fd);
       error = "cancelled";
       cancelled_ = true;
@@ -546,8 +561,8 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
     }
     process_line(line);
     lines = line.number;
-    if (options_.on_progress && reader.bytes_consumed() >= next_progress) {
-      options_.on_progress(reader.bytes_consumed(), static_cast<uint64_t>(st.st_size));
+    if (reader.bytes_consumed() >= next_progress) {
+      progress(reader.bytes_consumed());
       next_progress = reader.bytes_consumed() + (16u << 20);
     }
   }
@@ -558,6 +573,7 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
     error = path.string() + ": " + reader.error();
     return false;
   }
+  progress(static_cast<uint64_t>(st.st_size));
   model_->finish(expected_rank_, lines);
   result.path = path;
   result.file_id = file_id;
@@ -572,30 +588,182 @@ bool FileIngest::run(const std::filesystem::path& path, FileResult& result, std:
   return true;
 }
 
+// Progress over all files, from whichever worker reads: one total, reported in order.
+class SharedProgress {
+public:
+  SharedProgress(const IngestOptions& options, size_t files) : options_(options), done_(files, 0) {}
+  void set_total(uint64_t total) { total_ = total; }
+  void update(size_t file, uint64_t done) {
+    if (!options_.on_progress) {
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    done_[file] = done;
+    uint64_t sum = 0;
+    for (const uint64_t d : done_) {
+      sum += d;
+    }
+    options_.on_progress(sum, total_);
+  }
+
+private:
+  const IngestOptions& options_;
+  std::mutex mutex_;
+  std::vector<uint64_t> done_;
+  uint64_t total_ = 0;
+};
+
+// Removes the part files of a parallel ingest, whatever happens.
+struct PartFiles {
+  std::vector<std::filesystem::path> paths;
+  ~PartFiles() {
+    for (const auto& p : paths) {
+      std::error_code ec;
+      std::filesystem::remove(p, ec);
+    }
+  }
+};
+
 } // namespace
 
 IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
                           const std::filesystem::path& index_path, const IngestOptions& options) {
   IngestResult result;
+  const size_t n = logs.size();
+  // Messages of parallel files must not interleave mid-line.
+  std::mutex message_mutex;
+  IngestOptions opts = options;
+  if (options.on_message) {
+    opts.on_message = [&](const std::string& m) {
+      std::lock_guard lock(message_mutex);
+      options.on_message(m);
+    };
+  }
+  SharedProgress progress(options, n);
   {
-    index::IndexWriter writer;
-    if (!writer.open(index_path.string(), &result.error)) {
-      return result;
-    }
+    uint64_t total = 0;
     for (const auto& log : logs) {
-      FileIngest ingest(writer, options);
-      FileResult fr;
-      if (!ingest.run(log, fr, result.error)) {
-        result.cancelled = ingest.cancelled();
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(log, ec);
+      total += ec ? 0 : size;
+    }
+    progress.set_total(total);
+  }
+  // File 0 goes straight into the index; the others into parts, merged in order as they finish.
+  // Workers are bounded (each holds a file's buffers), so memory does not grow with the files.
+  const size_t wanted =
+      options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = std::min<size_t>({n, wanted, kMaxIngestThreads});
+  PartFiles parts;
+  for (size_t i = 1; i < n; ++i) {
+    parts.paths.push_back(index_path.string() + ".part" + std::to_string(i));
+  }
+  std::vector<FileResult> files(n);
+  std::vector<std::string> errors(n);
+  enum class State : char { pending, done, failed, cancelled };
+  std::vector<State> state(n, State::pending);
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> abort{false}; // set when a file fails: the others stop at their next line
+  index::IndexWriter writer;
+  if (!writer.open(index_path.string(), index::IndexWriter::Role::index, &result.error)) {
+    return result;
+  }
+  const auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      std::string error;
+      bool ok = true;
+      bool was_cancelled = false;
+      const auto report = [&](uint64_t done) { progress.update(i, done); };
+      if (!abort.load()) {
+        if (i == 0) {
+          FileIngest ingest(writer, opts, &abort);
+          ok = ingest.run(logs[0], 1, files[0], error, report);
+          was_cancelled = ingest.cancelled();
+        } else {
+          index::IndexWriter part;
+          ok = part.open(parts.paths[i - 1].string(), index::IndexWriter::Role::part, &error);
+          if (ok) {
+            FileIngest ingest(part, opts, &abort);
+            ok = ingest.run(logs[i], static_cast<int64_t>(i + 1), files[i], error, report);
+            was_cancelled = ingest.cancelled();
+            ok = ok && part.finish(false, &error);
+          }
+        }
+      } else {
+        ok = false;
+        was_cancelled = true;
+      }
+      if (!ok && !was_cancelled) {
+        abort = true;
+      }
+      const std::lock_guard lock(mutex);
+      state[i] = ok ? State::done : was_cancelled ? State::cancelled : State::failed;
+      errors[i] = std::move(error);
+      changed.notify_all();
+    }
+  };
+  // One worker runs on this thread; several run on threads of their own while this one merges.
+  std::vector<std::thread> threads;
+  if (workers == 1) {
+    work();
+  } else {
+    for (size_t w = 0; w < workers; ++w) {
+      threads.emplace_back(work);
+    }
+  }
+  // Merge in file order as the parts finish (the first file is already in the index).
+  bool complete = true;
+  for (size_t i = 0; i < n && complete; ++i) {
+    State st;
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return state[i] != State::pending; });
+      st = state[i];
+    }
+    if (st != State::done) {
+      complete = false;
+      break;
+    }
+    if (i > 0) {
+      std::string error;
+      if (!writer.merge_part(parts.paths[i - 1].string(), &error)) {
+        errors[i] = std::move(error);
+        complete = false;
+        abort = true;
         break;
       }
-      result.files.push_back(std::move(fr));
+      std::error_code ec;
+      std::filesystem::remove(parts.paths[i - 1], ec);
     }
-    if (result.error.empty() && writer.finish(&result.error)) {
+  }
+  abort = abort || !complete;
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  result.cancelled = options.cancel != nullptr && options.cancel->load();
+  if (complete && !result.cancelled) {
+    std::string error;
+    if (writer.finish(options.search_table, &error)) {
       result.ok = true;
+      result.files = std::move(files);
+    } else {
+      result.error = std::move(error);
     }
-  } // the writer closes the file here, so a cancelled index can be removed
-  if (result.cancelled) {
+  } else {
+    for (size_t i = 0; i < n && result.error.empty(); ++i) {
+      if (!errors[i].empty() && state[i] != State::cancelled) {
+        result.error = errors[i];
+      }
+    }
+    if (result.error.empty()) {
+      result.error = "cancelled";
+    }
+    std::string ignored;
+    (void)writer.finish(false, &ignored);
+  }
+  if (!result.ok) {
     result.files.clear();
     std::error_code ec;
     std::filesystem::remove(index_path, ec);

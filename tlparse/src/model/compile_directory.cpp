@@ -1,5 +1,5 @@
-// FileModel: the compile directory and output naming of tlparse 0.4.3 (§2.1, §1.7), the string
-// table and the counters of one file. See file_model.h.
+// FileModel: the compile directory and output naming of tlparse 0.4.3 (docs/TLPARSE-INGEST.md),
+// the compiles, the string table and the counters of one file. See file_model.h.
 #include "ingest/envelope.h"
 #include "model/file_model.h"
 #include "model/path_sanitizer.h"
@@ -49,7 +49,8 @@ bool compile_id_less(const CompileId& a, const CompileId& b) {
 
 FileModel::FileModel(index::IndexWriter& writer, int64_t file_id,
                      const ingest::IngestOptions& options)
-    : writer_(writer), file_id_(file_id), options_(options), keys_(&compile_id_less) {}
+    : writer_(writer), file_id_(file_id), options_(options), keys_(&compile_id_less),
+      compile_by_id_(&compile_id_less), spans_(writer, file_id) {}
 
 void FileModel::count(index::HealthId id, int64_t line, std::string_view excerpt) {
   ++health_[static_cast<size_t>(id)];
@@ -57,7 +58,8 @@ void FileModel::count(index::HealthId id, int64_t line, std::string_view excerpt
   constexpr uint64_t kMaxBadLines = 10000;
   if (info.severity != index::Severity::info && bad_lines_written_ < kMaxBadLines) {
     ++bad_lines_written_;
-    writer_.add_bad_line(file_id_, line, info.name, make_excerpt(excerpt));
+    const std::string printable = make_excerpt(excerpt);
+    writer_.add(index::io::BadLineRecord{file_id_, line, info.name, printable});
   }
 }
 
@@ -65,13 +67,70 @@ std::string FileModel::dir_for(const std::optional<CompileId>& raw, int64_t line
   return raw ? directory_name(*raw) : "unknown_" + std::to_string(line);
 }
 
-int64_t FileModel::key_for(const std::optional<CompileId>& raw, int64_t line) {
+int64_t FileModel::compile_for(const std::optional<CompileId>& raw, int64_t line) {
+  std::optional<int64_t>* invalid = nullptr;
+  CompileId forced;
+  if (!raw) {
+    invalid = &invalid_compile_;
+    if (*invalid) {
+      return **invalid;
+    }
+  } else {
+    forced = attempt_forced_to_zero(*raw);
+    if (auto it = compile_by_id_.find(forced); it != compile_by_id_.end()) {
+      return it->second;
+    }
+  }
+  const int64_t id = writer_.next_id<index::Compile>();
+  assert(compiles_.empty() ||
+         id == compiles_.front().id() + static_cast<int64_t>(compiles_.size()));
+  compiles_.emplace_back(id, file_id_, static_cast<int64_t>(compiles_.size()), raw, line);
+  if (invalid != nullptr) {
+    *invalid = id;
+  } else {
+    compile_by_id_.emplace(forced, id);
+  }
+  return id;
+}
+
+CompileFacts& FileModel::facts(int64_t compile_id) {
+  const auto i = static_cast<size_t>(compile_id - compiles_.front().id());
+  assert(i < compiles_.size());
+  return compiles_[i];
+}
+
+FileModel::KeyRef FileModel::key_for(const std::optional<CompileId>& raw, int64_t line) {
+  const auto add_key = [&](const std::optional<CompileId>& key) {
+    KeyRef ref;
+    ref.compile_id = compile_for(raw, line);
+    ref.key_id = writer_.next_id<index::CompileKey>();
+    facts(ref.compile_id).note_attempt();
+    index::io::CompileKeyRecord r;
+    r.id = ref.key_id;
+    r.file_id = file_id_;
+    r.compile_id = ref.compile_id;
+    r.ord = next_key_ord_++;
+    const std::string display = key ? display_name(*key) : "unknown";
+    const std::string dir = key ? directory_name(*key) : dir_for(raw, line);
+    r.display = display;
+    r.dir_name = dir;
+    if (key) {
+      const auto part = [](const std::optional<uint32_t>& v) {
+        return v ? std::optional<int64_t>(*v) : std::nullopt;
+      };
+      r.caid = part(key->compiled_autograd_id);
+      r.frame_id = part(key->frame_id);
+      r.frame_compile_id = part(key->frame_compile_id);
+      r.attempt = part(key->attempt);
+    }
+    r.is_unknown = !key;
+    r.first_line = line;
+    writer_.add(r);
+    return ref;
+  };
   if (!raw) {
     if (!unknown_key_) {
-      const int64_t id = (file_id_ << 32) | next_key_ord_;
-      unknown_key_ = id;
-      writer_.add_compile_key(id, file_id_, next_key_ord_++, "unknown", dir_for(raw, line),
-                              std::nullopt, line);
+      unknown_key_ = add_key(std::nullopt);
     }
     return *unknown_key_;
   }
@@ -80,62 +139,69 @@ int64_t FileModel::key_for(const std::optional<CompileId>& raw, int64_t line) {
   if (it != keys_.end()) {
     return it->second;
   }
-  const int64_t id = (file_id_ << 32) | next_key_ord_;
-  writer_.add_compile_key(id, file_id_, next_key_ord_++, display_name(key), directory_name(key),
-                          key, line);
-  keys_.emplace(key, id);
-  return id;
+  const KeyRef ref = add_key(key);
+  keys_.emplace(key, ref);
+  return ref;
 }
 
-int64_t FileModel::emit(handlers::EventContext& ctx, index::OutputRow row) {
+int64_t FileModel::emit(handlers::EventContext& ctx, index::io::OutputRecord row) {
+  row.id = writer_.next_id<index::Output>();
   row.file_id = file_id_;
   row.seq = seq_++;
   row.event_id = ctx.event_id;
   row.line = ctx.line;
   row.event_key = ctx.key;
-  return writer_.add_output(row);
+  if (row.key_id && row.in_directory) {
+    facts(ctx.compile_id).note_output();
+  }
+  writer_.add(row);
+  return row.id;
 }
 
 FileModel::Emitted FileModel::add_compile_file(handlers::EventContext& ctx, std::string_view stem,
                                                std::string_view ext, index::OutputKind kind,
-                                               bool payload_file, Readable readable) {
+                                               bool payload_file, Readable readable,
+                                               std::string_view artifact) {
   const SanitisedName safe = sanitise_output_name(stem);
   if (safe.changed) {
     count(index::HealthId::unsafe_output_name, ctx.line, stem);
   }
   const uint64_t n = output_count_++;
-  index::OutputRow row;
-  row.key_id = ctx.key_id;
-  row.kind = kind;
-  row.path = dir_for(ctx.cid, ctx.line) + "/" + safe.name + "_" + std::to_string(n) + "." +
-             std::string(ext);
-  row.name = std::string(last_segment(row.path));
-  row.number = static_cast<int64_t>(n);
-  row.suffix = cache_suffix(row.path);
-  row.sanitised = safe.changed;
-  if (readable == Readable::empty_url) {
-    row.readable_url = std::string();
-  }
-  if (readable == Readable::companion) {
-    const std::string readable_path =
-        row.path.substr(0, row.path.size() - ext.size() - 1) + "_readable.html";
-    row.readable_url = readable_path;
-    row.number = static_cast<int64_t>(output_count_++);
-  }
   Emitted out;
-  out.path = row.path;
-  const std::optional<std::string> readable_url = row.readable_url;
-  out.output_id = emit(ctx, std::move(row));
+  out.path = dir_for(ctx.cid, ctx.line) + "/" + safe.name + "_" + std::to_string(n) + "." +
+             std::string(ext);
+  const std::string_view what = artifact.empty() ? stem : artifact;
+  std::optional<std::string> readable_url;
+  if (readable == Readable::empty_url) {
+    readable_url = std::string();
+  }
   if (readable == Readable::companion) {
-    index::OutputRow companion;
-    companion.kind = index::OutputKind::readable_html;
+    readable_url = out.path.substr(0, out.path.size() - ext.size() - 1) + "_readable.html";
+  }
+  index::io::OutputRecord row;
+  row.key_id = ctx.key_id;
+  row.artifact = what;
+  row.kind = kind;
+  row.path = out.path;
+  row.name = last_segment(out.path);
+  row.number = static_cast<int64_t>(readable == Readable::companion ? output_count_++ : n);
+  row.suffix = cache_suffix(out.path);
+  row.readable_url = readable_url;
+  row.in_directory = true;
+  row.sanitised = safe.changed;
+  out.output_id = emit(ctx, row);
+  if (readable == Readable::companion) {
+    const std::string companion_artifact = std::string(what) + "_readable";
+    index::io::OutputRecord companion;
     companion.key_id = ctx.key_id;
+    companion.artifact = companion_artifact;
+    companion.kind = index::OutputKind::readable_html;
     companion.path = *readable_url;
-    companion.name = std::string(last_segment(companion.path));
+    companion.name = last_segment(*readable_url);
     companion.number = static_cast<int64_t>(n);
     companion.in_directory = false;
     companion.sanitised = safe.changed;
-    emit(ctx, std::move(companion));
+    emit(ctx, companion);
   }
   if (payload_file) {
     ctx.payload_filename = out.path;
@@ -147,27 +213,31 @@ FileModel::Emitted FileModel::add_global_file(handlers::EventContext& ctx,
                                               std::string_view relative_path,
                                               index::OutputKind kind) {
   const uint64_t n = output_count_++;
-  index::OutputRow row;
-  row.key_id = ctx.key_id;
-  row.kind = kind;
-  row.path = std::string(relative_path);
-  row.name = std::string(last_segment(row.path));
-  row.number = static_cast<int64_t>(n);
   Emitted out;
-  out.path = row.path;
-  out.output_id = emit(ctx, std::move(row));
+  out.path = std::string(relative_path);
+  index::io::OutputRecord row;
+  row.key_id = ctx.key_id;
+  row.artifact = ctx.key;
+  row.kind = kind;
+  row.path = out.path;
+  row.name = last_segment(out.path);
+  row.number = static_cast<int64_t>(n);
+  row.in_directory = true;
+  out.output_id = emit(ctx, row);
   return out;
 }
 
 void FileModel::add_link(handlers::EventContext& ctx, std::string_view name, std::string_view url) {
   const uint64_t n = output_count_++;
-  index::OutputRow row;
+  index::io::OutputRecord row;
   row.key_id = ctx.key_id;
+  row.artifact = name;
   row.kind = index::OutputKind::link;
-  row.path = std::string(url);
-  row.name = std::string(name);
+  row.path = url;
+  row.name = name;
   row.number = static_cast<int64_t>(n);
-  emit(ctx, std::move(row));
+  row.in_directory = true;
+  emit(ctx, row);
 }
 
 std::string FileModel::add_payload_copy(handlers::EventContext& ctx) {
@@ -183,13 +253,14 @@ std::string FileModel::add_payload_copy(handlers::EventContext& ctx) {
     payload_copies_.clear();
   }
   if (payload_copies_.insert(path).second) {
-    index::OutputRow row;
+    index::io::OutputRecord row;
+    row.artifact = "payload";
     row.kind = index::OutputKind::payload_copy;
     row.path = path;
-    row.name = std::string(last_segment(path));
+    row.name = last_segment(path);
     row.in_directory = false;
     row.sanitised = safe.changed;
-    emit(ctx, std::move(row));
+    emit(ctx, row);
   }
   return path;
 }
@@ -198,21 +269,31 @@ void FileModel::intern(int64_t idx, std::string value) {
   if (idx < 0) {
     return;
   }
-  writer_.add_string(file_id_, idx, value);
+  writer_.add(index::io::InternedStringRecord{file_id_, idx, value});
   // A map, not a vector: an index like 4000000000 must not allocate 4 billion slots.
   strings_[idx] = std::move(value);
 }
 
-bool FileModel::parse_stack(std::string_view json, std::vector<index::Frame>& out, int64_t line) {
+std::optional<int64_t> FileModel::add_list(int64_t event_id, std::string_view field,
+                                           simdjson::ondemand::array& items) {
+  int64_t pos = 0;
+  for (auto item : items) {
+    std::string_view text;
+    if (ingest::item_text(item.value_unsafe(), text)) {
+      return std::nullopt;
+    }
+    writer_.add(index::io::MetadataListItemRecord{event_id, field, pos++, text});
+  }
+  return pos;
+}
+
+bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame>& out,
+                            int64_t line) {
   using simdjson::ondemand::json_type;
   out.clear();
   simdjson::ondemand::document doc;
-  if (parser_.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING)
-          .get(doc)) {
-    return false;
-  }
   simdjson::ondemand::array arr;
-  if (doc.get_array().get(arr)) {
+  if (!ingest::open_array(parser_, json, doc, arr)) {
     return false;
   }
   for (auto item : arr) {
@@ -220,59 +301,44 @@ bool FileModel::parse_stack(std::string_view json, std::vector<index::Frame>& ou
     if (item.get_object().get(obj)) {
       return false;
     }
-    index::Frame f;
+    index::StackFrame f;
     bool has_line = false, has_name = false, has_file = false;
-    for (auto field : obj) {
-      std::string_view key;
-      if (field.unescaped_key().get(key)) {
-        return false;
-      }
-      simdjson::ondemand::value v = field.value();
-      json_type t;
-      if (v.type().get(t)) {
-        return false;
-      }
-      if (key == "line") {
-        int64_t l = 0;
-        if (v.get_int64().get(l) || l < INT32_MIN || l > INT32_MAX) {
-          return false;
-        }
-        f.line = l;
-        has_line = true;
-      } else if (key == "name") {
-        std::string_view s;
-        if (v.get_string().get(s)) {
-          return false;
-        }
-        f.name = std::string(s);
-        has_name = true;
-      } else if (key == "filename") {
-        uint64_t u = 0;
-        if (v.get_uint64().get(u) || u > UINT32_MAX) {
-          return false;
-        }
-        f.filename_index = static_cast<int64_t>(u);
-        has_file = true;
-      } else if (key == "loc" || key == "uninterned_filename") {
-        if (t == json_type::null) {
-          continue;
-        }
-        std::string_view s;
-        if (v.get_string().get(s)) {
-          return false;
-        }
-        (key == "loc" ? f.loc : f.uninterned_filename) = std::string(s);
-      } else {
-        std::string_view skip;
-        if (ingest::raw_value_json(v, skip)) {
-          return false;
-        }
-      }
+    const bool valid = ingest::for_each_field(
+        obj, [&](std::string_view key, simdjson::ondemand::value v, json_type t) {
+          std::string_view s;
+          int64_t l = 0;
+          uint64_t u = 0;
+          if (key == "line") {
+            has_line = !v.get_int64().get(l) && l >= INT32_MIN && l <= INT32_MAX;
+            f.line = l;
+            return has_line;
+          }
+          if (key == "name") {
+            has_name = !v.get_string().get(s);
+            f.name = std::string(s);
+            return has_name;
+          }
+          if (key == "filename") {
+            has_file = !v.get_uint64().get(u) && u <= UINT32_MAX;
+            f.filename_idx = static_cast<int64_t>(u);
+            return has_file;
+          }
+          if ((key == "loc" || key == "uninterned_filename") && t != json_type::null) {
+            if (v.get_string().get(s)) {
+              return false;
+            }
+            (key == "loc" ? f.loc : f.uninterned_filename) = std::string(s);
+            return true;
+          }
+          return !ingest::raw_value_json(v, s);
+        });
+    if (!valid) {
+      return false;
     }
     if (!has_line || !has_name || !has_file) {
       return false;
     }
-    if (auto it = strings_.find(*f.filename_index); it != strings_.end()) {
+    if (auto it = strings_.find(*f.filename_idx); it != strings_.end()) {
       f.filename = it->second;
     } else {
       count(index::HealthId::unresolved_string, line);
@@ -317,15 +383,21 @@ void FileModel::finish(std::optional<uint32_t> rank, uint64_t lines) {
   health_[static_cast<size_t>(index::HealthId::fail_json_serialization)] =
       s.fail_json_serialization;
   health_[static_cast<size_t>(index::HealthId::unknown)] = s.unknown;
+  for (CompileFacts& c : compiles_) {
+    writer_.add(index::io::record_of(c.row()));
+  }
+  spans_.finish();
   for (size_t i = 0; i < index::kHealthCounterCount; ++i) {
     const auto& info = index::health_info(static_cast<index::HealthId>(i));
-    writer_.add_health(file_id_, info.name, index::to_string(info.severity), info.description,
-                       health_[i]);
+    writer_.add(index::io::HealthCounterRecord{file_id_, info.name, info.severity, info.description,
+                                               static_cast<int64_t>(health_[i])});
   }
   for (const auto& [key, u] : unknown_keys_) {
-    writer_.add_unknown_key(file_id_, key, u.count, u.first_line);
+    writer_.add(
+        index::io::UnknownKeyRecord{file_id_, key, static_cast<int64_t>(u.count), u.first_line});
   }
-  writer_.end_file(file_id_, rank, lines);
+  writer_.end_file(file_id_, rank ? std::optional<int64_t>(*rank) : std::nullopt,
+                   static_cast<int64_t>(lines));
 }
 
 } // namespace tlparse::model

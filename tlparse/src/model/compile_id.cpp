@@ -1,4 +1,4 @@
-// Compile-id spelling rules of tlparse 0.4.3 (§1.7 of TLPARSE-COMPAT.md).
+// Compile-id spelling rules of tlparse 0.4.3 (docs/TLPARSE-INGEST.md, "Compile ids").
 #include "tlparse/model/compile_id.h"
 
 namespace tlparse::model {

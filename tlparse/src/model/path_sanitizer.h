@@ -1,6 +1,6 @@
 // Output names that come from log data (artifact names, graph_dump names, has_payload digests,
 // output-code file stems) must never write outside the output folder. The rule (documented in
-// docs/TLPARSE-NOTES.md):
+// docs/TLPARSE-INGEST.md, "Output names from log data"):
 //  - a name is kept as tlparse 0.4.3 would write it when every '/'-separated segment is
 //    non-empty, not "." or "..", at most 200 bytes, valid UTF-8, and free of NUL, control
 //    characters and '\\'; the whole name is at most 1000 bytes and does not start with '/';

@@ -143,11 +143,7 @@ void render_output(RenderContext& ctx, const index::Output& output) {
   case OutputKind::json_pretty: {
     std::string scratch;
     const std::string& bytes = cached_body(ctx, output.kind, key, scratch, [&](std::string& o) {
-      if (auto pretty = pretty_print_json(payload)) {
-        o = std::move(*pretty);
-      } else {
-        o.assign(payload); // invalid JSON is kept as logged
-      }
+      o = text_output(output.kind, payload);
     });
     ctx.emit(output.path, bytes);
     return;
@@ -209,3 +205,16 @@ void render_output(RenderContext& ctx, const index::Output& output) {
 }
 
 } // namespace tlparse::report::detail
+
+namespace tlparse::report {
+
+std::string text_output(index::OutputKind kind, std::string_view payload) {
+  if (kind == index::OutputKind::json_pretty) {
+    if (auto pretty = pretty_print_json(payload)) {
+      return std::move(*pretty);
+    }
+  }
+  return std::string(payload); // verbatim, and invalid JSON as logged
+}
+
+} // namespace tlparse::report

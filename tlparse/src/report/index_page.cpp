@@ -5,61 +5,9 @@
 #include "report/stack_trie.h"
 #include "tlparse/model/compile_id.h"
 
-#include <unordered_map>
+#include <algorithm>
 
 namespace tlparse::report::detail {
-namespace {
-
-// The status colour of a compile (§3.2), from its compilation_metrics.
-std::unordered_map<std::string, std::string> compile_statuses(const RenderContext& ctx) {
-  struct Agg {
-    bool error = false, empty = false, restart = false;
-  };
-  std::unordered_map<std::string, Agg> agg;
-  for (const index::CompilationMetrics& m : ctx.metrics) {
-    if (m.event_key != "compilation_metrics") {
-      continue;
-    }
-    Agg& a = agg[forced_key(m.cid)];
-    a.error = a.error || m.fail_type.has_value();
-    a.empty = a.empty || !m.graph_op_count || *m.graph_op_count == 0;
-    a.restart = a.restart || !m.restart_reasons || !m.restart_reasons->empty();
-  }
-  std::unordered_map<std::string, std::string> out;
-  for (const auto& [key, a] : agg) {
-    out[key] = a.error     ? "status-error"
-               : a.empty   ? "status-empty"
-               : a.restart ? "status-break"
-                           : "status-ok";
-  }
-  return out;
-}
-
-void output_link(std::string& out, const index::Output& o) {
-  if (o.kind == index::OutputKind::link) {
-    if (is_safe_external_url(o.path)) {
-      out.append("<a href=\"");
-      esc(out, o.path);
-      out.append("\">");
-      esc(out, o.name);
-      out.append("</a>");
-    } else {
-      esc(out, o.name);
-      out.append(" <span class=\"badge\">(link not shown: ");
-      esc(out, o.path);
-      out.append(")</span>");
-    }
-    return;
-  }
-  out.append("<a href=\"");
-  esc(out, o.path);
-  out.append("\">");
-  esc(out, o.path);
-  out.append("</a>");
-}
-
-} // namespace
-
 void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   std::string page;
   PageOptions po;
@@ -82,15 +30,14 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
               "with restart (for example a graph break)</span> <span class=\"status-empty\">"
               "Empty graph</span> <span class=\"status-error\">Error</span> <span "
               "class=\"status-missing\">No metrics logged</span></p>\n");
-  const auto statuses = compile_statuses(ctx);
   StackTrie trie;
-  for (const index::DynamoStart& d : ctx.dynamo_starts) {
-    std::vector<TrieFrame> frames = to_trie_frames(d.stack);
+  for (const index::EventStack& d : ctx.dynamo_starts) {
+    std::vector<TrieFrame> frames = to_trie_frames(d.frames);
     strip_convert_frame_suffix(frames);
-    const auto st = statuses.find(forced_key(d.cid));
-    trie.insert(frames, TrieTerminal{d.cid ? std::optional<std::string>(compile_display(d.cid))
-                                           : std::nullopt,
-                                     st == statuses.end() ? "status-missing" : st->second});
+    trie.insert(frames,
+                TrieTerminal{d.event.cid ? std::optional<std::string>(compile_display(d.event.cid))
+                                         : std::nullopt,
+                             std::string(status_class(ctx.status_of_key(d.event.key_id)))});
   }
   if (trie.empty()) {
     page.append("<p class=\"note\">No dynamo_start stacks were logged.</p>\n");
@@ -99,7 +46,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   }
 
   // Failures and restarts.
-  const std::vector<index::RestartOrFailure> rows = ctx.reader.restarts_and_failures(ctx.file.id);
+  const std::vector<index::RestartOrFailure>& rows = ctx.restarts_and_failures;
   if (!rows.empty()) {
     page.append("<h2>Failures and restarts</h2>\n<p>This run had <strong><a "
                 "href=\"failures_and_restarts.html\">");
@@ -148,7 +95,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
           continue;
         }
         page.append("<li>");
-        output_link(page, o);
+        output_link(page, o, "", o.path);
         if (o.readable_url) {
           page.append(" (<a href=\"");
           esc(page, *o.readable_url);
@@ -168,26 +115,25 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   page.append("</ul>\n");
 
   // Unknown stacks.
-  const std::vector<index::UnknownStack> unknown = ctx.reader.unknown_stacks(ctx.file.id);
+  const std::vector<index::EventStack>& unknown = ctx.unknown_stacks;
   if (!unknown.empty()) {
     page.append("<h2>Unknown stacks</h2>\n<p>Stacks logged outside any compile context (for "
                 "example when compiled code ran, or an error happened before Dynamo assigned a "
                 "compile id). They show where in your program these events came from.</p>\n");
     StackTrie unknown_trie;
-    for (const index::UnknownStack& s : unknown) {
-      unknown_trie.insert(to_trie_frames(s.stack), TrieTerminal{});
+    for (const index::EventStack& s : unknown) {
+      unknown_trie.insert(to_trie_frames(s.frames), TrieTerminal{});
     }
     unknown_trie.render(page);
   }
 
   // Data health: what was dropped or suspicious while reading the log.
   page.append("<h2>Data health</h2>\n<p><code>");
-  esc(page, ctx.reader.stats(ctx.file.id).to_tlparse_string());
+  esc(page, ctx.stats.to_tlparse_string());
   page.append("</code></p>\n");
-  const std::vector<index::HealthCounter> health = ctx.reader.health(ctx.file.id);
   bool any_health = false;
-  for (const index::HealthCounter& h : health) {
-    if (h.count == 0 || h.name == "ok") {
+  for (const index::HealthCounter& h : ctx.health) {
+    if (h.count == 0 || h.counter == "ok") {
       continue;
     }
     if (!any_health) {
@@ -197,7 +143,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append("<tr><td class=\"health-");
     page.append(index::to_string(h.severity));
     page.append("\">");
-    esc(page, h.name);
+    esc(page, h.counter);
     page.append("</td><td>");
     page.append(std::to_string(h.count));
     page.append("</td><td>");
@@ -205,7 +151,12 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append("</td></tr>\n");
   }
   page.append(any_health ? "</table>\n" : "<p class=\"note\">Nothing to report.</p>\n");
-  const std::vector<std::string> unknown_keys = ctx.reader.unknown_keys(ctx.file.id);
+  // Listed by name, like tlparse's "Unknown fields" line.
+  std::vector<std::string> unknown_keys;
+  for (const index::UnknownKey& k : ctx.unknown_keys) {
+    unknown_keys.push_back(k.key);
+  }
+  std::sort(unknown_keys.begin(), unknown_keys.end());
   if (!unknown_keys.empty()) {
     page.append("<p>Event keys this report does not render specially (kept in raw.jsonl): ");
     for (std::size_t i = 0; i < unknown_keys.size(); ++i) {
@@ -216,7 +167,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append("</p>\n");
   }
   end_page(page, po);
-  ctx.note_write(ctx.folder.write_file("index.html", page), "index.html");
+  ctx.note_write(ctx.folder.write_file(files::index_html, page), files::index_html);
 }
 
 void render_failures_page(RenderContext& ctx) {
@@ -227,7 +178,7 @@ void render_failures_page(RenderContext& ctx) {
   page.append("<p class=\"note\"><a href=\"index.html\">&larr; report index</a></p>\n"
               "<h1>Failures and restarts</h1>\n<table>\n<tr><th>Compile id</th><th>Failure type"
               "</th><th>Failure description</th><th>Failure source</th></tr>\n");
-  for (const index::RestartOrFailure& row : ctx.reader.restarts_and_failures(ctx.file.id)) {
+  for (const index::RestartOrFailure& row : ctx.restarts_and_failures) {
     page.append("<tr><td>");
     const auto target = row.metrics_output_id ? ctx.output_by_id.find(*row.metrics_output_id)
                                               : ctx.output_by_id.end();
@@ -235,10 +186,10 @@ void render_failures_page(RenderContext& ctx) {
       page.append("<a href=\"");
       esc(page, ctx.outputs[target->second].path);
       page.append("\">");
-      esc(page, row.display);
+      esc(page, compile_display(row.cid));
       page.append("</a>");
     } else {
-      esc(page, row.display);
+      esc(page, compile_display(row.cid));
     }
     if (row.is_restart) {
       page.append("</td><td>Restart</td><td><pre>");
@@ -256,8 +207,7 @@ void render_failures_page(RenderContext& ctx) {
   }
   page.append("</table>\n");
   end_page(page, po);
-  ctx.note_write(ctx.folder.write_file("failures_and_restarts.html", page),
-                 "failures_and_restarts.html");
+  ctx.note_write(ctx.folder.write_file(files::failures_html, page), files::failures_html);
 }
 
 } // namespace tlparse::report::detail

@@ -45,51 +45,53 @@ void render_compile_directory(RenderContext& ctx) {
   }
   std::string text;
   write_pretty(text, root);
-  ctx.note_write(ctx.folder.write_file("compile_directory.json", text), "compile_directory.json");
+  ctx.note_write(ctx.folder.write_file(files::compile_directory, text), files::compile_directory);
 }
 
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
                                       OutputFolder& folder) {
   StreamedResult result;
   StreamedFile file;
-  if (!folder.open_stream("chromium_events.json", file)) {
+  if (!folder.open_stream(files::chromium_events, file)) {
     result.ok = false;
     return result;
   }
   RenderCache cache(budget::kChromiumCacheBytes);
   std::uint64_t count = 0;
   std::string scratch;
-  reader.for_each_chromium_event(file_id, [&](const index::ChromiumEvent& e) {
-    const std::string content_key = RenderCache::key_of(e.payload_json);
-    const std::string* pretty = cache.find(-1, content_key);
-    if (pretty == nullptr) {
-      auto parsed = parse_json(e.payload_json);
-      if (!parsed) {
-        return true; // unparseable payloads are skipped, as in tlparse
-      }
-      scratch.clear();
-      // Elements of the top-level array sit at indent 2.
-      write_pretty(scratch, *parsed);
-      std::string indented;
-      indented.reserve(scratch.size() + scratch.size() / 8);
-      for (char c : scratch) {
-        indented.push_back(c);
-        if (c == '\n') {
-          indented.append("  ");
+  const Status read = reader.for_each_chromium_event(
+      file_id, [&](const index::ChromiumEvent&, std::string_view payload) {
+        const std::string content_key = RenderCache::key_of(payload);
+        const std::string* pretty = cache.find(-1, content_key);
+        if (pretty == nullptr) {
+          auto parsed = parse_json(payload);
+          if (!parsed) {
+            return true; // unparseable payloads are skipped, as in tlparse
+          }
+          scratch.clear();
+          // Elements of the top-level array sit at indent 2.
+          write_pretty(scratch, *parsed);
+          std::string indented;
+          indented.reserve(scratch.size() + scratch.size() / 8);
+          for (char c : scratch) {
+            indented.push_back(c);
+            if (c == '\n') {
+              indented.append("  ");
+            }
+          }
+          cache.insert(-1, content_key, indented);
+          scratch = std::move(indented);
+          pretty = &scratch;
         }
-      }
-      cache.insert(-1, content_key, indented);
-      scratch = std::move(indented);
-      pretty = &scratch;
-    }
-    file.buffer().append(count == 0 ? "[\n  " : ",\n  ");
-    file.buffer().append(*pretty);
-    file.flush_if_large();
-    ++count;
-    return true;
-  });
+        file.buffer().append(count == 0 ? "[\n  " : ",\n  ");
+        file.buffer().append(*pretty);
+        file.flush_if_large();
+        ++count;
+        return true;
+      });
   file.buffer().append(count == 0 ? "[]" : "\n]");
   result.ok = folder.finish_stream(file);
+  result.read_error = read.ok() ? std::string() : read.error();
   result.items = count;
   result.cache_hits = cache.hits();
   return result;
@@ -128,18 +130,23 @@ std::size_t cached_cost(std::string_view envelope, const CompactMembers& members
 
 } // namespace
 
-StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::FileInfo& info,
+StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::File& info,
                                 OutputFolder& folder) {
   StreamedResult result;
   StreamedFile file;
-  if (!folder.open_stream("raw.jsonl", file)) {
+  if (!folder.open_stream(files::raw_jsonl, file)) {
     result.ok = false;
     return result;
   }
   std::string& out = file.buffer();
   // Line 1: the string table, gaps as null; an empty table is [null] like tlparse's.
   out.append("{\"string_table\":[");
-  const auto table = reader.string_table(info.id);
+  auto read_table = reader.string_table(info.id);
+  if (!read_table) {
+    result.read_error = read_table.error();
+  }
+  const std::vector<std::optional<std::string>> table =
+      read_table ? std::move(read_table).value() : std::vector<std::optional<std::string>>();
   if (table.empty()) {
     out.append("null");
   }
@@ -158,22 +165,22 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
   std::unordered_map<std::string, CompactMembers> cache;
   std::size_t cache_bytes = 0;
   CompactMembers added;
-  reader.for_each_event(info.id, [&](const index::Event& e) {
+  const Status read = reader.for_each_event(info.id, [&](const index::Event& e) {
     if (!e.in_raw_jsonl) {
       return true;
     }
     const CompactMembers* members = nullptr;
     std::optional<CompactMembers> fresh;
-    if (auto it = cache.find(e.envelope_json); it != cache.end()) {
+    if (auto it = cache.find(e.envelope); it != cache.end()) {
       members = &it->second;
     } else {
-      fresh = compact_members(e.envelope_json);
+      fresh = compact_members(e.envelope);
       if (!fresh) {
         return true; // not a JSON object: tlparse drops the row
       }
       if (cache_bytes < budget::kJsonlCacheBytes) {
-        cache_bytes += cached_cost(e.envelope_json, *fresh);
-        members = &cache.emplace(e.envelope_json, std::move(*fresh)).first->second;
+        cache_bytes += cached_cost(e.envelope, *fresh);
+        members = &cache.emplace(e.envelope, std::move(*fresh)).first->second;
       } else {
         members = &*fresh;
       }
@@ -192,7 +199,7 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
       added.emplace_back("payload_filename", v);
     }
     v.clear();
-    v.append(std::to_string(e.thread));
+    v.append(std::to_string(static_cast<std::uint64_t>(e.thread))); // stored as int64
     added.emplace_back("thread", v);
     v.clear();
     write_json_string(v, index::raw_jsonl_timestamp(e, info.timestamp_year));
@@ -229,6 +236,9 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
     return true;
   });
   result.ok = folder.finish_stream(file);
+  if (result.read_error.empty() && !read) {
+    result.read_error = read.error();
+  }
   return result;
 }
 

@@ -28,7 +28,7 @@ std::string opt_seconds(const std::optional<double>& v) {
 }
 
 // A stack as plain text lines, most recent call last, for table cells.
-void stack_text(std::string& out, const index::Stack& stack) {
+void stack_text(std::string& out, const index::StackFrames& stack) {
   out.append("<pre>");
   for (const TrieFrame& f : to_trie_frames(stack)) {
     esc(out, simplify_filename(f.filename));
@@ -63,21 +63,23 @@ void failure_section(std::string& out, const index::CompilationMetrics& m) {
   }
 }
 
-void all_fields_section(std::string& out, const index::CompilationMetrics& m) {
+void all_fields_section(std::string& out, std::string_view metadata) {
   out.append("<h2>All logged fields</h2>\n<details><summary>metadata as logged (keys sorted)"
              "</summary>\n<pre>");
-  if (auto pretty = pretty_print_json(m.metadata_json)) {
+  if (auto pretty = pretty_print_json(metadata)) {
     esc(out, *pretty);
   } else {
-    esc(out, m.metadata_json);
+    esc(out, metadata);
   }
   out.append("</pre></details>\n");
 }
 
 void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
-                              const index::CompilationMetrics& m, std::string& out) {
+                              const index::MetricsEvent& event, std::string_view metadata,
+                              std::string& out) {
+  const index::CompilationMetrics& m = event.metrics;
   const std::string prefix = root_prefix(output.path);
-  const std::string key = forced_key(m.cid);
+  const std::string key = forced_key(event.event.cid);
 
   if (m.co_name && m.co_filename && m.co_firstlineno) {
     out.append("<p>Frame: <code>");
@@ -105,25 +107,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     }
     any_output = true;
     out.append("<li>");
-    if (o.kind != index::OutputKind::link) {
-      out.append("<a href=\"");
-      esc(out, prefix);
-      esc(out, o.path);
-      out.append("\">");
-      esc(out, o.name);
-      out.append("</a>");
-    } else if (is_safe_external_url(o.path)) {
-      out.append("<a href=\"");
-      esc(out, o.path);
-      out.append("\">");
-      esc(out, o.name);
-      out.append("</a>");
-    } else {
-      esc(out, o.name);
-      out.append(" <span class=\"badge\">(link not shown: ");
-      esc(out, o.path);
-      out.append(")</span>");
-    }
+    output_link(out, o, prefix, o.name);
     out.append(" <span class=\"badge\">(");
     out.append(std::to_string(o.number));
     out.append(")</span></li>\n");
@@ -135,10 +119,10 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
 
   out.append("<h2>Stack</h2>\n");
   const auto start_it = ctx.start_by_forced_key.find(key);
-  const index::DynamoStart* start =
+  const index::EventStack* start =
       start_it == ctx.start_by_forced_key.end() ? nullptr : &ctx.dynamo_starts[start_it->second];
   if (start != nullptr) {
-    std::vector<TrieFrame> frames = to_trie_frames(start->stack);
+    std::vector<TrieFrame> frames = to_trie_frames(start->frames);
     strip_convert_frame_suffix(frames);
     StackTrie trie;
     TrieTerminal none;
@@ -173,9 +157,9 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   } else {
     out.append("<p>No failures.</p>\n");
   }
-  if (m.restart_reasons && !m.restart_reasons->empty()) {
+  if (!event.restart_reasons.empty()) {
     out.append("<p>Restart reasons:</p>\n<ul>\n");
-    for (const std::string& r : *m.restart_reasons) {
+    for (const std::string& r : event.restart_reasons) {
       out.append("<li><pre>");
       esc(out, r);
       out.append("</pre></li>\n");
@@ -211,8 +195,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     }
     out.append("</ul>\n");
   };
-  op_list("Compliant custom ops", m.compliant_custom_ops);
-  op_list("Non-compliant ops", m.non_compliant_ops);
+  op_list("Compliant custom ops", event.compliant_custom_ops);
+  op_list("Non-compliant ops", event.non_compliant_ops);
 
   // Looked up with the attempt forced to 0 like tlparse, but not consumed: every page of the
   // compile shows them (tlparse showed them once and hid those logged at attempt > 0).
@@ -220,14 +204,14 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   bool any_spec = false;
   const auto specs = ctx.specs_by_forced_key.find(key);
   for (const std::size_t i : specs == ctx.specs_by_forced_key.end() ? kNone : specs->second) {
-    const index::Specialization& s = ctx.specializations[i];
+    const index::SpecializationEvent& s = ctx.specializations[i];
     if (!any_spec) {
       out.append("<table>\n<tr><th>Symbol</th><th>Source(s)</th><th>Value</th><th>User stack</th>"
                  "<th>Framework stack</th></tr>\n");
       any_spec = true;
     }
     out.append("<tr><td><code>");
-    esc(out, s.symbol);
+    esc(out, s.specialization.symbol);
     out.append("</code></td><td>");
     for (std::size_t j = 0; j < s.sources.size(); ++j) {
       if (j > 0) {
@@ -236,7 +220,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
       esc(out, s.sources[j]);
     }
     out.append("</td><td><code>");
-    esc(out, s.value);
+    esc(out, s.specialization.value);
     out.append("</code></td><td>");
     stack_text(out, s.user_stack);
     out.append("</td><td>");
@@ -249,14 +233,14 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   bool any_guard = false;
   const auto guards = ctx.guards_by_forced_key.find(key);
   for (const std::size_t i : guards == ctx.guards_by_forced_key.end() ? kNone : guards->second) {
-    const index::GuardAddedFast& g = ctx.guards_added_fast[i];
+    const index::GuardAddedFastEvent& g = ctx.guards_added_fast[i];
     if (!any_guard) {
       out.append("<table>\n<tr><th>Expression</th><th>User stack</th><th>Framework stack</th>"
                  "</tr>\n");
       any_guard = true;
     }
     out.append("<tr><td><code>");
-    esc(out, g.expr);
+    esc(out, g.guard.expr);
     out.append("</code></td><td>");
     stack_text(out, g.user_stack);
     out.append("</td><td>");
@@ -264,17 +248,24 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     out.append("</td></tr>\n");
   }
   out.append(any_guard ? "</table>\n" : "<p class=\"note\">None.</p>\n");
-  all_fields_section(out, m);
+  all_fields_section(out, metadata);
 }
 
 } // namespace
 
 void render_metrics_page(RenderContext& ctx, const index::Output& output, std::string& page) {
   const auto it = ctx.metrics_by_output.find(output.id);
-  const index::CompilationMetrics* m =
+  const index::MetricsEvent* event =
       it == ctx.metrics_by_output.end() ? nullptr : &ctx.metrics[it->second];
+  const index::CompilationMetrics* m = event != nullptr ? &event->metrics : nullptr;
+  // The metadata as logged is read for this page only: a 1 GB log has tens of MB of it.
+  std::optional<index::Event> logged;
+  if (event != nullptr) {
+    logged = ctx.take(ctx.reader.event(event->metrics.event_id));
+  }
+  const std::string_view metadata = logged ? index::event_metadata(*logged) : "{}";
   const std::string display =
-      m != nullptr ? compile_display(m->cid) : ctx.key_display(output.key_id);
+      event != nullptr ? compile_display(event->event.cid) : ctx.key_display(output.key_id);
   std::string heading;
   switch (output.kind) {
   case index::OutputKind::bwd_metrics_html:
@@ -299,7 +290,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
   if (m == nullptr) {
     page.append("<p class=\"note\">The metrics of this page were not found in the index.</p>\n");
   } else if (output.kind == index::OutputKind::metrics_html) {
-    compilation_metrics_body(ctx, output, *m, page);
+    compilation_metrics_body(ctx, output, *event, metadata, page);
   } else {
     if (output.kind == index::OutputKind::bwd_metrics_html) {
       page.append("<h2>Compile time (seconds)</h2>\n<dl class=\"fields\">\n");
@@ -311,7 +302,8 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       }
       page.append("</dl>\n");
     } else {
-      const auto parsed = parse_json(m->metadata_json);
+      // Printed as logged (an integer stays an integer), through the report's JSON printer.
+      const auto parsed = parse_json(metadata);
       page.append("<h2>Timing</h2>\n<dl class=\"fields\">\n");
       for (std::string_view name : {"start_time", "elapsed_time"}) {
         const JsonValue* v = parsed ? parsed->find(name) : nullptr;
@@ -324,7 +316,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       page.append("</dl>\n");
     }
     failure_section(page, *m);
-    all_fields_section(page, *m);
+    all_fields_section(page, metadata);
   }
   end_page(page, po);
 }

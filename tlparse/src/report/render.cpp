@@ -3,6 +3,7 @@
 // then the global files. See render.h.
 #include "tlparse/report/render.h"
 
+#include "report/html_page.h"
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/model/compile_id.h"
@@ -48,7 +49,7 @@ std::string RenderCache::key_of(std::string_view bytes) {
 Payload RenderContext::fetch_payload(std::int64_t event_id) {
   std::optional<std::string> md5;
   if (md5_trusted) {
-    if (const auto event = reader.event(event_id); event && event->payload_md5) {
+    if (const auto event = take(reader.event(event_id)); event && event->payload_md5) {
       md5 = event->payload_md5;
       const auto it = payloads_by_md5.find(*md5);
       if (it != payloads_by_md5.end()) {
@@ -56,7 +57,7 @@ Payload RenderContext::fetch_payload(std::int64_t event_id) {
       }
     }
   }
-  auto bytes = std::make_shared<const std::string>(reader.payload(event_id).value_or(""));
+  auto bytes = std::make_shared<const std::string>(take(reader.payload(event_id)).value_or(""));
   if (md5) {
     if (payload_cache_bytes + bytes->size() <= budget::kPayloadCacheBytes) {
       payload_cache_bytes += bytes->size();
@@ -84,6 +85,52 @@ std::string RenderContext::key_display(std::optional<std::int64_t> key_id) const
   return it == key_by_id.end() ? std::string() : keys[it->second].display;
 }
 
+index::CompileStatus RenderContext::status_of_key(std::optional<std::int64_t> key_id) const {
+  const auto key = key_id ? key_by_id.find(*key_id) : key_by_id.end();
+  if (key == key_by_id.end()) {
+    return index::CompileStatus::missing;
+  }
+  const auto compile = compile_by_id.find(keys[key->second].compile_id);
+  return compile == compile_by_id.end() ? index::CompileStatus::missing
+                                        : compiles[compile->second].status;
+}
+
+void output_link(std::string& out, const index::Output& o, std::string_view prefix,
+                 std::string_view label) {
+  const bool external = o.kind == index::OutputKind::link;
+  if (external && !is_safe_external_url(o.path)) {
+    esc(out, o.name);
+    out.append(" <span class=\"badge\">(link not shown: ");
+    esc(out, o.path);
+    out.append(")</span>");
+    return;
+  }
+  out.append("<a href=\"");
+  if (!external) {
+    esc(out, prefix);
+  }
+  esc(out, o.path);
+  out.append("\">");
+  esc(out, external ? std::string_view(o.name) : label);
+  out.append("</a>");
+}
+
+std::string_view status_class(index::CompileStatus status) {
+  switch (status) {
+  case index::CompileStatus::ok:
+    return "status-ok";
+  case index::CompileStatus::restart:
+    return "status-break";
+  case index::CompileStatus::empty:
+    return "status-empty";
+  case index::CompileStatus::error:
+    return "status-error";
+  case index::CompileStatus::missing:
+    break;
+  }
+  return "status-missing";
+}
+
 void RenderContext::note_write(bool ok, std::string_view what) {
   if (ok) {
     return;
@@ -100,10 +147,10 @@ void RenderContext::emit(const std::string& path, std::string bytes) {
   }
 }
 
-std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
+std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack) {
   std::vector<TrieFrame> frames;
   frames.reserve(stack.size());
-  for (const index::Frame& f : stack) {
+  for (const index::StackFrame& f : stack) {
     TrieFrame t;
     t.filename =
         f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
@@ -116,6 +163,9 @@ std::vector<TrieFrame> to_trie_frames(const index::Stack& stack) {
 }
 
 void build_lookups(RenderContext& ctx) {
+  for (std::size_t i = 0; i < ctx.compiles.size(); ++i) {
+    ctx.compile_by_id.emplace(ctx.compiles[i].id, i);
+  }
   for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
     ctx.key_by_id.emplace(ctx.keys[i].id, i);
   }
@@ -127,22 +177,53 @@ void build_lookups(RenderContext& ctx) {
     }
   }
   for (std::size_t i = 0; i < ctx.metrics.size(); ++i) {
-    if (ctx.metrics[i].output_id) {
-      ctx.metrics_by_output.emplace(*ctx.metrics[i].output_id, i);
+    if (ctx.metrics[i].metrics.output_id) {
+      ctx.metrics_by_output.emplace(*ctx.metrics[i].metrics.output_id, i);
     }
   }
   for (std::size_t i = 0; i < ctx.dynamo_starts.size(); ++i) {
-    ctx.start_by_forced_key[forced_key(ctx.dynamo_starts[i].cid)] = i;
+    ctx.start_by_forced_key[forced_key(ctx.dynamo_starts[i].event.cid)] = i;
   }
   for (std::size_t i = 0; i < ctx.specializations.size(); ++i) {
-    ctx.specs_by_forced_key[forced_key(ctx.specializations[i].cid)].push_back(i);
+    ctx.specs_by_forced_key[forced_key(ctx.specializations[i].event.cid)].push_back(i);
   }
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
-    ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].cid)].push_back(i);
+    ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
   }
 }
 
 } // namespace detail
+
+Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader) {
+  std::vector<std::string> out = {files::index_html,
+                                  files::failures_html,
+                                  files::compile_directory,
+                                  files::chromium_events,
+                                  files::raw_jsonl,
+                                  files::raw_log,
+                                  files::index};
+  auto listed = reader.files();
+  if (!listed) {
+    return Error{listed.error()};
+  }
+  for (const index::File& f : *listed) {
+    auto outputs = reader.outputs(f.id);
+    if (!outputs) {
+      return Error{outputs.error()};
+    }
+    for (const index::Output& o : *outputs) {
+      if (o.kind != index::OutputKind::link) {
+        out.push_back(o.path);
+        if (o.readable_url && !o.readable_url->empty()) {
+          out.push_back(*o.readable_url);
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
                            const std::filesystem::path& out_dir) {
@@ -154,9 +235,14 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   }
   detail::RenderContext ctx(reader, options, folder);
 
-  const std::vector<index::FileInfo> files = reader.files();
+  auto listed = reader.files();
+  if (!listed) {
+    result.error = listed.error();
+    return result;
+  }
+  const std::vector<index::File>& files = *listed;
   bool found = false;
-  for (const index::FileInfo& f : files) {
+  for (const index::File& f : files) {
     if (options.file_id == 0 || f.id == options.file_id) {
       ctx.file = f;
       found = true;
@@ -168,17 +254,28 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     return result;
   }
   if (found) {
-    ctx.keys = reader.compile_keys(ctx.file.id);
-    ctx.outputs = reader.outputs(ctx.file.id);
-    ctx.metrics = reader.compilation_metrics(ctx.file.id);
-    ctx.dynamo_starts = reader.dynamo_starts(ctx.file.id);
-    ctx.specializations = reader.specializations(ctx.file.id);
-    ctx.guards_added_fast = reader.guards_added_fast(ctx.file.id);
+    const int64_t id = ctx.file.id;
+    ctx.compiles = ctx.take(reader.compiles(id));
+    ctx.keys = ctx.take(reader.compile_keys(id));
+    ctx.outputs = ctx.take(reader.outputs(id));
+    ctx.metrics = ctx.take(reader.compilation_metrics(id));
+    ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
+    ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
+    ctx.specializations = ctx.take(reader.specializations(id));
+    ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
+    ctx.restarts_and_failures = ctx.take(reader.restarts_and_failures(id));
+    ctx.stats = ctx.take(reader.stats(id));
+    ctx.health = ctx.take(reader.health(id));
+    ctx.unknown_keys = ctx.take(reader.unknown_keys(id));
+    if (!ctx.read_error.empty()) {
+      result.error = ctx.read_error; // nothing is written from a damaged index
+      return result;
+    }
   } else {
     ctx.warnings.push_back("the index holds no file; writing an empty report");
   }
   detail::build_lookups(ctx);
-  ctx.md5_trusted = found && reader.stats(ctx.file.id).fail_payload_md5 == 0;
+  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
 
   const auto end_phase = [&](const char* name) {
     const auto now = std::chrono::steady_clock::now();
@@ -195,9 +292,13 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   std::unique_ptr<index::IndexReader> chromium_reader;
   std::unique_ptr<index::IndexReader> jsonl_reader;
   if (render_globals && !options.index_path.empty()) {
-    std::string ignored;
-    chromium_reader = index::IndexReader::open(options.index_path, &ignored);
-    jsonl_reader = index::IndexReader::open(options.index_path, &ignored);
+    // Without them the files are written on this thread afterwards (same bytes, more time).
+    if (auto r = index::IndexReader::open(options.index_path)) {
+      chromium_reader = std::move(r).value();
+    }
+    if (auto r = index::IndexReader::open(options.index_path)) {
+      jsonl_reader = std::move(r).value();
+    }
   }
   detail::StreamedResult chromium_result;
   detail::StreamedResult jsonl_result;
@@ -226,7 +327,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     timed(raw_log_seconds, [&] {
       std::error_code ec;
       if (found && std::filesystem::is_regular_file(raw_source, ec)) {
-        raw_log_ok = folder.copy_file(raw_source, "raw.log");
+        raw_log_ok = folder.copy_file(raw_source, files::raw_log);
       } else {
         raw_log_missing = true;
       }
@@ -256,6 +357,10 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
       if (output.kind != index::OutputKind::link && last_writer[output.path] != i) {
         continue;
       }
+      if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) {
+        ctx.read_error = "cancelled";
+        break;
+      }
       detail::render_output(ctx, output);
       if (options.on_progress && (i % 64 == 0 || i + 1 == ctx.outputs.size())) {
         options.on_progress(i + 1, ctx.outputs.size());
@@ -272,7 +377,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   end_phase("outputs");
 
   // 2-7. The global files (tlparse's order where it matters: all paths are distinct).
-  if (render_globals && !(options.strict && folder.io_errors() > 0)) {
+  if (render_globals && !(options.strict && folder.io_errors() > 0) && ctx.read_error.empty()) {
     detail::render_failures_page(ctx);
     if (side_jobs.empty()) {
       chromium_job(reader);
@@ -289,16 +394,21 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
       jsonl_job(reader);
     }
     side_jobs.clear();
-    ctx.note_write(chromium_result.ok, "chromium_events.json");
-    ctx.note_write(jsonl_result.ok, "raw.jsonl");
-    ctx.note_write(raw_log_ok, "raw.log");
+    ctx.note_write(chromium_result.ok, files::chromium_events);
+    ctx.note_write(jsonl_result.ok, files::raw_jsonl);
+    for (const std::string* e : {&chromium_result.read_error, &jsonl_result.read_error}) {
+      if (ctx.read_error.empty() && !e->empty()) {
+        ctx.read_error = *e;
+      }
+    }
+    ctx.note_write(raw_log_ok, files::raw_log);
     if (raw_log_missing) {
       ctx.warnings.push_back("raw.log not written: the original log " + raw_source.string() +
                              " is not available");
     }
-    result.phase_seconds.emplace_back("chromium_events.json", chromium_seconds);
-    result.phase_seconds.emplace_back("raw.log", raw_log_seconds);
-    result.phase_seconds.emplace_back("raw.jsonl", jsonl_seconds);
+    result.phase_seconds.emplace_back(files::chromium_events, chromium_seconds);
+    result.phase_seconds.emplace_back(files::raw_log, raw_log_seconds);
+    result.phase_seconds.emplace_back(files::raw_jsonl, jsonl_seconds);
   }
   for (std::thread& t : side_jobs) {
     t.join(); // strict mode stopped early: the side jobs still finish their files
@@ -309,8 +419,8 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   result.unsafe_paths_refused = folder.refused();
   result.cache_hits = ctx.cache.hits() + chromium_result.cache_hits;
   result.warnings = std::move(ctx.warnings);
-  result.ok = folder.io_errors() == 0;
-  result.error = folder.first_error();
+  result.ok = folder.io_errors() == 0 && ctx.read_error.empty();
+  result.error = ctx.read_error.empty() ? folder.first_error() : ctx.read_error;
   return result;
 }
 

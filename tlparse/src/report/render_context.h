@@ -60,16 +60,24 @@ struct RenderContext {
   OutputFolder& folder;
   RenderCache cache;
 
-  index::FileInfo file;
+  // Everything the pages read, loaded from the index once.
+  index::File file;
+  std::vector<index::Compile> compiles;
+  std::unordered_map<std::int64_t, std::size_t> compile_by_id; // Compile::id -> compiles index
   std::vector<index::CompileKey> keys;
   std::unordered_map<std::int64_t, std::size_t> key_by_id; // CompileKey::id -> keys index
   std::vector<index::Output> outputs;
   std::unordered_map<std::int64_t, std::size_t> output_by_id;
-  std::vector<index::CompilationMetrics> metrics;
+  std::vector<index::MetricsEvent> metrics;
   std::unordered_map<std::int64_t, std::size_t> metrics_by_output; // output id -> metrics index
-  std::vector<index::DynamoStart> dynamo_starts;
-  std::vector<index::Specialization> specializations;
-  std::vector<index::GuardAddedFast> guards_added_fast;
+  std::vector<index::EventStack> dynamo_starts;
+  std::vector<index::EventStack> unknown_stacks;
+  std::vector<index::SpecializationEvent> specializations;
+  std::vector<index::GuardAddedFastEvent> guards_added_fast;
+  std::vector<index::RestartOrFailure> restarts_and_failures;
+  index::Stats stats;
+  std::vector<index::HealthCounter> health;
+  std::vector<index::UnknownKey> unknown_keys;
   // Lookups built once (pages would otherwise rescan these lists per compile). Keys of the
   // *_by_forced_key maps are display names with the attempt forced to 0 (tlparse's rule).
   std::unordered_map<std::int64_t, std::vector<std::size_t>> outputs_by_key; // seq order
@@ -83,6 +91,8 @@ struct RenderContext {
   std::size_t payload_cache_bytes = 0;
   std::vector<std::string> warnings;
   std::uint64_t write_failures = 0;
+  // The first failure to read the index (a damaged index): the report is not complete then.
+  std::string read_error;
   AsyncWriter* writer = nullptr; // per-event outputs go through it when set
 
   RenderContext(const index::IndexReader& r, const RenderOptions& o, OutputFolder& f)
@@ -90,6 +100,19 @@ struct RenderContext {
 
   // Display of a key id ("[0/0]", "unknown").
   std::string key_display(std::optional<std::int64_t> key_id) const;
+  // The status of the compile of a compile-directory entry (missing when unknown).
+  index::CompileStatus status_of_key(std::optional<std::int64_t> key_id) const;
+  // Keeps the first read error; returns the value of `r`, or `fallback` after an error.
+  template <class T>
+  T take(Result<T> r, T fallback = {}) {
+    if (r) {
+      return std::move(r).value();
+    }
+    if (read_error.empty()) {
+      read_error = r.error();
+    }
+    return fallback;
+  }
   // Records a failed write (refusals and I/O errors are also counted by the folder).
   void note_write(bool ok, std::string_view what);
   // The payload of an event, through the MD5 cache when it can be trusted.
@@ -103,7 +126,13 @@ std::string compile_display(const std::optional<model::CompileId>& cid);
 // The display with the attempt forced to 0 (metrics/stack lookups of tlparse 0.4.3).
 std::string forced_key(const std::optional<model::CompileId>& cid);
 // A stack from the index as trie frames (filenames resolved, "(unknown)" when they were not).
-std::vector<TrieFrame> to_trie_frames(const index::Stack& stack);
+std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack);
+// A link to an output: `label` linking to `prefix` + its path; an external link only when its
+// URL is safe (http, https), else the name and the URL as text.
+void output_link(std::string& out, const index::Output& o, std::string_view prefix,
+                 std::string_view label);
+// The CSS class of a compile status ("status-ok", ...).
+std::string_view status_class(index::CompileStatus status);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);
 
@@ -120,12 +149,13 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events);
 // their own reader; they touch nothing of a RenderContext.
 struct StreamedResult {
   bool ok = true;          // false when the file could not be written
+  std::string read_error;  // reading the index failed: the file is incomplete
   std::uint64_t items = 0; // chromium events / raw.jsonl rows written
   std::uint64_t cache_hits = 0;
 };
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
                                       OutputFolder& folder);
-StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::FileInfo& file,
+StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::File& file,
                                 OutputFolder& folder);
 
 } // namespace tlparse::report::detail

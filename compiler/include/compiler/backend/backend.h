@@ -9,6 +9,7 @@
 #include "compiler/graph/graph.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -41,6 +42,20 @@ public:
   virtual std::vector<Value> run(std::span<const Value> inputs,
                                  std::span<const std::int64_t> symbols) const = 0;
 };
+
+// What a graph handed to a graph compiler computes (the AOT stage makes all three).
+enum class GraphRole : std::uint8_t {
+  Inference, // a graph run without gradients (no input requires grad, or grad mode is off)
+  Forward,   // the forward half of a training graph: outputs, then the values saved for backward
+  Backward,  // the backward half: saved values and output gradients in, input gradients out
+};
+
+// Compiles one graph of a given role: Inductor's compile_fx_inner, or interpret_graph.
+using GraphCompiler =
+    std::function<std::unique_ptr<CompiledGraph>(const graph::Graph&, GraphRole role)>;
+
+// "inference", "forward", "backward".
+std::string_view graph_role_name(GraphRole role) noexcept;
 
 // Compiles `request.graph`. Never returns null: what no later stage can compile runs on the
 // graph interpreter (graph/interpreter.h), so a result is always right. UserError for an unknown

@@ -83,6 +83,8 @@ struct GuardInput {
   X(ModuleMatch)  /* the same module object as traced (its parameters are graph constants) */  \
   X(ModuleAttr)   /* a module attribute the function read still has the traced value */       \
   X(SymbolRange)  /* lower <= symbol <= upper (0/1 specialisation, refined by decisions) */    \
+  X(GradMode)     /* the thread's grad mode, as traced (GLOBAL_STATE) */                      \
+  X(ConstantRequiresGrad) /* requires_grad of a tensor the graph holds (a parameter) */       \
   X(ShapeExpr)    /* a decision recorded on symbolic sizes: s0 > 16 */
 // clang-format on
 
@@ -156,6 +158,13 @@ public:
   void add_module_input(std::uint32_t index, std::string name, const nn::Module& m,
                         const std::source_location& where);
   void add_module_attribute(ModuleAttrGuard guard);
+  // Guards the thread's grad mode (autograd/grad_mode.h): an entry traced with grad on holds a
+  // backward, one traced with grad off does not.
+  void add_grad_mode(bool enabled);
+  // Guards requires_grad of a tensor the graph holds as a constant (a parameter read from a
+  // module): the AOT stage differentiates exactly those that required grad when traced.
+  // `what` names it in failure reasons.
+  void add_constant_requires_grad(std::shared_ptr<TensorImpl> tensor, std::string what);
   // Adopts the symbols and decisions of the trace's ShapeEnv.
   void add_shape_env(const ShapeEnv& env);
 
@@ -207,6 +216,12 @@ private:
   std::vector<SymbolInfo> symbols_;
   std::vector<ShapeGuard> shape_guards_;
   std::vector<ModuleAttrGuard> module_attrs_;
+  struct ConstantGuard {
+    std::shared_ptr<TensorImpl> tensor;
+    std::string what;
+  };
+  std::vector<ConstantGuard> constants_;
+  std::optional<bool> grad_mode_;
 };
 
 // PyTorch's c10 ScalarType name used in guard failure messages: "Float", "Half", "BFloat16",

@@ -73,6 +73,9 @@ struct TensorMeta {
   DType dtype = DType::Float32;
   std::vector<SymInt> sizes;
   std::vector<std::int64_t> strides;
+  // Whether the value required grad when traced (inputs: as passed; results: as autograd made
+  // them), which tells the AOT stage whether a graph needs a backward.
+  bool requires_grad = false;
   Device device; // where the value lives (the annotation's suffix: "cpu", "cuda:0")
 };
 
@@ -101,6 +104,8 @@ public:
   // A name derived from `base` that no node of this graph has had, reserved from now on (graph
   // rewrites name the nodes they insert with it).
   std::string unique_name(std::string_view base);
+  // Makes room for `n` nodes (a graph built by copying another's knows its size).
+  void reserve(std::size_t n);
 
   const std::vector<Node>& nodes() const noexcept { return nodes_; }
   std::vector<Node>& nodes() noexcept { return nodes_; }
@@ -116,12 +121,14 @@ public:
 
 private:
   std::vector<Node> nodes_;
-  std::vector<std::string> used_names_;
-  // Lookups into used_names_ (graphs of hundreds of nodes name every node): the names, and per
-  // base name the next suffix to try.
-  std::unordered_set<std::string> name_set_;
+  // Names in use, and the next suffix to try per base name: naming stays O(1) per node on the
+  // AOT stage's graphs of thousands of nodes.
+  std::unordered_set<std::string> used_names_;
   std::unordered_map<std::string, int> next_suffix_;
 };
+
+// The metadata a graph records for a (real or fake) tensor value.
+TensorMeta tensor_meta(const Tensor& t);
 
 // "f32[s0, 128][128, 1]cpu" or "f32[8, 128][128, 1]cuda:0", the FX type annotation of a tensor
 // result.

@@ -14,6 +14,10 @@ namespace compiler::graph {
 // reading the source file (cached per file); tests turn it off for stable output.
 std::string print_graph(const Graph& graph, bool read_source_lines = true);
 
+// One argument as graph printouts write it: node names, [a, b] lists, symbolic expressions,
+// constants by value_to_string.
+std::string print_arg(const Graph& graph, const Arg& arg);
+
 // The `sizes` map of dynamo_output_graph: node name -> sizes (ints, or strings for symbolic
 // sizes), written into an open JSON object as members.
 void write_graph_sizes(tracer::JsonWriter& w, const Graph& graph);

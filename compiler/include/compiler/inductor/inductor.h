@@ -2,8 +2,8 @@
 // the backend pipeline calls (backend/backend.cpp):
 //
 //   1. pre_grad_passes(graph)          on the captured graph, before the AOT stage
-//   3. compile_fx_inner(graph, role)   on each graph the AOT stage hands over (the captured graph
-//                                      itself, as the inference graph, until that stage exists)
+//   3. compile_fx_inner(graph, role)   on each graph the AOT stage hands over (inference, or
+//                                      forward and backward): the stage's GraphCompiler
 //
 // compile_fx_inner runs the post-grad passes, lowers the graph into the define-by-run loop IR,
 // schedules and fuses its loops, generates machine code through LLVM and caches it on disk; what
@@ -24,10 +24,7 @@ namespace compiler::inductor {
 
 // Which graph of a compile compile_fx_inner is given (PyTorch's AOT ids "0_inference",
 // "0_forward", "0_backward").
-enum class GraphRole : std::uint8_t { Inference, Forward, Backward };
-
-// "inference", "forward", "backward".
-std::string_view graph_role_name(GraphRole role) noexcept;
+using backend::GraphRole;
 
 // Inductor's options, read from the environment when first used; set them before compiling
 // (they are not synchronised with compiles running on other threads).

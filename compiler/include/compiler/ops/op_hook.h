@@ -22,12 +22,12 @@
 namespace compiler {
 
 enum class OpKind : std::uint8_t {
-#define TORCHSCOPE_OP_ENUM(name, aten, category) name,
+#define TORCHSCOPE_OP_ENUM(name, aten, category, level) name,
   TORCHSCOPE_COMPILER_OPS(TORCHSCOPE_OP_ENUM)
 #undef TORCHSCOPE_OP_ENUM
 };
 
-#define TORCHSCOPE_OP_COUNT(name, aten, category) +1
+#define TORCHSCOPE_OP_COUNT(name, aten, category, level) +1
 inline constexpr int kNumOps = 0 TORCHSCOPE_COMPILER_OPS(TORCHSCOPE_OP_COUNT);
 #undef TORCHSCOPE_OP_COUNT
 
@@ -38,16 +38,25 @@ enum class OpCategory : std::uint8_t {
   Nn,            // softmax, layer_norm, ...
   View,          // result aliases the input's storage (reshape: when the strides allow it)
   Shape,         // copies into a new layout (cat, stack, contiguous)
+  Indexing,      // reads or writes along one dim at positions an index tensor gives (gather)
   Transfer,      // moves a tensor to another device (to); the only op that changes devices
   Factory,       // creates a tensor from scalars
   DataDependent, // returns a host value read from tensor data (a graph break under capture)
 };
+
+// Whether an op is primitive or decomposes into primitives (op_list.h explains the levels).
+enum class OpLevel : std::uint8_t { Prim, Composite };
 
 // The C++ name ("add").
 std::string_view op_name(OpKind op) noexcept;
 // The ATen name graphs print ("aten.add").
 std::string_view op_aten_name(OpKind op) noexcept;
 OpCategory op_category(OpKind op) noexcept;
+OpLevel op_level(OpKind op) noexcept;
+// True for the primitive ops (op_level == Prim).
+inline bool is_prim(OpKind op) noexcept {
+  return op_level(op) == OpLevel::Prim;
+}
 std::string_view op_category_name(OpCategory c) noexcept;
 // Looks an op up by its C++ or ATen name.
 std::optional<OpKind> op_from_name(std::string_view name) noexcept;
@@ -75,9 +84,15 @@ private:
 };
 
 // Forwards to the installed hook, or runs the eager kernel. Makes `loc` the current call site
-// (errors.h) so a UserError raised by the kernel or the hook names the user's line.
+// (errors.h) so a UserError raised by the kernel or the hook names the user's line. When grad
+// mode is on and a tensor argument requires grad, autograd records the call (the op runs
+// below autograd, then its result gets a backward node: autograd/autograd.h).
 Value dispatch(OpKind op, std::span<const Value> args,
                const std::source_location& loc = std::source_location::current());
+
+// The hook or the eager kernel, without autograd (what dispatch() runs beneath it).
+Value dispatch_below_autograd(OpKind op, std::span<const Value> args,
+                              const std::source_location& loc);
 
 // The eager CPU kernel. Tensor arguments must be real (not fake) and, except for to(), item(),
 // to_bool() and factories, on the host (ops/op_device.h); UserError otherwise.

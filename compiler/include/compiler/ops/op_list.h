@@ -1,82 +1,102 @@
 // compiler/ops: THE list of ops, written once. Everything per-op (OpKind, names, categories,
-// the eager and meta dispatch tables) is generated from it with an X-macro:
+// the eager and meta dispatch tables, the primitive marker) is generated from it with an
+// X-macro:
 //
-//   X(name, "aten_name", category)
+//   X(name, "aten_name", category, level)
 //
 // `name` is the C++ function in namespace compiler (ops/ops.h) and the OpKind enumerator;
 // "aten_name" is how graphs print it (PyTorch's ATen name, so graphs read like PyTorch's);
-// category is an OpCategory enumerator (ops/op_hook.h) that passes and capture can use.
+// category is an OpCategory enumerator (ops/op_hook.h) that passes and capture can use;
+// level is an OpLevel enumerator:
+//   Prim       a primitive op (PrimTorch's role): the AOT stage's graphs contain only these,
+//              so code generation lowers exactly this set;
+//   Composite  an op the AOT stage decomposes into prims (aot/decompositions.h, one entry per
+//              composite op, checked numerically and in gradient by a test).
+// The data-dependent ops (item, to_bool) are marked Prim but never reach a graph: capture breaks
+// the graph at them.
+//
+// Each op's derivative is declared once, in op order, in src/autograd/derivatives.cpp (the
+// role of PyTorch's derivatives.yaml): eager autograd and the AOT stage's joint graph both use
+// it. A test checks that every op has its entry.
 #pragma once
 
 // clang-format off
-#define TORCHSCOPE_COMPILER_OPS(X)                                   \
-  /* pointwise, binary (tensor-tensor or tensor-scalar) */           \
-  X(add,           "aten.add",           Pointwise)                  \
-  X(sub,           "aten.sub",           Pointwise)                  \
-  X(mul,           "aten.mul",           Pointwise)                  \
-  X(div,           "aten.div",           Pointwise)                  \
-  X(pow,           "aten.pow",           Pointwise)                  \
-  X(eq,            "aten.eq",            Pointwise)                  \
-  X(ne,            "aten.ne",            Pointwise)                  \
-  X(lt,            "aten.lt",            Pointwise)                  \
-  X(le,            "aten.le",            Pointwise)                  \
-  X(gt,            "aten.gt",            Pointwise)                  \
-  X(ge,            "aten.ge",            Pointwise)                  \
-  X(where,         "aten.where",         Pointwise)                  \
-  /* pointwise, unary */                                             \
-  X(neg,           "aten.neg",           Pointwise)                  \
-  X(exp,           "aten.exp",           Pointwise)                  \
-  X(log,           "aten.log",           Pointwise)                  \
-  X(sin,           "aten.sin",           Pointwise)                  \
-  X(cos,           "aten.cos",           Pointwise)                  \
-  X(tanh,          "aten.tanh",          Pointwise)                  \
-  X(sigmoid,       "aten.sigmoid",       Pointwise)                  \
-  X(relu,          "aten.relu",          Pointwise)                  \
-  X(gelu,          "aten.gelu",          Pointwise)                  \
-  X(sqrt,          "aten.sqrt",          Pointwise)                  \
-  X(abs,           "aten.abs",           Pointwise)                  \
-  X(to_dtype,      "aten._to_copy",      Pointwise)                  \
-  /* reductions */                                                   \
-  X(sum,           "aten.sum",           Reduction)                  \
-  X(mean,          "aten.mean",          Reduction)                  \
-  X(amax,          "aten.amax",          Reduction)                  \
-  X(amin,          "aten.amin",          Reduction)                  \
-  X(argmax,        "aten.argmax",        Reduction)                  \
-  /* linear algebra */                                               \
-  X(matmul,        "aten.matmul",        Linalg)                     \
-  X(bmm,           "aten.bmm",           Linalg)                     \
-  /* neural-network composites */                                    \
-  X(softmax,       "aten._softmax",      Nn)                         \
-  X(log_softmax,   "aten._log_softmax",  Nn)                         \
-  X(layer_norm,    "aten.layer_norm",    Nn)                         \
-  X(embedding,     "aten.embedding",     Nn)                         \
-  X(cross_entropy, "aten.cross_entropy", Nn)                         \
-  /* views: the result shares the input's storage */                 \
-  X(view,          "aten.view",          View)                       \
-  X(reshape,       "aten.reshape",       View)                       \
-  X(transpose,     "aten.transpose",     View)                       \
-  X(permute,       "aten.permute",       View)                       \
-  X(slice,         "aten.slice",         View)                       \
-  X(expand,        "aten.expand",        View)                       \
-  X(unsqueeze,     "aten.unsqueeze",     View)                       \
-  X(squeeze,       "aten.squeeze",       View)                       \
-  /* shape ops that copy */                                          \
-  X(contiguous,    "aten.contiguous",    Shape)                      \
-  X(cat,           "aten.cat",           Shape)                      \
-  X(stack,         "aten.stack",         Shape)                      \
-  /* device transfer: the result lives on the device asked for */    \
-  X(to,            "aten.to",            Transfer)                   \
-  /* factories: no tensor inputs */                                  \
-  X(arange,        "aten.arange",        Factory)                    \
-  X(full,          "aten.full",          Factory)                    \
-  X(zeros,         "aten.zeros",         Factory)                    \
-  X(ones,          "aten.ones",          Factory)                    \
-  X(randn,         "aten.randn",         Factory)                    \
-  /* inductor: ops the pattern rewrites produce (compiler/src/passes/     \
-     pattern_rewrites.h); kernels in kernels/fused_ops.cpp */          \
-  X(silu,          "aten.silu",          Pointwise)                  \
-  X(addmm,         "aten.addmm",         Linalg)                     \
-  /* data-dependent: the result is a host value read from tensor data */ \
-  X(item,          "aten.item",          DataDependent)              \
-  X(to_bool,       "aten.is_nonzero",    DataDependent)
+#define TORCHSCOPE_COMPILER_OPS(X)                                              \
+  /* pointwise, binary (tensor-tensor or tensor-scalar) */                      \
+  X(add,           "aten.add",           Pointwise,     Prim)                   \
+  X(sub,           "aten.sub",           Pointwise,     Prim)                   \
+  X(mul,           "aten.mul",           Pointwise,     Prim)                   \
+  X(div,           "aten.div",           Pointwise,     Prim)                   \
+  X(pow,           "aten.pow",           Pointwise,     Prim)                   \
+  X(maximum,       "aten.maximum",       Pointwise,     Prim)                   \
+  X(eq,            "aten.eq",            Pointwise,     Prim)                   \
+  X(ne,            "aten.ne",            Pointwise,     Prim)                   \
+  X(lt,            "aten.lt",            Pointwise,     Prim)                   \
+  X(le,            "aten.le",            Pointwise,     Prim)                   \
+  X(gt,            "aten.gt",            Pointwise,     Prim)                   \
+  X(ge,            "aten.ge",            Pointwise,     Prim)                   \
+  X(where,         "aten.where",         Pointwise,     Prim)                   \
+  /* pointwise, unary */                                                        \
+  X(neg,           "aten.neg",           Pointwise,     Prim)                   \
+  X(exp,           "aten.exp",           Pointwise,     Prim)                   \
+  X(log,           "aten.log",           Pointwise,     Prim)                   \
+  X(sin,           "aten.sin",           Pointwise,     Prim)                   \
+  X(cos,           "aten.cos",           Pointwise,     Prim)                   \
+  X(tanh,          "aten.tanh",          Pointwise,     Prim)                   \
+  X(sigmoid,       "aten.sigmoid",       Pointwise,     Composite)              \
+  X(relu,          "aten.relu",          Pointwise,     Composite)              \
+  X(gelu,          "aten.gelu",          Pointwise,     Composite)              \
+  X(sqrt,          "aten.sqrt",          Pointwise,     Prim)                   \
+  X(rsqrt,         "aten.rsqrt",         Pointwise,     Prim)                   \
+  X(abs,           "aten.abs",           Pointwise,     Prim)                   \
+  X(erf,           "aten.erf",           Pointwise,     Prim)                   \
+  X(to_dtype,      "aten._to_copy",      Pointwise,     Prim)                   \
+  /* reductions */                                                              \
+  X(sum,           "aten.sum",           Reduction,     Prim)                   \
+  X(mean,          "aten.mean",          Reduction,     Composite)              \
+  X(amax,          "aten.amax",          Reduction,     Prim)                   \
+  X(amin,          "aten.amin",          Reduction,     Prim)                   \
+  X(argmax,        "aten.argmax",        Reduction,     Prim)                   \
+  /* linear algebra */                                                          \
+  X(matmul,        "aten.matmul",        Linalg,        Composite)              \
+  X(mm,            "aten.mm",            Linalg,        Prim)                   \
+  X(bmm,           "aten.bmm",           Linalg,        Prim)                   \
+  /* neural-network composites */                                               \
+  X(softmax,       "aten._softmax",      Nn,            Composite)              \
+  X(log_softmax,   "aten._log_softmax",  Nn,            Composite)              \
+  X(layer_norm,    "aten.layer_norm",    Nn,            Composite)              \
+  X(embedding,     "aten.embedding",     Nn,            Composite)              \
+  X(cross_entropy, "aten.cross_entropy", Nn,            Composite)              \
+  /* indexing along one dim */                                                  \
+  X(gather,        "aten.gather",        Indexing,      Prim)                   \
+  X(scatter_add,   "aten.scatter_add",   Indexing,      Prim)                   \
+  /* views: the result shares the input's storage */                            \
+  X(view,          "aten.view",          View,          Prim)                   \
+  X(reshape,       "aten.reshape",       View,          Composite)              \
+  X(transpose,     "aten.transpose",     View,          Composite)              \
+  X(permute,       "aten.permute",       View,          Prim)                   \
+  X(slice,         "aten.slice",         View,          Prim)                   \
+  X(expand,        "aten.expand",        View,          Prim)                   \
+  X(unsqueeze,     "aten.unsqueeze",     View,          Composite)              \
+  X(squeeze,       "aten.squeeze",       View,          Composite)              \
+  X(detach,        "aten.detach",        View,          Composite)              \
+  /* shape ops that copy */                                                     \
+  X(contiguous,    "aten.contiguous",    Shape,         Prim)                   \
+  X(cat,           "aten.cat",           Shape,         Prim)                   \
+  X(stack,         "aten.stack",         Shape,         Composite)              \
+  /* device transfer: the result lives on the device asked for */                \
+  X(to,            "aten.to",            Transfer,      Prim)                   \
+  /* factories: no tensor inputs */                                             \
+  X(arange,        "aten.arange",        Factory,       Prim)                   \
+  X(full,          "aten.full",          Factory,       Prim)                   \
+  X(zeros,         "aten.zeros",         Factory,       Composite)              \
+  X(ones,          "aten.ones",          Factory,       Composite)              \
+  X(randn,         "aten.randn",         Factory,       Prim)                   \
+  /* inductor: ops the pattern rewrites produce (compiler/src/passes/           \
+     pattern_rewrites.h); kernels in kernels/fused_ops.cpp */                   \
+  X(silu,          "aten.silu",          Pointwise,     Composite)              \
+  X(addmm,         "aten.addmm",         Linalg,        Composite)              \
+  /* data-dependent: the result is a host value read from tensor data */        \
+  X(item,          "aten.item",          DataDependent, Prim)                   \
+  X(to_bool,       "aten.is_nonzero",    DataDependent, Prim)
 // clang-format on

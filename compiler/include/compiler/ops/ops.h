@@ -33,6 +33,9 @@ Tensor div(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current(
 Tensor div(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
 Tensor pow(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
 Tensor pow(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+// The larger of a and b, elementwise (NaN propagates).
+Tensor maximum(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor maximum(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
 // Comparisons give bool tensors.
 Tensor eq(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
 Tensor eq(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
@@ -52,7 +55,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b,
 
 // ---- pointwise, unary ----
 Tensor neg(const Tensor& x, SourceLoc loc = SourceLoc::current());
-// exp, log, sin, cos, tanh, sigmoid, sqrt: integer inputs give f32.
+// exp, log, sin, cos, tanh, sigmoid, sqrt, rsqrt, erf: integer inputs give f32.
 Tensor exp(const Tensor& x, SourceLoc loc = SourceLoc::current());
 Tensor log(const Tensor& x, SourceLoc loc = SourceLoc::current());
 Tensor sin(const Tensor& x, SourceLoc loc = SourceLoc::current());
@@ -64,7 +67,11 @@ Tensor relu(const Tensor& x, SourceLoc loc = SourceLoc::current());
 Tensor gelu(const Tensor& x, std::string approximate = "none",
             SourceLoc loc = SourceLoc::current());
 Tensor sqrt(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// 1 / sqrt(x).
+Tensor rsqrt(const Tensor& x, SourceLoc loc = SourceLoc::current());
 Tensor abs(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// The Gauss error function.
+Tensor erf(const Tensor& x, SourceLoc loc = SourceLoc::current());
 // A copy converted to `dtype` (floats to integers truncate toward zero; to bool is != 0).
 Tensor to_dtype(const Tensor& x, DType dtype, SourceLoc loc = SourceLoc::current());
 
@@ -86,6 +93,8 @@ Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, b
 // ---- linear algebra ----
 // torch.matmul: 1-D and 2-D operands, and batched N-D with broadcast batch dims.
 Tensor matmul(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+// [n, k] x [k, m] -> [n, m].
+Tensor mm(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
 // [B, n, k] x [B, k, m] -> [B, n, m].
 Tensor bmm(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
 
@@ -102,6 +111,15 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, SourceLoc loc = So
 // integer [N] (or 0-dim).
 Tensor cross_entropy(const Tensor& logits, const Tensor& target,
                      SourceLoc loc = SourceLoc::current());
+
+// ---- indexing along one dim (index: an integer tensor of the input's rank) ----
+// out[i][j] = x[index[i][j]][j] for dim 0 (and likewise for other dims); out has index's shape.
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index,
+              SourceLoc loc = SourceLoc::current());
+// A copy of x with src[i][j] added at x[index[i][j]][j] for dim 0 (and likewise for other dims);
+// repeated indices accumulate.
+Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src,
+                   SourceLoc loc = SourceLoc::current());
 
 // ---- views (share storage with the input) ----
 // One size may be -1 (inferred). view needs strides compatible with the new shape.
@@ -123,6 +141,8 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim, SourceLoc loc = SourceLoc::c
 Tensor squeeze(const Tensor& x, std::int64_t dim, SourceLoc loc = SourceLoc::current());
 // Removes every size-1 dim.
 Tensor squeeze(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// The same data in a tensor that autograd does not track (requires_grad false, no history).
+Tensor detach(const Tensor& x, SourceLoc loc = SourceLoc::current());
 
 // ---- shape ops that copy ----
 // The input itself when already contiguous, otherwise a contiguous copy.

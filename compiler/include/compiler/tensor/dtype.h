@@ -1,5 +1,6 @@
 // compiler/tensor: element types, their names, PyTorch's type-promotion rules, and the two
 // 16-bit float formats (stored as bits, computed in float, rounded to nearest even on store).
+// Float64 computes in double (gradient checks by finite differences need its precision).
 #pragma once
 
 #include <bit>
@@ -9,14 +10,15 @@
 
 namespace compiler {
 
-enum class DType : std::uint8_t { Float32, Float16, BFloat16, Int32, Int64, Bool };
+// Float64 comes last so the earlier values keep their numbers.
+enum class DType : std::uint8_t { Float32, Float16, BFloat16, Int32, Int64, Bool, Float64 };
 
-inline constexpr int kNumDTypes = 6;
+inline constexpr int kNumDTypes = 7;
 
-// Short names as the compiler prints them: "f32", "f16", "bf16", "i32", "i64", "b8".
+// Short names as the compiler prints them: "f32", "f16", "bf16", "i32", "i64", "b8", "f64".
 std::string_view dtype_name(DType t) noexcept;
 // PyTorch's names: "torch.float32", "torch.float16", "torch.bfloat16", "torch.int32",
-// "torch.int64", "torch.bool".
+// "torch.int64", "torch.bool", "torch.float64".
 std::string_view dtype_torch_name(DType t) noexcept;
 // Parses either spelling; nullopt when unknown.
 std::optional<DType> parse_dtype(std::string_view name) noexcept;
@@ -26,13 +28,14 @@ bool is_floating(DType t) noexcept;
 bool is_integral(DType t) noexcept; // i32, i64 (not bool)
 
 // The result type of a binary op on two tensors, as torch.result_type: bool < integers <
-// floats; within a category the wider type wins; f16 with bf16 gives f32.
+// floats; within a category the wider type wins; f16 with bf16 gives f32; f64 beats every other
+// float type.
 DType promote_types(DType a, DType b) noexcept;
 // The result type of `tensor op python-float-scalar`: the tensor's type if it is floating,
 // otherwise the default float type (f32).
 DType promote_with_float_scalar(DType t) noexcept;
-// The type a kernel computes in: f32 for every float type (16-bit types are widened), i64 for
-// integers and bool.
+// The type a kernel computes in: f64 for f64, f32 for the other float types (16-bit types are
+// widened), i64 for integers and bool.
 DType compute_type(DType t) noexcept;
 
 // IEEE 754 binary16, stored as bits.
@@ -74,6 +77,10 @@ struct DTypeOf;
 template <>
 struct DTypeOf<float> {
   static constexpr DType value = DType::Float32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::Float64;
 };
 template <>
 struct DTypeOf<Half> {

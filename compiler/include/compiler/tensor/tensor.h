@@ -14,6 +14,7 @@
 #include "compiler/tensor/device.h"
 #include "compiler/tensor/dtype.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,22 +26,26 @@
 
 namespace compiler {
 
+namespace autograd {
+struct AutogradMeta; // autograd/node.h
+} // namespace autograd
+
 // A block of memory shared by a tensor and its views, on the host or on a GPU; it frees
 // through the allocator it came from.
 class Storage {
 public:
-  // CPU memory: zero-filled, 64-byte aligned.
-  explicit Storage(std::size_t nbytes);
+  // Host memory is zero-filled unless the caller will write every byte itself
+  // (Fill::Uninitialized: kernel outputs, which skip a memset the size of the result). Large
+  // uninitialised blocks come from (and go back to) a process-wide cache of freed blocks, so a
+  // graph that runs again does not fault its output pages in again (storage.cpp).
+  enum class Fill : std::uint8_t { Zeros, Uninitialized };
+  // CPU memory: 64-byte aligned, filled as `fill` says.
+  explicit Storage(std::size_t nbytes, Fill fill = Fill::Zeros);
   // Memory on `device` (a resolved device: "cuda:0", not "cuda"). CPU memory as above; CUDA
   // memory comes from the device's caching allocator, at least 256-byte aligned and not
   // initialised. UserError when the device cannot be used (no CUDA in this build, no driver,
   // no such device, out of memory).
-  Storage(std::size_t nbytes, Device device);
-  // CPU memory, 64-byte aligned, contents undefined: for buffers generated code fills
-  // completely. Large blocks come from (and go back to) a process-wide cache of freed blocks,
-  // so a compiled graph that runs again does not fault its output pages in again (storage.cpp).
-  struct Uninitialized {};
-  Storage(std::size_t nbytes, Uninitialized);
+  Storage(std::size_t nbytes, Device device, Fill fill = Fill::Zeros);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -52,9 +57,15 @@ public:
 
   static constexpr std::size_t kAlignment = 64;
 
+  // Counts in-place writes to this memory (the optimizers' updates). Autograd records it when
+  // it saves a tensor for backward and refuses to use the tensor if it changed since.
+  std::uint64_t version() const noexcept { return version_.load(std::memory_order_relaxed); }
+  void bump_version() noexcept { version_.fetch_add(1, std::memory_order_relaxed); }
+
 private:
   void* data_;
   std::size_t nbytes_;
+  std::atomic<std::uint64_t> version_{0};
   Device device_;
   std::size_t cached_bytes_ = 0; // non-zero: the block's size in the block cache
 };
@@ -71,6 +82,8 @@ struct TensorImpl {
   bool requires_grad = false;
   // Capture's slot (its proxy: the graph node and symbolic sizes); opaque to the tensor code.
   std::shared_ptr<void> trace_slot;
+  // Autograd's record (grad, grad_fn); null until autograd touches the tensor.
+  std::shared_ptr<autograd::AutogradMeta> autograd;
   // Where the data lives (always resolved: "cuda:0", never "cuda"); a real tensor's is its
   // storage's. Fake tensors carry it for capture (graph annotations, guards).
   Device device;
@@ -93,6 +106,10 @@ public:
   static Tensor empty(std::initializer_list<std::int64_t> sizes, DType dtype = DType::Float32) {
     return empty(std::span<const std::int64_t>(sizes.begin(), sizes.size()), dtype);
   }
+  // A real, contiguous tensor whose elements the caller must all write before reading (a
+  // kernel's output): like empty() without the zero fill.
+  static Tensor empty_uninitialized(std::span<const std::int64_t> sizes,
+                                    DType dtype = DType::Float32);
   // A real, contiguous tensor on `device` ("cuda" means the current CUDA device). CUDA memory
   // is not initialised (torch.empty's contract); CPU memory is zero-filled as above.
   static Tensor empty(std::span<const std::int64_t> sizes, DType dtype, Device device);
@@ -136,7 +153,9 @@ public:
   SymInt sym_numel() const;
   bool is_contiguous() const;
   bool requires_grad() const { return checked().requires_grad; }
-  void set_requires_grad(bool value) { checked_mutable().requires_grad = value; }
+  // Makes this tensor a leaf that autograd tracks (or stops tracking it). UserError for a
+  // non-floating tensor or a non-leaf (a result of tracked ops). Defined in src/autograd/.
+  void set_requires_grad(bool value);
   // Where the data lives: "cpu" or "cuda:N" (compares with text: `x.device() == "cuda:0"`).
   Device device() const { return checked().device; }
   bool is_fake() const { return checked().storage == nullptr; }
@@ -198,6 +217,23 @@ public:
 
   // Metadata as "f32[2, 3]" (symbolic sizes printed as expressions).
   std::string type_string() const;
+
+  // ---- autograd (autograd/autograd.h has the rest; defined in src/autograd/)
+  // The gradient backward() accumulated into this leaf; undefined before the first backward
+  // (and for non-leaves).
+  Tensor grad() const;
+  // Replaces the accumulated gradient (an undefined tensor clears it, as zero_grad does).
+  // (A Tensor is a handle: this changes the shared TensorImpl, hence const.)
+  void set_grad(const Tensor& grad) const;
+  // True unless the tensor is the result of ops autograd recorded.
+  bool is_leaf() const;
+  // Computes the gradients of this tensor with respect to the leaves it depends on and adds
+  // them to their grad(). `gradient` may be undefined only for a one-element tensor (it is
+  // then 1). The graph's saved tensors are freed unless `retain_graph`.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                std::source_location loc = std::source_location::current()) const;
+  // The same data, not tracked by autograd (forwards to the op detach()).
+  Tensor detach(std::source_location loc = std::source_location::current()) const;
 
 private:
   // The impl, or UserError for an undefined tensor (a "None" used as a tensor).

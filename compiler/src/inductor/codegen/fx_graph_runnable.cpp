@@ -28,6 +28,8 @@ std::string dtype_literal(DType d) {
   switch (d) {
   case DType::Float32:
     return "DType::Float32";
+  case DType::Float64:
+    return "DType::Float64";
   case DType::Float16:
     return "DType::Float16";
   case DType::BFloat16:

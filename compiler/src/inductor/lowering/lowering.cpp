@@ -24,7 +24,6 @@ LowerFn family_lowering(OpKind op) {
   case OpKind::randn: // a counter-based generator: left to its eager kernel
   case OpKind::item:
   case OpKind::to_bool:
-  case OpKind::to: // a device transfer: the device runtime's copy
     return nullptr;
   default:
     break;
@@ -44,8 +43,11 @@ LowerFn family_lowering(OpKind op) {
     return &lower_shape;
   case OpCategory::Factory:
     return &lower_factory;
-  case OpCategory::DataDependent:
+  case OpCategory::Indexing:
+    return &lower_indexing;
   case OpCategory::Transfer:
+    return &lower_transfer;
+  case OpCategory::DataDependent:
     return nullptr;
   }
   return nullptr;

@@ -91,6 +91,8 @@ std::optional<TensorValue> lower_view(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_shape(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_extern(Context& ctx, const graph::Node& node);
+std::optional<TensorValue> lower_indexing(Context& ctx, const graph::Node& node);
+std::optional<TensorValue> lower_transfer(Context& ctx, const graph::Node& node);
 
 // Normalises a possibly negative dim of a rank-`rank` tensor.
 std::int64_t normalize_dim(std::int64_t dim, std::size_t rank);

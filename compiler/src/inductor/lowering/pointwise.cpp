@@ -50,6 +50,8 @@ std::optional<LoopOp> binary_loop_op(OpKind op) {
     return LoopOp::truediv;
   case OpKind::pow:
     return LoopOp::pow;
+  case OpKind::maximum:
+    return LoopOp::maximum;
   case OpKind::eq:
     return LoopOp::eq;
   case OpKind::ne:
@@ -87,6 +89,10 @@ std::optional<LoopOp> unary_loop_op(OpKind op) {
     return LoopOp::relu;
   case OpKind::sqrt:
     return LoopOp::sqrt;
+  case OpKind::rsqrt:
+    return LoopOp::rsqrt;
+  case OpKind::erf:
+    return LoopOp::erf;
   case OpKind::abs:
     return LoopOp::abs;
   default:

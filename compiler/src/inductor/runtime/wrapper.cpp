@@ -114,7 +114,7 @@ public:
     for (const Schedule::Allocation& a : s.allocations) {
       const std::int64_t numel = std::max<std::int64_t>(0, a.numel.evaluate(symbols));
       allocations.push_back(std::make_shared<Storage>(
-          static_cast<std::size_t>(numel) * dtype_size(a.dtype), Storage::Uninitialized{}));
+          static_cast<std::size_t>(numel) * dtype_size(a.dtype), Storage::Fill::Uninitialized));
     }
     for (const Buffer& b : ir.buffers) {
       const BufferPlan& p = s.buffers[static_cast<std::size_t>(b.id)];

@@ -3,6 +3,8 @@
 // one list so the ingest, the index, the CLI and the report agree on names and meanings.
 #pragma once
 
+#include "tlparse/index/schema.gen.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,7 +13,7 @@
 
 namespace tlparse::index {
 
-// tlparse 0.4.3's Stats, in its print order (§1.9).
+// tlparse 0.4.3's Stats, in its print order (docs/TLPARSE-INGEST.md, "Statistics").
 struct Stats {
   uint64_t ok = 0;
   uint64_t other_rank = 0;
@@ -32,9 +34,6 @@ struct Stats {
            fail_parser;
   }
 };
-
-enum class Severity { info, warning, error };
-std::string_view to_string(Severity s);
 
 // X(name, severity, description): our data-health counters. The tlparse counters are included
 // so that one table shows everything; the rest are things 0.4.3 drops silently.
@@ -87,12 +86,5 @@ struct HealthInfo {
   std::string_view description;
 };
 const HealthInfo& health_info(HealthId id);
-
-struct HealthCounter {
-  std::string name;
-  Severity severity = Severity::info;
-  std::string description;
-  uint64_t count = 0;
-};
 
 } // namespace tlparse::index

@@ -22,8 +22,9 @@ struct CompileId {
 std::string display_name(const CompileId& id);
 // "-_0_0_0": every part, "-" when missing.
 std::string directory_name(const CompileId& id);
-// The compile-directory key rule of tlparse 0.4.3 (§1.7): attempt := 0 when frame_compile_id is
-// set and attempt is absent ("runtime compile ids"). File paths keep the raw id.
+// The compile-directory key rule of tlparse 0.4.3 (docs/TLPARSE-INGEST.md, "Compile ids"): attempt
+// := 0 when frame_compile_id is set and attempt is absent ("runtime compile ids"). File paths keep
+// the raw id.
 CompileId collapsed_key(const CompileId& id);
 // The metrics/stack lookup rule of tlparse 0.4.3: attempt := 0 whenever frame_compile_id is set.
 // Only the compatible report uses it; our own data keeps attempts distinct.

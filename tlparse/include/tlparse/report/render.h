@@ -1,17 +1,23 @@
 // The tlparse report: renders the compatible output folder (tlparse 0.4.3's layout and file
-// names, see docs/TLPARSE-COMPAT.md sections 2-3) from an index. The ingest decided every output
-// (path, name, number, suffix, kind) and stored them in order; the renderer produces their bytes
-// plus the global pages (index.html, failures_and_restarts.html, compile_directory.json,
-// chromium_events.json, raw.log, raw.jsonl). Same index -> byte-identical folder.
+// names, docs/TLPARSE-INGEST.md and tlparse/src/report/README.md) from an index. The ingest decided
+// every output (path, name, number, suffix, kind) and stored them in order; the renderer produces
+// their bytes plus the global pages (index.html, failures_and_restarts.html,
+// compile_directory.json, chromium_events.json, raw.log, raw.jsonl). Same index -> byte-identical
+// folder.
 //
 // Everything from the log is HTML-escaped and UTF-8-repaired; every path is checked again before
 // writing so nothing lands outside `out_dir`, even if the index was crafted by hand.
 #pragma once
 
+#include "tlparse/index/schema.gen.h"
+#include "tlparse/result.h"
+
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +26,21 @@ class IndexReader;
 }
 
 namespace tlparse::report {
+
+// The files of a report besides its per-event outputs, named once here.
+namespace files {
+inline constexpr const char* index_html = "index.html";
+inline constexpr const char* failures_html = "failures_and_restarts.html";
+inline constexpr const char* compile_directory = "compile_directory.json";
+inline constexpr const char* chromium_events = "chromium_events.json";
+inline constexpr const char* raw_jsonl = "raw.jsonl";
+inline constexpr const char* raw_log = "raw.log";
+inline constexpr const char* index = "index.sqlite"; // the index the report was rendered from
+} // namespace files
+
+// Every file (relative path) a report rendered from `reader` may hold: the files above and each
+// output of every ingested file. What `tlparse --overwrite` may delete of a previous report.
+Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader);
 
 struct RenderOptions {
   // -p: inductor_output_code was stored as .txt payload outputs (the ingest decided the kinds;
@@ -40,6 +61,8 @@ struct RenderOptions {
   std::filesystem::path index_path;
   // Called now and then with the per-event outputs written so far (progress bars).
   std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
+  // Polled between outputs: once true the render stops with an error ("cancelled").
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RenderResult {
@@ -53,6 +76,12 @@ struct RenderResult {
   // Wall time of each phase ("outputs", "chromium_events.json", ...), for benchmarks and -v.
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
+
+// The bytes the report writes for an output that holds its payload as text: payload_text and
+// payload_copy, the payload; json_pretty, the payload pretty-printed with sorted keys (as logged
+// when it is not JSON). For the kinds that are pages it is the payload as logged. The GUI shows
+// artifacts through it, so both show the same text.
+std::string text_output(index::OutputKind kind, std::string_view payload);
 
 // Renders the report of one file of `reader` into `out_dir` (created if missing; existing files
 // of the same names are replaced). Never throws for bad log data; returns !ok on I/O errors.

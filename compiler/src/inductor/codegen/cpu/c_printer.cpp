@@ -16,6 +16,8 @@ std::string c_type(DType d) {
   switch (d) {
   case DType::Float32:
     return "float";
+  case DType::Float64:
+    return "double";
   case DType::Float16:
     return "half";
   case DType::BFloat16:

@@ -45,6 +45,8 @@ llvm::Type* storage_type(llvm::LLVMContext& c, DType d) {
   switch (d) {
   case DType::Float32:
     return llvm::Type::getFloatTy(c);
+  case DType::Float64:
+    return llvm::Type::getDoubleTy(c);
   case DType::Float16:
   case DType::BFloat16:
     return llvm::Type::getInt16Ty(c);
@@ -497,6 +499,8 @@ private:
       return b_.CreateSExt(raw, with_lanes(b_.getInt64Ty(), raw));
     case DType::Bool:
       return b_.CreateICmpNE(raw, zero_like(raw));
+    case DType::Float64:
+      TORCHSCOPE_ASSERT(false, "float64 graphs bypass code generation (compile_fx.cpp)");
     }
     return raw;
   }
@@ -516,6 +520,8 @@ private:
       return b_.CreateTrunc(v, with_lanes(b_.getInt32Ty(), v));
     case DType::Bool:
       return b_.CreateZExt(v, with_lanes(b_.getInt8Ty(), v));
+    case DType::Float64:
+      TORCHSCOPE_ASSERT(false, "float64 graphs bypass code generation (compile_fx.cpp)");
     }
     return v;
   }

@@ -1,0 +1,368 @@
+// THE decomposition table: one entry per Composite op of ops/op_list.h, in op-list order, each
+// written with ops. Nested composites (matmul's reshape, cross_entropy's log_softmax) are
+// fine: whoever runs a decomposition under a tracer decomposes them in turn.
+//
+// Numerics follow the eager kernels where it matters: softmax, log_softmax and layer_norm
+// compute 16-bit inputs in f32 and round once at the end (as their kernels and PyTorch's
+// decompositions do); layer_norm's statistics come from the helper its derivative uses, so the
+// joint graph computes them once.
+#include "compiler/aot/decompositions.h"
+
+#include "autograd/formula_helpers.h"
+#include "compiler/autograd/node.h"
+#include "compiler/core/errors.h"
+#include "compiler/ops/ops.h"
+#include "kernels/shape_util.h"
+
+#include <array>
+#include <numbers>
+
+namespace compiler::aot {
+
+namespace {
+
+using autograd::detail::div_by;
+using autograd::detail::layer_norm_stats;
+using autograd::detail::reduced_count;
+using autograd::detail::scalar_tensor;
+using Args = std::span<const Value>;
+
+const Tensor& tensor(Args a, std::size_t i) {
+  return value_tensor(a[i]);
+}
+
+bool is_16bit(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16;
+}
+
+// x in f32 when it is a 16-bit float (the kernels' compute type), else x.
+Tensor upcast(const Tensor& x) {
+  return is_16bit(x.dtype()) ? to_dtype(x, DType::Float32) : x;
+}
+
+Tensor downcast(const Tensor& y, DType original) {
+  return y.dtype() == original ? y : to_dtype(y, original);
+}
+
+void require_floating(const Tensor& x, const char* name) {
+  if (!is_floating(x.dtype())) {
+    user_error(std::string(name) + ": needs a floating tensor, got " + x.type_string());
+  }
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x))
+Value sigmoid_decomp(Args a) {
+  return pow(add(exp(neg(tensor(a, 0))), 1.0), -1.0);
+}
+
+// relu(x) = max(x, 0), in x's dtype (integers stay integers).
+Value relu_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  return maximum(x, scalar_tensor(0.0, x));
+}
+
+// gelu(x) = x/2 (1 + erf(x / sqrt 2)), or with tanh: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+Value gelu_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const Tensor half_x = mul(x, 0.5);
+  if (a.size() > 1 && value_string(a[1]) == "tanh") {
+    constexpr double kBeta = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
+    const Tensor inner = mul(add(x, mul(mul(mul(x, x), x), 0.044715)), kBeta);
+    return mul(half_x, add(tanh(inner), 1.0));
+  }
+  return mul(half_x, add(erf(mul(x, std::numbers::sqrt2 / 2.0)), 1.0));
+}
+
+// mean = sum / count (the count may be symbolic).
+Value mean_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  require_floating(x, "mean");
+  const std::vector<std::int64_t>& dims = value_ints(a[1]);
+  return div_by(sum(x, dims, value_bool(a[2])), reduced_count(x.sym_sizes(), dims));
+}
+
+// matmul by its cases: mm for matrices (batch dims folded into rows when only the left side
+// has them), bmm over broadcast batch dims otherwise; 1-D operands become matrices first.
+Value matmul_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const Tensor& y = tensor(a, 1);
+  const std::int64_t rx = x.dim();
+  const std::int64_t ry = y.dim();
+  if (rx == 0 || ry == 0) {
+    user_error("matmul: both arguments need at least one dimension, got " + x.type_string() +
+               " and " + y.type_string());
+  }
+  if (rx <= 2 && ry <= 2) {
+    const Tensor x2 = rx == 1 ? unsqueeze(x, 0) : x;
+    const Tensor y2 = ry == 1 ? unsqueeze(y, 1) : y;
+    Tensor r = mm(x2, y2);
+    if (rx == 1) {
+      r = squeeze(r, 0);
+    }
+    if (ry == 1) {
+      r = squeeze(r, -1);
+    }
+    return r;
+  }
+  const std::vector<SymInt>& xs = x.sym_sizes();
+  const std::vector<SymInt>& ys = y.sym_sizes();
+  if (ry <= 2) {
+    // [..., n, k] @ [k, m]: fold the batch into the rows of one mm.
+    const SymInt k = xs.back();
+    const Tensor y2 = ry == 1 ? unsqueeze(y, 1) : y;
+    const Tensor rows = reshape(x, {SymInt(-1), k});
+    std::vector<SymInt> out(xs.begin(), xs.end() - 1);
+    if (ry == 2) {
+      out.push_back(ys.back());
+    }
+    return reshape(mm(rows, y2), out);
+  }
+  // Batched: broadcast the batch dims, flatten them, bmm, and restore them.
+  const Tensor x2 = rx == 1 ? unsqueeze(x, 0) : x;
+  const Tensor y2 = ry == 1 ? unsqueeze(y, 1) : y;
+  const std::vector<SymInt>& x2s = x2.sym_sizes();
+  const std::vector<SymInt>& y2s = y2.sym_sizes();
+  const SymInt n = x2s[x2s.size() - 2];
+  const SymInt k = x2s.back();
+  const SymInt m = y2s.back();
+  const std::vector<SymInt> batch =
+      kernels::broadcast_shapes(std::span<const SymInt>(x2s.data(), x2s.size() - 2),
+                                std::span<const SymInt>(y2s.data(), y2s.size() - 2));
+  const SymInt b = kernels::sym_product(batch);
+  std::vector<SymInt> xe = batch;
+  xe.push_back(n);
+  xe.push_back(k);
+  std::vector<SymInt> ye = batch;
+  ye.push_back(k);
+  ye.push_back(m);
+  const Tensor xb = reshape(expand(x2, xe), {b, n, k});
+  const Tensor yb = reshape(expand(y2, ye), {b, k, m});
+  std::vector<SymInt> out = batch;
+  if (rx > 1) {
+    out.push_back(n);
+  }
+  if (ry > 1) {
+    out.push_back(m);
+  }
+  return reshape(bmm(xb, yb), out);
+}
+
+// softmax(x) = exp(x - max) / sum(exp(x - max)), in f32 for 16-bit inputs.
+Value softmax_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  require_floating(x, "softmax");
+  const std::int64_t d = value_int(a[1]);
+  const Tensor xf = upcast(x);
+  const Tensor e = exp(sub(xf, amax(xf, {d}, true)));
+  return downcast(div(e, sum(e, {d}, true)), x.dtype());
+}
+
+// log_softmax(x) = (x - max) - log(sum(exp(x - max))).
+Value log_softmax_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  require_floating(x, "log_softmax");
+  const std::int64_t d = value_int(a[1]);
+  const Tensor xf = upcast(x);
+  const Tensor shifted = sub(xf, amax(xf, {d}, true));
+  return downcast(sub(shifted, log(sum(exp(shifted), {d}, true))), x.dtype());
+}
+
+// layer_norm: {x, shape, weight|None, bias|None, eps}
+Value layer_norm_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  (void)run_meta(OpKind::layer_norm, a); // the kernel's argument checks
+  const std::size_t n = value_ints(a[1]).size();
+  Tensor y = layer_norm_stats(upcast(x), n, value_double(a[4])).xhat;
+  const Tensor weight = value_optional_tensor(a[2]);
+  const Tensor bias = value_optional_tensor(a[3]);
+  if (weight.defined()) {
+    y = mul(y, weight);
+  }
+  if (bias.defined()) {
+    y = add(y, bias);
+  }
+  return downcast(y, x.dtype());
+}
+
+// embedding(weight, indices) = rows of weight gathered along dim 0.
+Value embedding_decomp(Args a) {
+  const Tensor& weight = tensor(a, 0);
+  const Tensor& indices = tensor(a, 1);
+  (void)run_meta(OpKind::embedding, a);
+  const SymInt k = indices.sym_numel();
+  const SymInt d = weight.sym_sizes()[1];
+  const Tensor index = expand(reshape(indices, {k, SymInt(1)}), {k, d});
+  std::vector<SymInt> out = indices.sym_sizes();
+  out.push_back(d);
+  return reshape(gather(weight, 0, index), out);
+}
+
+// cross_entropy = -mean(log_softmax(logits)[i, target[i]]).
+Value cross_entropy_decomp(Args a) {
+  const Tensor& logits = tensor(a, 0);
+  const Tensor& target = tensor(a, 1);
+  (void)run_meta(OpKind::cross_entropy, a);
+  const Tensor picked = gather(log_softmax(logits, -1), -1, unsqueeze(target, -1));
+  return neg(mean(picked));
+}
+
+// reshape = view when the strides allow it, else a contiguous copy viewed.
+Value reshape_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const std::vector<SymInt>& sizes = value_sym_ints(a[1]);
+  const Tensor meta = value_tensor(run_meta(OpKind::reshape, a)); // resolves -1, checks numel
+  if (kernels::view_strides(x.sizes(), x.strides(), meta.sizes())) {
+    return view(x, sizes);
+  }
+  return view(contiguous(x), sizes);
+}
+
+// transpose = permute with two dims swapped.
+Value transpose_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  if (x.dim() == 0) {
+    return view(x, {});
+  }
+  const std::int64_t d0 = kernels::wrap_dim(value_int(a[1]), x.dim());
+  const std::int64_t d1 = kernels::wrap_dim(value_int(a[2]), x.dim());
+  std::vector<std::int64_t> dims(static_cast<std::size_t>(x.dim()));
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    dims[i] = static_cast<std::int64_t>(i);
+  }
+  std::swap(dims[static_cast<std::size_t>(d0)], dims[static_cast<std::size_t>(d1)]);
+  return permute(x, dims);
+}
+
+// unsqueeze and squeeze = views to the sizes their meta computes.
+Value resize_decomp(OpKind op, Args a) {
+  const Tensor& x = tensor(a, 0);
+  const Tensor meta = value_tensor(run_meta(op, a));
+  return view(x, meta.sym_sizes());
+}
+Value unsqueeze_decomp(Args a) {
+  return resize_decomp(OpKind::unsqueeze, a);
+}
+Value squeeze_decomp(Args a) {
+  return resize_decomp(OpKind::squeeze, a);
+}
+
+// detach = the same tensor under a new identity (autograd, above, stops history).
+Value detach_decomp(Args a) {
+  return autograd::alias_without_history(tensor(a, 0));
+}
+
+// stack = cat of the inputs unsqueezed at dim.
+Value stack_decomp(Args a) {
+  const std::vector<Tensor>& xs = value_tensors(a[0]);
+  if (xs.empty()) {
+    user_error("stack: expected a non-empty list of tensors");
+  }
+  const std::int64_t d = kernels::wrap_dim(value_int(a[1]), xs.front().dim() + 1, false);
+  std::vector<Tensor> parts;
+  parts.reserve(xs.size());
+  for (const Tensor& x : xs) {
+    parts.push_back(unsqueeze(x, d));
+  }
+  return cat(parts, d);
+}
+
+// {sizes, dtype} then the device when it is not the host.
+Device factory_device(Args a, std::size_t device_at) {
+  return a.size() > device_at ? value_device(a[device_at]) : Device::cpu();
+}
+Value zeros_decomp(Args a) {
+  return full(value_sym_ints(a[0]), 0.0, value_dtype(a[1]), factory_device(a, 2));
+}
+Value ones_decomp(Args a) {
+  return full(value_sym_ints(a[0]), 1.0, value_dtype(a[1]), factory_device(a, 2));
+}
+
+// silu(x) = x * sigmoid(x)
+Value silu_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  return mul(x, sigmoid(x));
+}
+
+// addmm(bias, a, b) = mm(a, b) + bias
+Value addmm_decomp(Args a) {
+  return add(mm(tensor(a, 1), tensor(a, 2)), tensor(a, 0));
+}
+
+struct Entry {
+  OpKind op;
+  Decomposition fn;
+};
+
+// clang-format off
+constexpr std::array kTable = {
+  Entry{OpKind::sigmoid,       sigmoid_decomp},
+  Entry{OpKind::relu,          relu_decomp},
+  Entry{OpKind::gelu,          gelu_decomp},
+  Entry{OpKind::mean,          mean_decomp},
+  Entry{OpKind::matmul,        matmul_decomp},
+  Entry{OpKind::softmax,       softmax_decomp},
+  Entry{OpKind::log_softmax,   log_softmax_decomp},
+  Entry{OpKind::layer_norm,    layer_norm_decomp},
+  Entry{OpKind::embedding,     embedding_decomp},
+  Entry{OpKind::cross_entropy, cross_entropy_decomp},
+  Entry{OpKind::reshape,       reshape_decomp},
+  Entry{OpKind::transpose,     transpose_decomp},
+  Entry{OpKind::unsqueeze,     unsqueeze_decomp},
+  Entry{OpKind::squeeze,       squeeze_decomp},
+  Entry{OpKind::detach,        detach_decomp},
+  Entry{OpKind::stack,         stack_decomp},
+  Entry{OpKind::zeros,         zeros_decomp},
+  Entry{OpKind::ones,          ones_decomp},
+  Entry{OpKind::silu,          silu_decomp},
+  Entry{OpKind::addmm,         addmm_decomp},
+};
+// clang-format on
+
+// The op list's levels, as a constant expression (op_level() is not constexpr).
+constexpr std::array<bool, kNumOps> kIsComposite = {{
+#define TORCHSCOPE_OP_IS_COMPOSITE(name, aten, category, level)                                    \
+  OpLevel::level == OpLevel::Composite,
+    TORCHSCOPE_COMPILER_OPS(TORCHSCOPE_OP_IS_COMPOSITE)
+#undef TORCHSCOPE_OP_IS_COMPOSITE
+}};
+
+// The table lists exactly the composite ops, in op-list order.
+constexpr bool table_matches_op_list() {
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < kIsComposite.size(); ++i) {
+    if (!kIsComposite[i]) {
+      continue;
+    }
+    if (next >= kTable.size() || kTable[next].op != static_cast<OpKind>(i)) {
+      return false;
+    }
+    ++next;
+  }
+  return next == kTable.size();
+}
+static_assert(table_matches_op_list(),
+              "every op marked Composite in ops/op_list.h needs a decomposition here, in op-list "
+              "order (and no Prim op may have one)");
+
+constexpr std::array<Decomposition, kNumOps> by_op() {
+  std::array<Decomposition, kNumOps> out{};
+  for (const Entry& e : kTable) {
+    out[static_cast<std::size_t>(e.op)] = e.fn;
+  }
+  return out;
+}
+constexpr std::array<Decomposition, kNumOps> kByOp = by_op();
+
+} // namespace
+
+Decomposition decomposition_of(OpKind op) noexcept {
+  return kByOp[static_cast<std::size_t>(op)];
+}
+
+Value decompose(OpKind op, std::span<const Value> args) {
+  const Decomposition fn = decomposition_of(op);
+  TORCHSCOPE_ASSERT(fn != nullptr, "decompose() of a primitive op");
+  return fn(args);
+}
+
+} // namespace compiler::aot

@@ -1,0 +1,607 @@
+// THE derivative table: one entry per op, in op-list order (ops/op_list.h), the role of
+// PyTorch's derivatives.yaml. Each entry says which arguments backward keeps and gives the
+// formula, written with ops, from the output's gradient `g` to each input's gradient. Eager
+// autograd runs these formulas on real tensors; the AOT stage runs them under its tracer to
+// build the backward half of the joint graph. A static_assert checks the table follows the op
+// list, so an op cannot be added without deciding its derivative.
+//
+// Conventions: argument positions follow ops.cpp's layouts; gradients may come back in a wider
+// dtype or not yet reduced over broadcast dims only where a formula says so (sum_to); the
+// backward node casts each gradient to its input's dtype.
+#include "autograd/derivatives.h"
+
+#include "autograd/formula_helpers.h"
+#include "compiler/core/errors.h"
+#include "compiler/ops/ops.h"
+#include "kernels/shape_util.h"
+
+#include <array>
+#include <cmath>
+#include <numbers>
+
+namespace compiler::autograd::detail {
+
+namespace {
+
+using Ctx = GradContext;
+using Sink = GradSink;
+
+constexpr std::uint32_t args(std::initializer_list<int> positions) {
+  std::uint32_t mask = 0;
+  for (int p : positions) {
+    mask |= 1u << p;
+  }
+  return mask;
+}
+
+const std::vector<SymInt>& sizes_of(const Ctx& c, std::size_t arg) {
+  return c.meta(arg).sizes;
+}
+
+// ---- pointwise, binary: {a, b | scalar}
+
+void add_grad(const Ctx& c, Sink& out) {
+  out.set(0, sum_to(c.grad(), sizes_of(c, 0)));
+  if (c.is_tensor(1) && c.needs(1)) {
+    out.set(1, sum_to(c.grad(), sizes_of(c, 1)));
+  }
+}
+
+void sub_grad(const Ctx& c, Sink& out) {
+  out.set(0, sum_to(c.grad(), sizes_of(c, 0)));
+  if (c.is_tensor(1) && c.needs(1)) {
+    out.set(1, neg(sum_to(c.grad(), sizes_of(c, 1))));
+  }
+}
+
+void mul_grad(const Ctx& c, Sink& out) {
+  if (!c.is_tensor(1)) {
+    out.set(0, mul(c.grad(), value_double(c.arg(1))));
+    return;
+  }
+  if (c.needs(0)) {
+    out.set(0, sum_to(mul(c.grad(), c.saved(1)), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, sum_to(mul(c.grad(), c.saved(0)), sizes_of(c, 1)));
+  }
+}
+
+void div_grad(const Ctx& c, Sink& out) {
+  if (!c.is_tensor(1)) {
+    out.set(0, div(c.grad(), value_double(c.arg(1))));
+    return;
+  }
+  const Tensor& b = c.saved(1);
+  if (c.needs(0)) {
+    out.set(0, sum_to(div(c.grad(), b), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    // d(a/b)/db = -a / b^2
+    out.set(1, sum_to(neg(div(mul(c.grad(), c.saved(0)), mul(b, b))), sizes_of(c, 1)));
+  }
+}
+
+void pow_grad(const Ctx& c, Sink& out) {
+  const Tensor& a = c.saved(0);
+  const Tensor& g = c.grad();
+  if (!c.is_tensor(1)) {
+    const double e = value_double(c.arg(1));
+    if (e == 0.0) {
+      out.set(0, mul(g, 0.0));
+    } else {
+      out.set(0, mul(mul(g, pow(a, e - 1.0)), e));
+    }
+    return;
+  }
+  const Tensor& b = c.saved(1);
+  if (c.needs(0)) {
+    out.set(0, sum_to(mul(mul(g, b), pow(a, sub(b, 1.0))), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    // d(a^b)/db = a^b * log(a); taken as 0 where a == 0 (log is -inf there), as PyTorch does.
+    const Tensor raw = mul(g, mul(c.output(), log(a)));
+    const Tensor zero = scalar_tensor(0.0, raw);
+    out.set(1, sum_to(where(eq(a, 0.0), zero, raw), sizes_of(c, 1)));
+  }
+}
+
+void maximum_grad(const Ctx& c, Sink& out) {
+  // Ties share the gradient equally, as torch.maximum's derivative does.
+  const Tensor& a = c.saved(0);
+  const Tensor& g = c.grad();
+  const DType dt = g.dtype();
+  if (!c.is_tensor(1)) {
+    const double s = value_double(c.arg(1));
+    const Tensor w = add(mask_as(gt(a, s), dt), mul(mask_as(eq(a, s), dt), 0.5));
+    out.set(0, mul(g, w));
+    return;
+  }
+  const Tensor& b = c.saved(1);
+  const Tensor ties = mul(mask_as(eq(a, b), dt), 0.5);
+  if (c.needs(0)) {
+    out.set(0, sum_to(mul(g, add(mask_as(gt(a, b), dt), ties)), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, sum_to(mul(g, add(mask_as(gt(b, a), dt), ties)), sizes_of(c, 1)));
+  }
+}
+
+// where: {cond, a, b}
+void where_grad(const Ctx& c, Sink& out) {
+  const Tensor& cond = c.saved(0);
+  const Tensor zero = scalar_tensor(0.0, c.grad());
+  if (c.needs(1)) {
+    out.set(1, sum_to(where(cond, c.grad(), zero), sizes_of(c, 1)));
+  }
+  if (c.needs(2)) {
+    out.set(2, sum_to(where(cond, zero, c.grad()), sizes_of(c, 2)));
+  }
+}
+
+// ---- pointwise, unary: {x}
+
+void neg_grad(const Ctx& c, Sink& out) {
+  out.set(0, neg(c.grad()));
+}
+void exp_grad(const Ctx& c, Sink& out) {
+  out.set(0, mul(c.grad(), c.output()));
+}
+void log_grad(const Ctx& c, Sink& out) {
+  out.set(0, div(c.grad(), c.saved(0)));
+}
+void sin_grad(const Ctx& c, Sink& out) {
+  out.set(0, mul(c.grad(), cos(c.saved(0))));
+}
+void cos_grad(const Ctx& c, Sink& out) {
+  out.set(0, neg(mul(c.grad(), sin(c.saved(0)))));
+}
+void tanh_grad(const Ctx& c, Sink& out) {
+  const Tensor& y = c.output();
+  out.set(0, mul(c.grad(), rsub(mul(y, y), 1.0)));
+}
+void sigmoid_grad(const Ctx& c, Sink& out) {
+  const Tensor& y = c.output();
+  out.set(0, mul(c.grad(), mul(y, rsub(y, 1.0))));
+}
+void relu_grad(const Ctx& c, Sink& out) {
+  // threshold_backward: the gradient passes where the output is positive.
+  out.set(0, mul(c.grad(), gt(c.output(), 0.0)));
+}
+
+// gelu: {x, approximate}
+void gelu_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  if (value_string(c.arg(1)) == "tanh") {
+    constexpr double kBeta = std::numbers::sqrt2 * std::numbers::inv_sqrtpi; // sqrt(2/pi)
+    constexpr double kKappa = 0.044715;
+    const Tensor x2 = mul(x, x);
+    const Tensor inner = mul(add(x, mul(mul(x2, x), kKappa)), kBeta);
+    const Tensor t = tanh(inner);
+    const Tensor left_derivative = mul(add(t, 1.0), 0.5);
+    const Tensor dinner = mul(add(mul(x2, 3.0 * kKappa), 1.0), kBeta);
+    const Tensor right_derivative = mul(mul(rsub(mul(t, t), 1.0), dinner), mul(x, 0.5));
+    out.set(0, mul(g, add(left_derivative, right_derivative)));
+    return;
+  }
+  constexpr double kInvSqrt2 = std::numbers::sqrt2 / 2.0;
+  constexpr double kInvSqrt2Pi = std::numbers::inv_sqrtpi * kInvSqrt2; // 1 / sqrt(2 pi)
+  const Tensor cdf = mul(add(erf(mul(x, kInvSqrt2)), 1.0), 0.5);
+  const Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), kInvSqrt2Pi);
+  out.set(0, mul(g, add(cdf, mul(x, pdf))));
+}
+
+void sqrt_grad(const Ctx& c, Sink& out) {
+  out.set(0, div(c.grad(), mul(c.output(), 2.0)));
+}
+void rsqrt_grad(const Ctx& c, Sink& out) {
+  const Tensor& y = c.output();
+  out.set(0, mul(mul(c.grad(), mul(mul(y, y), y)), -0.5));
+}
+void abs_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const DType dt = c.grad().dtype();
+  out.set(0, mul(c.grad(), sub(mask_as(gt(x, 0.0), dt), mask_as(lt(x, 0.0), dt))));
+}
+void erf_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  constexpr double k2OverSqrtPi = 2.0 * std::numbers::inv_sqrtpi;
+  out.set(0, mul(c.grad(), mul(exp(neg(mul(x, x))), k2OverSqrtPi)));
+}
+void to_dtype_grad(const Ctx& c, Sink& out) {
+  out.set(0, to_dtype(c.grad(), c.meta(0).dtype));
+}
+
+// ---- reductions: {x, int[] dims, bool keepdim}
+
+void sum_grad(const Ctx& c, Sink& out) {
+  out.set(0, expand_reduced(c.grad(), sizes_of(c, 0), value_ints(c.arg(1)), value_bool(c.arg(2))));
+}
+
+void mean_grad(const Ctx& c, Sink& out) {
+  const std::vector<std::int64_t>& dims = value_ints(c.arg(1));
+  const Tensor g = expand_reduced(c.grad(), sizes_of(c, 0), dims, value_bool(c.arg(2)));
+  out.set(0, div_by(g, reduced_count(sizes_of(c, 0), dims)));
+}
+
+// amax / amin: the gradient goes to the elements equal to the result, shared among ties.
+void extremum_grad(const Ctx& c, Sink& out) {
+  const std::vector<std::int64_t>& dims = value_ints(c.arg(1));
+  const bool keepdim = value_bool(c.arg(2));
+  const Tensor& x = c.saved(0);
+  const Tensor y = expand_reduced(c.output(), sizes_of(c, 0), dims, keepdim);
+  const Tensor mask = mask_as(eq(x, y), c.grad().dtype());
+  const Tensor count = sum(mask, dims, true);
+  const Tensor g = expand_reduced(c.grad(), sizes_of(c, 0), dims, keepdim);
+  out.set(0, div(mul(g, mask), count));
+}
+
+// ---- linear algebra: {a, b}
+
+void matmul_grad(const Ctx& c, Sink& out) {
+  const Tensor& g = c.grad();
+  const Tensor a = c.needs(1) ? c.saved(0) : Tensor();
+  const Tensor b = c.needs(0) ? c.saved(1) : Tensor();
+  const std::size_t ra = sizes_of(c, 0).size();
+  const std::size_t rb = sizes_of(c, 1).size();
+  if (ra == 1 && rb == 1) { // a dot product: g is 0-dim
+    if (c.needs(0)) {
+      out.set(0, mul(g, b));
+    }
+    if (c.needs(1)) {
+      out.set(1, mul(g, a));
+    }
+    return;
+  }
+  // Bring 1-D operands to matrices, as matmul does, then reduce broadcast batch dims away.
+  const Tensor a2 = !a.defined() || ra != 1 ? a : unsqueeze(a, 0);
+  const Tensor b2 = !b.defined() || rb != 1 ? b : unsqueeze(b, -1);
+  Tensor g2 = g;
+  if (ra == 1) {
+    g2 = unsqueeze(g2, -2);
+  }
+  if (rb == 1) {
+    g2 = unsqueeze(g2, -1);
+  }
+  if (c.needs(0)) {
+    out.set(0, sum_to(matmul(g2, transpose(b2, -1, -2)), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    Tensor gb = matmul(transpose(a2, -1, -2), g2);
+    if (rb == 1) {
+      gb = squeeze(gb, -1);
+    }
+    out.set(1, sum_to(gb, sizes_of(c, 1)));
+  }
+}
+
+void mm_grad(const Ctx& c, Sink& out) {
+  if (c.needs(0)) {
+    out.set(0, mm(c.grad(), transpose(c.saved(1), 0, 1)));
+  }
+  if (c.needs(1)) {
+    out.set(1, mm(transpose(c.saved(0), 0, 1), c.grad()));
+  }
+}
+
+void bmm_grad(const Ctx& c, Sink& out) {
+  if (c.needs(0)) {
+    out.set(0, bmm(c.grad(), transpose(c.saved(1), 1, 2)));
+  }
+  if (c.needs(1)) {
+    out.set(1, bmm(transpose(c.saved(0), 1, 2), c.grad()));
+  }
+}
+
+// ---- neural-network composites
+
+// softmax: {x, dim}
+void softmax_grad(const Ctx& c, Sink& out) {
+  const Tensor& y = c.output();
+  const std::int64_t d = value_int(c.arg(1));
+  out.set(0, mul(y, sub(c.grad(), sum(mul(c.grad(), y), {d}, true))));
+}
+
+void log_softmax_grad(const Ctx& c, Sink& out) {
+  const Tensor& y = c.output();
+  const std::int64_t d = value_int(c.arg(1));
+  out.set(0, sub(c.grad(), mul(exp(y), sum(c.grad(), {d}, true))));
+}
+
+// layer_norm: {x, int[] shape, weight|None, bias|None, eps}. The statistics are recomputed
+// from x the way the decomposition computes them, so a joint graph shares them (CSE).
+void layer_norm_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  const std::size_t n = value_ints(c.arg(1)).size();
+  const LayerNormStats s = layer_norm_stats(x, n, value_double(c.arg(4)));
+  if (c.is_tensor(2) && c.needs(2)) {
+    out.set(2, sum_to(mul(g, s.xhat), sizes_of(c, 2)));
+  }
+  if (c.is_tensor(3) && c.needs(3)) {
+    out.set(3, sum_to(g, sizes_of(c, 3)));
+  }
+  if (c.needs(0)) {
+    const std::vector<std::int64_t> axes = trailing_dims(x.dim(), n);
+    const Tensor gxhat = c.is_tensor(2) ? mul(g, c.saved(2)) : g;
+    const Tensor centered_grad = sub(gxhat, mean(gxhat, axes, true));
+    const Tensor projection = mul(s.xhat, mean(mul(gxhat, s.xhat), axes, true));
+    out.set(0, mul(sub(centered_grad, projection), s.rstd));
+  }
+}
+
+// embedding: {weight [num, dim], indices}: the rows' gradients summed into a zero table.
+void embedding_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& w = sizes_of(c, 0);
+  const Tensor& indices = c.saved(1);
+  const SymInt k = indices.sym_numel();
+  const Tensor rows = reshape(c.grad(), {k, w[1]});
+  const Tensor index = expand(reshape(indices, {k, SymInt(1)}), {k, w[1]});
+  out.set(0, scatter_add(zeros(w, c.meta(0).dtype, c.meta(0).device), 0, index, rows));
+}
+
+// cross_entropy: {logits [N, C] or [C], target}: (softmax - one_hot) * g / N.
+void cross_entropy_grad(const Ctx& c, Sink& out) {
+  const Tensor& logits = c.saved(0);
+  const Tensor& target = c.saved(1);
+  const std::vector<SymInt>& sizes = sizes_of(c, 0);
+  const SymInt classes = sizes.back();
+  const SymInt batch = sizes.size() == 2 ? sizes[0] : SymInt(1);
+  const Tensor one_hot =
+      mask_as(eq(unsqueeze(target, -1), arange(classes, DType::Int64)), logits.dtype());
+  const Tensor diff = sub(softmax(logits, -1), one_hot);
+  out.set(0, mul(diff, div_by(c.grad(), batch)));
+}
+
+// ---- indexing
+
+// gather: {x, dim, index}
+void gather_grad(const Ctx& c, Sink& out) {
+  const std::int64_t dim = value_int(c.arg(1));
+  out.set(0, scatter_add(zeros(sizes_of(c, 0), c.meta(0).dtype, c.meta(0).device), dim, c.saved(2),
+                         c.grad()));
+}
+
+// scatter_add: {x, dim, index, src}
+void scatter_add_grad(const Ctx& c, Sink& out) {
+  out.set(0, c.grad());
+  if (c.needs(3)) {
+    out.set(3, gather(c.grad(), value_int(c.arg(1)), c.saved(2)));
+  }
+}
+
+// ---- views: the gradient takes the input's shape back
+
+void reshape_grad(const Ctx& c, Sink& out) {
+  out.set(0, reshape(c.grad(), sizes_of(c, 0)));
+}
+
+// transpose: {x, d0, d1}
+void transpose_grad(const Ctx& c, Sink& out) {
+  out.set(0, transpose(c.grad(), value_int(c.arg(1)), value_int(c.arg(2))));
+}
+
+// permute: {x, dims}
+void permute_grad(const Ctx& c, Sink& out) {
+  const std::vector<std::int64_t>& dims = value_ints(c.arg(1));
+  const auto rank = static_cast<std::int64_t>(dims.size());
+  std::vector<std::int64_t> inverse(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    inverse[static_cast<std::size_t>(kernels::wrap_dim(dims[i], rank))] =
+        static_cast<std::int64_t>(i);
+  }
+  out.set(0, permute(c.grad(), inverse));
+}
+
+// slice: {x, dim, start, end, step}: the gradient placed back among zeros.
+void slice_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& sizes = sizes_of(c, 0);
+  const Tensor& g = c.grad();
+  const DType dt = c.meta(0).dtype;
+  const auto d = static_cast<std::size_t>(
+      kernels::wrap_dim(value_int(c.arg(1)), static_cast<std::int64_t>(sizes.size())));
+  const std::int64_t step = value_int(c.arg(4));
+  const SymInt& size = sizes[d];
+  // The clamped start, as the slice computed it (Python slicing rules).
+  SymInt start = value_sym_int(c.arg(2));
+  if (!start.is_symbolic()) {
+    std::int64_t s = start.hint();
+    if (s < 0) {
+      s = std::max<std::int64_t>(0, s + size.hint());
+    }
+    start = std::min(s, size.hint());
+  }
+  const SymInt length = g.sym_sizes()[d];
+  if (step == 1) {
+    std::vector<Tensor> pieces;
+    auto zero_piece = [&](const SymInt& n) {
+      std::vector<SymInt> s = sizes;
+      s[d] = n;
+      pieces.push_back(zeros(s, dt, g.device()));
+    };
+    if (!kernels::is_concrete(start, 0)) {
+      zero_piece(start);
+    }
+    pieces.push_back(g);
+    const SymInt after = size - start - length;
+    if (!kernels::is_concrete(after, 0)) {
+      zero_piece(after);
+    }
+    out.set(0, pieces.size() == 1 ? g : cat(pieces, static_cast<std::int64_t>(d)));
+    return;
+  }
+  // A strided slice: scatter the gradient to positions start, start + step, ...
+  const double first = static_cast<double>(start.hint());
+  const double past = first + static_cast<double>(length.hint()) * static_cast<double>(step);
+  std::vector<SymInt> line(sizes.size(), SymInt(1));
+  line[d] = length;
+  const Tensor positions =
+      reshape(arange(first, past, static_cast<double>(step), DType::Int64, g.device()), line);
+  const Tensor index = expand(positions, g.sym_sizes());
+  out.set(0, scatter_add(zeros(sizes, dt, g.device()), static_cast<std::int64_t>(d), index, g));
+}
+
+void expand_grad(const Ctx& c, Sink& out) {
+  out.set(0, sum_to(c.grad(), sizes_of(c, 0)));
+}
+
+// unsqueeze: {x, dim}
+void unsqueeze_grad(const Ctx& c, Sink& out) {
+  out.set(0, squeeze(c.grad(), value_int(c.arg(1))));
+}
+
+void identity_grad(const Ctx& c, Sink& out) {
+  out.set(0, c.grad());
+}
+
+// ---- shape ops that copy
+
+// cat: {xs, dim}: each input gets its slice of the gradient.
+void cat_grad(const Ctx& c, Sink& out) {
+  const Tensor& g = c.grad();
+  const std::int64_t d = kernels::wrap_dim(value_int(c.arg(1)), g.dim());
+  SymInt offset(0);
+  for (std::size_t j = 0; j < c.list_size(0); ++j) {
+    const SymInt& n = c.meta(0, j).sizes[static_cast<std::size_t>(d)];
+    if (c.needs(0, j)) {
+      out.set(0, j, slice(g, d, offset, offset + n));
+    }
+    offset = offset + n;
+  }
+}
+
+// stack: {xs, dim}: each input gets its index of the gradient.
+void stack_grad(const Ctx& c, Sink& out) {
+  const Tensor& g = c.grad();
+  const std::int64_t d = kernels::wrap_dim(value_int(c.arg(1)), g.dim());
+  for (std::size_t j = 0; j < c.list_size(0); ++j) {
+    if (c.needs(0, j)) {
+      const auto i = static_cast<std::int64_t>(j);
+      out.set(0, j, reshape(slice(g, d, i, i + 1), c.meta(0, j).sizes));
+    }
+  }
+}
+
+// ---- device transfer: {x, device}: the gradient goes back to where x lived.
+void to_grad(const Ctx& c, Sink& out) {
+  out.set(0, to(c.grad(), c.meta(0).device));
+}
+
+// ---- the ops Inductor's pattern rewrites produce
+// silu: {x}: silu'(x) = s (1 + x (1 - s)), s = sigmoid(x)
+void silu_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor s = sigmoid(x);
+  out.set(0, mul(c.grad(), mul(s, add(mul(x, rsub(s, 1.0)), 1.0))));
+}
+
+// addmm: {bias, a, b} = mm(a, b) + bias
+void addmm_grad(const Ctx& c, Sink& out) {
+  if (c.needs(0)) {
+    out.set(0, sum_to(c.grad(), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, mm(c.grad(), transpose(c.saved(2), 0, 1)));
+  }
+  if (c.needs(2)) {
+    out.set(2, mm(transpose(c.saved(1), 0, 1), c.grad()));
+  }
+}
+
+constexpr std::uint32_t kNone = 0;
+
+// Not differentiable: comparisons (bool results), argmax (indices), detach, factories, and the
+// data-dependent ops (host values).
+constexpr Derivative none(OpKind op) {
+  return {op, kNone, kNone, false, nullptr, ""};
+}
+
+// clang-format off
+constexpr std::array<Derivative, kNumOps> kDerivatives = {{
+  //  op                      saved args      saved for others  output  formula            PyTorch's node name
+  {OpKind::add,               kNone,          kNone,            false,  add_grad,          "AddBackward0"},
+  {OpKind::sub,               kNone,          kNone,            false,  sub_grad,          "SubBackward0"},
+  {OpKind::mul,               kNone,          args({0, 1}),     false,  mul_grad,          "MulBackward0"},
+  {OpKind::div,               args({1}),      args({0}),        false,  div_grad,          "DivBackward0"},
+  {OpKind::pow,               args({0, 1}),   kNone,            true,   pow_grad,          "PowBackward0"},
+  {OpKind::maximum,           args({0, 1}),   kNone,            false,  maximum_grad,      "MaximumBackward0"},
+  none(OpKind::eq),
+  none(OpKind::ne),
+  none(OpKind::lt),
+  none(OpKind::le),
+  none(OpKind::gt),
+  none(OpKind::ge),
+  {OpKind::where,             args({0}),      kNone,            false,  where_grad,        "WhereBackward0"},
+  {OpKind::neg,               kNone,          kNone,            false,  neg_grad,          "NegBackward0"},
+  {OpKind::exp,               kNone,          kNone,            true,   exp_grad,          "ExpBackward0"},
+  {OpKind::log,               args({0}),      kNone,            false,  log_grad,          "LogBackward0"},
+  {OpKind::sin,               args({0}),      kNone,            false,  sin_grad,          "SinBackward0"},
+  {OpKind::cos,               args({0}),      kNone,            false,  cos_grad,          "CosBackward0"},
+  {OpKind::tanh,              kNone,          kNone,            true,   tanh_grad,         "TanhBackward0"},
+  {OpKind::sigmoid,           kNone,          kNone,            true,   sigmoid_grad,      "SigmoidBackward0"},
+  {OpKind::relu,              kNone,          kNone,            true,   relu_grad,         "ReluBackward0"},
+  {OpKind::gelu,              args({0}),      kNone,            false,  gelu_grad,         "GeluBackward0"},
+  {OpKind::sqrt,              kNone,          kNone,            true,   sqrt_grad,         "SqrtBackward0"},
+  {OpKind::rsqrt,             kNone,          kNone,            true,   rsqrt_grad,        "RsqrtBackward0"},
+  {OpKind::abs,               args({0}),      kNone,            false,  abs_grad,          "AbsBackward0"},
+  {OpKind::erf,               args({0}),      kNone,            false,  erf_grad,          "ErfBackward0"},
+  {OpKind::to_dtype,          kNone,          kNone,            false,  to_dtype_grad,     "ToCopyBackward0"},
+  {OpKind::sum,               kNone,          kNone,            false,  sum_grad,          "SumBackward1"},
+  {OpKind::mean,              kNone,          kNone,            false,  mean_grad,         "MeanBackward1"},
+  {OpKind::amax,              args({0}),      kNone,            true,   extremum_grad,     "AmaxBackward0"},
+  {OpKind::amin,              args({0}),      kNone,            true,   extremum_grad,     "AminBackward0"},
+  none(OpKind::argmax),
+  {OpKind::matmul,            kNone,          args({0, 1}),     false,  matmul_grad,       "MatmulBackward0"},
+  {OpKind::mm,                kNone,          args({0, 1}),     false,  mm_grad,           "MmBackward0"},
+  {OpKind::bmm,               kNone,          args({0, 1}),     false,  bmm_grad,          "BmmBackward0"},
+  {OpKind::softmax,           kNone,          kNone,            true,   softmax_grad,      "SoftmaxBackward0"},
+  {OpKind::log_softmax,       kNone,          kNone,            true,   log_softmax_grad,  "LogSoftmaxBackward0"},
+  {OpKind::layer_norm,        args({0, 2}),   kNone,            false,  layer_norm_grad,   "NativeLayerNormBackward0"},
+  {OpKind::embedding,         args({1}),      kNone,            false,  embedding_grad,    "EmbeddingBackward0"},
+  {OpKind::cross_entropy,     args({0, 1}),   kNone,            false,  cross_entropy_grad, "NllLossBackward0"},
+  {OpKind::gather,            args({2}),      kNone,            false,  gather_grad,       "GatherBackward0"},
+  {OpKind::scatter_add,       args({2}),      kNone,            false,  scatter_add_grad,  "ScatterAddBackward0"},
+  {OpKind::view,              kNone,          kNone,            false,  reshape_grad,      "ViewBackward0"},
+  {OpKind::reshape,           kNone,          kNone,            false,  reshape_grad,      "ReshapeAliasBackward0"},
+  {OpKind::transpose,         kNone,          kNone,            false,  transpose_grad,    "TransposeBackward0"},
+  {OpKind::permute,           kNone,          kNone,            false,  permute_grad,      "PermuteBackward0"},
+  {OpKind::slice,             kNone,          kNone,            false,  slice_grad,        "SliceBackward0"},
+  {OpKind::expand,            kNone,          kNone,            false,  expand_grad,       "ExpandBackward0"},
+  {OpKind::unsqueeze,         kNone,          kNone,            false,  unsqueeze_grad,    "UnsqueezeBackward0"},
+  {OpKind::squeeze,           kNone,          kNone,            false,  reshape_grad,      "SqueezeBackward0"},
+  none(OpKind::detach),
+  {OpKind::contiguous,        kNone,          kNone,            false,  identity_grad,     "CloneBackward0"},
+  {OpKind::cat,               kNone,          kNone,            false,  cat_grad,          "CatBackward0"},
+  {OpKind::stack,             kNone,          kNone,            false,  stack_grad,        "StackBackward0"},
+  {OpKind::to,                kNone,          kNone,            false,  to_grad,           "ToCopyBackward0"},
+  none(OpKind::arange),
+  none(OpKind::full),
+  none(OpKind::zeros),
+  none(OpKind::ones),
+  none(OpKind::randn),
+  {OpKind::silu,              args({0}),      kNone,            false,  silu_grad,         "SiluBackward0"},
+  {OpKind::addmm,             kNone,          args({1, 2}),     false,  addmm_grad,        "AddmmBackward0"},
+  none(OpKind::item),
+  none(OpKind::to_bool),
+}};
+// clang-format on
+
+constexpr bool table_follows_op_list() {
+  for (std::size_t i = 0; i < kDerivatives.size(); ++i) {
+    if (kDerivatives[i].op != static_cast<OpKind>(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(table_follows_op_list(),
+              "every op in ops/op_list.h needs its derivative entry here, in op-list order");
+
+} // namespace
+
+const Derivative& derivative_of(OpKind op) noexcept {
+  return kDerivatives[static_cast<std::size_t>(op)];
+}
+
+} // namespace compiler::autograd::detail

@@ -1,0 +1,58 @@
+// Internal: building blocks written with ops, shared by the derivative formulas
+// (autograd/derivatives.cpp) and the decompositions (aot/decompositions.cpp). Sharing them
+// matters beyond brevity: when a composite's derivative and its decomposition compute the same
+// intermediate the same way (layer_norm's mean and rstd), the joint graph holds two identical
+// nodes that common-subexpression elimination merges, so backward reuses the forward's value.
+//
+// Sizes are SymInts throughout, so a traced graph keeps symbolic shapes.
+#pragma once
+
+#include "compiler/ops/ops.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace compiler::autograd::detail {
+
+// Whether two size lists are the same expressions (no guard is recorded).
+bool same_sizes(std::span<const SymInt> a, std::span<const SymInt> b);
+
+// Sums `g` down to `sizes` (the shape it was broadcast from): leading dims and dims where
+// `sizes` is 1 are summed out.
+Tensor sum_to(const Tensor& g, std::span<const SymInt> sizes);
+
+// The gradient of a reduction over `dims` (empty: all) brought back to `sizes`: unsqueezed
+// where keepdim dropped dims, then expanded.
+Tensor expand_reduced(const Tensor& g, std::span<const SymInt> sizes,
+                      std::span<const std::int64_t> dims, bool keepdim);
+
+// The number of elements a reduction over `dims` (empty: all) of `sizes` combines.
+SymInt reduced_count(std::span<const SymInt> sizes, std::span<const std::int64_t> dims);
+
+// x / n for an integer n that may be symbolic (a graph then divides by the symbol's value).
+Tensor div_by(const Tensor& x, const SymInt& n);
+
+// A 0-dim tensor holding `value` with `like`'s dtype, on its device (broadcasts like a scalar,
+// for where() and maximum()).
+Tensor scalar_tensor(double value, const Tensor& like);
+
+// 1 - x and c - x.
+Tensor rsub(const Tensor& x, double c);
+
+// A float tensor of 1 where `mask` (bool) holds, else 0, in `dtype`.
+Tensor mask_as(const Tensor& mask, DType dtype);
+
+// The normalisation statistics of layer_norm over the trailing `n` dims of x, in the order
+// both the forward decomposition and the derivative compute them.
+struct LayerNormStats {
+  Tensor mean; // keepdim
+  Tensor rstd; // keepdim: 1 / sqrt(var + eps), var biased
+  Tensor xhat; // (x - mean) * rstd
+};
+LayerNormStats layer_norm_stats(const Tensor& x, std::size_t n, double eps);
+
+// The trailing `n` dims of a rank-`rank` tensor: [rank - n, ..., rank - 1].
+std::vector<std::int64_t> trailing_dims(std::int64_t rank, std::size_t n);
+
+} // namespace compiler::autograd::detail

@@ -1,0 +1,157 @@
+// Indexing: gather and scatter_add along one dim, PyTorch's semantics. For an index tensor of
+// the same rank as the input:
+//   gather:       out[i][j][k] = x[index[i][j][k]][j][k]          (dim 0)
+//   scatter_add:  out = x; out[index[i][j][k]][j][k] += src[i][j][k]
+// They are the primitive ops that embedding and cross_entropy decompose into, and each is the
+// other's derivative. Loops walk the index tensor with an odometer over its coordinates, so
+// any strides of the operands work.
+#include "kernels/copy.h"
+#include "kernels/element.h"
+#include "kernels/kernels.h"
+#include "kernels/shape_util.h"
+
+#include <string>
+
+namespace compiler::kernels {
+
+namespace {
+
+struct IndexPlan {
+  std::size_t dim = 0;
+  std::int64_t dim_size = 1; // x's size along dim (1 for a 0-dim x)
+};
+
+// Checks the shapes shared by gather and scatter_add: `index` integral, of x's rank, no larger
+// than `bound` in any dim other than `dim` (bound: x for gather, src for scatter_add's src).
+IndexPlan plan_index(const char* name, const Tensor& x, std::int64_t dim_arg, const Tensor& index) {
+  if (!is_integral(index.dtype())) {
+    user_error(std::string(name) + ": index must be an integer tensor, got " + index.type_string());
+  }
+  if (index.dim() != x.dim()) {
+    user_error(std::string(name) + ": index " + index.type_string() + " must have the rank of " +
+               x.type_string());
+  }
+  IndexPlan p;
+  p.dim = static_cast<std::size_t>(wrap_dim(dim_arg, x.dim()));
+  p.dim_size = x.dim() == 0 ? 1 : x.sizes()[p.dim];
+  for (std::size_t d = 0; d < index.sizes().size(); ++d) {
+    if (d != p.dim && index.sizes()[d] > x.sizes()[d]) {
+      user_error(std::string(name) + ": index " + index.type_string() + " is larger than " +
+                 x.type_string() + " at dim " + std::to_string(d));
+    }
+  }
+  return p;
+}
+
+// Calls f(offset of the element in `a`, offset in `b`, index value) for every element of
+// `index`, where the offsets use the coordinates of the index element (the `dim` coordinate
+// replaced by the index value for `a`).
+template <class F>
+void for_each_index(const Tensor& index, std::size_t dim, std::span<const std::int64_t> a_strides,
+                    std::int64_t a_dim_size, std::span<const std::int64_t> b_strides,
+                    const char* name, F&& f) {
+  const Tensor idx = contiguous_as(index, DType::Int64);
+  const auto* ip = static_cast<const std::int64_t*>(idx.raw_data());
+  const std::vector<std::int64_t>& sizes = index.sizes();
+  const std::size_t rank = sizes.size();
+  std::vector<std::int64_t> coord(rank, 0);
+  const std::int64_t n = index.numel();
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t v = ip[i];
+    if (v < -a_dim_size || v >= a_dim_size) {
+      user_error(std::string(name) + ": index " + std::to_string(v) +
+                 " is out of bounds for size " + std::to_string(a_dim_size));
+    }
+    if (v < 0) {
+      v += a_dim_size;
+    }
+    std::int64_t a_off = 0;
+    std::int64_t b_off = 0;
+    for (std::size_t d = 0; d < rank; ++d) {
+      a_off += (d == dim ? v : coord[d]) * a_strides[d];
+      b_off += coord[d] * b_strides[d];
+    }
+    f(a_off, b_off);
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++coord[d] < sizes[d]) {
+        break;
+      }
+      coord[d] = 0;
+    }
+  }
+}
+
+} // namespace
+
+// gather: {x, SymInt dim, index}
+Value eager_gather(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& index = tensor_arg(args, 2);
+  const IndexPlan p = plan_index("gather", x, value_int(arg(args, 1)), index);
+  require_real(x, "gather");
+  require_real(index, "gather");
+  Tensor out = make_output(index.sym_sizes(), x.dtype(), false);
+  const std::vector<std::int64_t> out_strides = contiguous_strides(index.sizes());
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(x.raw_data());
+    T* dst = static_cast<T*>(out.raw_data());
+    for_each_index(index, p.dim, x.strides(), p.dim_size, out_strides, "gather",
+                   [&](std::int64_t x_off, std::int64_t out_off) { dst[out_off] = src[x_off]; });
+  });
+  return out;
+}
+
+Value meta_gather(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& index = tensor_arg(args, 2);
+  (void)plan_index("gather", x, value_int(arg(args, 1)), index);
+  return make_output(index.sym_sizes(), x.dtype(), true);
+}
+
+// scatter_add: {x, SymInt dim, index, src}
+Value eager_scatter_add(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& index = tensor_arg(args, 2);
+  const Tensor& src = tensor_arg(args, 3);
+  const IndexPlan p = plan_index("scatter_add", x, value_int(arg(args, 1)), index);
+  if (src.dim() != index.dim()) {
+    user_error("scatter_add: src " + src.type_string() + " must have the rank of index " +
+               index.type_string());
+  }
+  for (std::size_t d = 0; d < index.sizes().size(); ++d) {
+    if (index.sizes()[d] > src.sizes()[d]) {
+      user_error("scatter_add: index " + index.type_string() + " is larger than src " +
+                 src.type_string() + " at dim " + std::to_string(d));
+    }
+  }
+  require_real(x, "scatter_add");
+  require_real(index, "scatter_add");
+  require_real(src, "scatter_add");
+  const DType compute = compute_type(x.dtype());
+  Tensor acc = make_output(x.sym_sizes(), compute, false);
+  copy_into(x, acc);
+  visit_compute(compute, [&](auto tag) {
+    using C = decltype(tag);
+    const Tensor s = contiguous_as(src, compute);
+    const C* sp = static_cast<const C*>(s.raw_data());
+    C* ap = static_cast<C*>(acc.raw_data());
+    for_each_index(index, p.dim, acc.strides(), p.dim_size, s.strides(), "scatter_add",
+                   [&](std::int64_t a_off, std::int64_t s_off) { ap[a_off] += sp[s_off]; });
+  });
+  if (compute == x.dtype()) {
+    return acc;
+  }
+  Tensor out = make_output(x.sym_sizes(), x.dtype(), false);
+  copy_into(acc, out);
+  return out;
+}
+
+Value meta_scatter_add(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  (void)plan_index("scatter_add", x, value_int(arg(args, 1)), tensor_arg(args, 2));
+  (void)tensor_arg(args, 3);
+  return make_output(x.sym_sizes(), x.dtype(), true);
+}
+
+} // namespace compiler::kernels

@@ -1,0 +1,161 @@
+// Where `tlparse` writes its report, and what --overwrite may delete: `-o out/` and `-o .` work,
+// nothing is deleted before the new report is complete, and only the previous report's own
+// files (those its index.sqlite lists) are deleted. Regression tests for the bug of issues 16 and
+// 17: `-o out/` failed after --overwrite had deleted the old report, and `-o . --overwrite`
+// deleted the user's other files.
+#include "ingest_test_util.h"
+#include "support/test_paths.h"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <sqlite3.h>
+
+using namespace tlparse_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+void no_staging_left(const fs::path& dir) {
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    INFO(e.path().string());
+    CHECK(e.path().filename().string().find("tlparse-tmp") == std::string::npos);
+  }
+}
+
+} // namespace
+
+TEST_CASE("cli -o with a trailing slash writes the report, new or over an old one",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  const std::string log = data_log("w19_fullgraph_error").string();
+  REQUIRE(run_tlparse({log, "-o", "out/"}, tmp.path()).code == 0);
+  CHECK(fs::exists(tmp.path() / "out/index.html"));
+  const auto first = files_under(tmp.path() / "out");
+  const Run again = run_tlparse({log, "-o", "out/", "--overwrite"}, tmp.path());
+  INFO(again.err);
+  REQUIRE(again.code == 0);
+  CHECK(files_under(tmp.path() / "out") == first);
+  no_staging_left(tmp.path());
+}
+
+TEST_CASE("cli -o . --overwrite replaces the previous report and keeps everything else",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  const fs::path here = tmp.path() / "work";
+  fs::create_directory(here);
+  // A previous report of another log, in the folder the person works in.
+  REQUIRE(run_tlparse({data_log("w02_recompile").string(), "-o", ".", "--overwrite"}, here).code ==
+          0);
+  const auto old_report = files_under(here);
+  write_file(here / "notes.txt", "mine");
+  fs::create_directory(here / "data");
+  write_file(here / "data/input.csv", "1,2");
+  fs::copy_file(data_log("w19_fullgraph_error"), here / "today.log");
+
+  const Run r = run_tlparse({"today.log", "-o", ".", "--overwrite"}, here);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // The person's files stay.
+  CHECK(test_support::read_file(here / "notes.txt") == "mine");
+  CHECK(fs::exists(here / "data/input.csv"));
+  CHECK(fs::exists(here / "today.log"));
+  // The new report is there, and what only the old report had is gone.
+  CHECK(fs::exists(here / "index.html"));
+  const auto now = files_under(here);
+  test_support::TempDir fresh;
+  REQUIRE(run_tlparse({(here / "today.log").string(), "-o", "r"}, fresh.path()).code == 0);
+  std::set<std::string> expected = files_under(fresh.path() / "r");
+  expected.insert({"notes.txt", "data/input.csv", "today.log"});
+  CHECK(now == expected);
+  CHECK(old_report != expected);
+  no_staging_left(here);
+}
+
+TEST_CASE("cli -o . without --overwrite, or over files that are no report, deletes nothing",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  write_file(tmp.path() / "thesis.tex", "keep me");
+  fs::copy_file(data_log("w19_fullgraph_error"), tmp.path() / "a.log");
+  const Run plain = run_tlparse({"a.log", "-o", "."}, tmp.path());
+  CHECK(plain.code == 1);
+  CHECK(plain.err.find("already exists") != std::string::npos);
+  const Run forced = run_tlparse({"a.log", "-o", ".", "--overwrite"}, tmp.path());
+  CHECK(forced.code == 1);
+  CHECK(forced.err.find("cannot tell which of its files are its own") != std::string::npos);
+  CHECK(files_under(tmp.path()) == std::set<std::string>{"a.log", "thesis.tex"});
+}
+
+TEST_CASE("cli --overwrite stops before deleting anything when a new file would replace one "
+          "that is not the previous report's",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  REQUIRE(run_tlparse({data_log("w19_fullgraph_error").string(), "-o", "out"}, tmp.path()).code ==
+          0);
+  // Find a file the w02 report writes that the w19 report does not have, and put a file of
+  // the person's there.
+  REQUIRE(run_tlparse({data_log("w02_recompile").string(), "-o", "probe"}, tmp.path()).code == 0);
+  const auto old_report = files_under(tmp.path() / "out");
+  std::string clash;
+  for (const std::string& f : files_under(tmp.path() / "probe")) {
+    if (old_report.count(f) == 0 && f.find('/') == std::string::npos) {
+      clash = f;
+    }
+    if (old_report.count(f) == 0 && clash.empty()) {
+      clash = f;
+    }
+  }
+  REQUIRE_FALSE(clash.empty());
+  fs::create_directories((tmp.path() / "out" / clash).parent_path());
+  write_file(tmp.path() / "out" / clash, "the person's");
+  const auto before = files_under(tmp.path() / "out");
+
+  const Run r =
+      run_tlparse({data_log("w02_recompile").string(), "-o", "out", "--overwrite"}, tmp.path());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("would replace") != std::string::npos);
+  CHECK(files_under(tmp.path() / "out") == before);
+  CHECK(test_support::read_file(tmp.path() / "out" / clash) == "the person's");
+  no_staging_left(tmp.path());
+}
+
+TEST_CASE("cli --overwrite never deletes outside OUT, whatever the old index lists",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  const std::string log = data_log("w19_fullgraph_error").string();
+  REQUIRE(run_tlparse({log, "-o", "out"}, tmp.path()).code == 0);
+  write_file(tmp.path() / "victim.txt", "outside");
+  write_file(tmp.path() / "absolute.txt", "outside too");
+  // The old index, tampered with, lists files outside OUT among the report's.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((tmp.path() / "out/index.sqlite").c_str(), &db) == SQLITE_OK);
+  const std::string add =
+      "INSERT INTO outputs SELECT (SELECT MAX(id) FROM outputs)+1, file_id, seq+1000, key_id, "
+      "event_id, line, event_key, "
+      "artifact, kind, ?, name, number, suffix, NULL, 0, 1 FROM outputs WHERE id=1";
+  for (const std::string& path :
+       {std::string("../victim.txt"), (tmp.path() / "absolute.txt").string()}) {
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, add.c_str(), -1, &st, nullptr) == SQLITE_OK);
+    sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
+    REQUIRE(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  const Run r = run_tlparse({log, "-o", "out", "--overwrite"}, tmp.path());
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(test_support::read_file(tmp.path() / "victim.txt") == "outside");
+  CHECK(test_support::read_file(tmp.path() / "absolute.txt") == "outside too");
+}
+
+TEST_CASE("tlparse index -o replaces an index but refuses any other file",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  const std::string log = data_log("w19_fullgraph_error").string();
+  write_file(tmp.path() / "notes.txt", "mine");
+  const Run refused = run_tlparse({"index", log, "-o", "notes.txt"}, tmp.path());
+  CHECK(refused.code == 1);
+  CHECK(test_support::read_file(tmp.path() / "notes.txt") == "mine");
+  REQUIRE(run_tlparse({"index", log, "-o", "i.sqlite"}, tmp.path()).code == 0);
+  CHECK(run_tlparse({"index", log, "-o", "i.sqlite"}, tmp.path()).code == 0);
+}

@@ -12,6 +12,9 @@ OUT="$(mktemp -d "${TMPDIR:-/tmp}/torchscope-quickstart.XXXXXX")"
 TRACE_DIR="$OUT/trace"
 echo
 echo "== running samples with TORCH_TRACE=$TRACE_DIR"
+# Inductor's compile cache starts empty here, so each sample's report shows a whole compile
+# (pre-grad, post-grad, output code, a cache miss); the MLP runs a second time and hits.
+export TORCHINDUCTOR_CACHE_DIR="$OUT/inductor-cache"
 for sample in "$BIN"/samples/sample_*; do
   [[ -x "$sample" ]] || continue
   name="$(basename "$sample")"
@@ -23,6 +26,10 @@ for sample in "$BIN"/samples/sample_*; do
     echo "      (every step: $OUT/$name.txt)"
   fi
 done
+if [[ -x "$BIN/samples/sample_mlp" ]]; then
+  echo "   sample_mlp again (its compiles now come from the compile cache)"
+  TORCH_TRACE="$TRACE_DIR/sample_mlp_cached" "$BIN/samples/sample_mlp" >/dev/null
+fi
 echo
 echo "trace logs:"
 ls -1 "$TRACE_DIR"/*/*.log | sed 's/^/   /'

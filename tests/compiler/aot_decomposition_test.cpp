@@ -68,6 +68,8 @@ std::vector<Sample> samples(DType dt) {
       {"relu int", OpKind::relu, {ints({-2, 3, 0, 5}, {4})}},
       {"gelu", OpKind::gelu, {m, std::string("none")}},
       {"gelu tanh", OpKind::gelu, {m, std::string("tanh")}},
+      {"silu", OpKind::silu, {m}},
+      {"addmm", OpKind::addmm, {wave({3}, 0.7, dt), m, col}},
       {"mean dims", OpKind::mean, {m3, std::vector<std::int64_t>{0, 2}, false}},
       {"mean all keepdim", OpKind::mean, {m, std::vector<std::int64_t>{}, true}},
       {"matmul mm", OpKind::matmul, {m, col}},

@@ -248,6 +248,7 @@ std::vector<Case> cases(Rng& rng) {
   unary("rsqrt", OpKind::rsqrt, 0.5, 3, [](V x) { return rsqrt(x[0]); });
   unary("abs", OpKind::abs, 0.2, 2, [](V x) { return abs(sub(x[0], 1.1)); });
   unary("erf", OpKind::erf, -2, 2, [](V x) { return erf(x[0]); });
+  unary("silu", OpKind::silu, -2, 2, [](V x) { return silu(x[0]); });
   unary("to_dtype", OpKind::to_dtype, -2, 2,
         [](V x) { return to_dtype(to_dtype(x[0], DType::Float64), x[0].dtype()); });
   // On the host to the host: returns its input, as PyTorch's does (ToCopyBackward0 itself runs
@@ -276,6 +277,9 @@ std::vector<Case> cases(Rng& rng) {
     const std::int64_t n = rng.between(1, 4);
     const std::int64_t k = rng.between(1, 4);
     const std::int64_t m = rng.between(1, 4);
+    out.push_back({"addmm", OpKind::addmm, {in({m}), in({n, k}), in({k, m})}, [](V x) {
+                     return addmm(x[0], x[1], x[2]);
+                   }});
     out.push_back({"matmul 2d", OpKind::matmul, {in({n, k}), in({k, m})}, [](V x) {
                      return matmul(x[0], x[1]);
                    }});

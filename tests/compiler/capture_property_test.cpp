@@ -87,6 +87,13 @@ std::vector<NamedCase> cases() {
       },
       true);
   add_case(
+      "fused_ops",
+      [](const Tensor& a, const Tensor& b) {
+        Tensor mm = addmm(sum(a, {1}), a, transpose(b, 0, 1));
+        return add(silu(a), unsqueeze(sum(mm, {1}), 1));
+      },
+      true);
+  add_case(
       "nn",
       [](const Tensor& a, const Tensor& b) {
         return add(add(softmax(a, 1), log_softmax(a, 0)), layer_norm(b, {b.size(1).guard_int()}));

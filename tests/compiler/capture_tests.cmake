@@ -6,7 +6,11 @@ torchscope_add_test(NAME compiler_capture_tests LABELS compiler
     ${CMAKE_CURRENT_LIST_DIR}/capture_property_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/capture_guards_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/capture_threads_test.cpp
-  LIBS torchscope_compiler simdjson::simdjson)
+  LIBS torchscope_compiler simdjson::simdjson
+  # Capture's tests check compiled results against eager bit for bit, so they compile with the
+  # "eager" backend (the graph interpreter); generated code is checked against eager within
+  # tolerances by Inductor's tests (inductor_tests.cmake) and by the samples.
+  ENVIRONMENT TORCHSCOPE_COMPILE_BACKEND=eager)
 
 torchscope_add_benchmark(NAME bench_compiler SOURCES ${CMAKE_CURRENT_LIST_DIR}/capture_bench.cpp
   LIBS torchscope_compiler)
@@ -20,7 +24,9 @@ if(TARGET sample_recompile)
   endif()
   torchscope_add_test(NAME compiler_sample_logs_tests LABELS compiler samples
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/sample_logs_test.cpp
-    LIBS ${_sample_log_libs})
+    LIBS ${_sample_log_libs}
+    # The samples' compiles cache into the build tree, not the user's cache folder.
+    ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")
   target_compile_definitions(compiler_sample_logs_tests PRIVATE
     TORCHSCOPE_HAVE_TLPARSE=$<BOOL:$<TARGET_EXISTS:torchscope_tlparse>>
     SAMPLE_RECOMPILE="$<TARGET_FILE:sample_recompile>"

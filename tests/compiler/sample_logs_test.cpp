@@ -216,7 +216,7 @@ void compare_report_with_reference(const fs::path& log, const std::string& workl
 }
 
 void compare_with_pytorch(const std::string& exe, const std::string& workload) {
-  std::optional<fs::path> theirs = pytorch_log(workload);
+  std::optional<fs::path> theirs = test_support::pytorch_log(workload);
   if (!theirs) {
     TORCHSCOPE_SKIP("no PyTorch log of " << workload << " (../shared nor tests/data)");
   }
@@ -262,7 +262,7 @@ TEST_CASE("sample_mlp writes a log that reads with no failed line", "[compiler][
 TEST_CASE("the sample log summary sees a missing recompile reason", "[compiler][samples]") {
   // The comparison above can fail: drop one recompile reason from a copy of PyTorch's w16 log
   // and the summaries differ.
-  std::optional<fs::path> theirs = pytorch_log("w16_dynamic");
+  std::optional<fs::path> theirs = test_support::pytorch_log("w16_dynamic");
   if (!theirs) {
     TORCHSCOPE_SKIP("no PyTorch log of w16_dynamic");
   }

@@ -135,6 +135,9 @@ std::vector<Value> sample_args(OpKind op) {
     if (op == OpKind::bmm) {
       return {randn({2, 4, 3}, 4), randn({2, 3, 5}, 5)};
     }
+    if (op == OpKind::addmm) {
+      return {randn({5}, 7), m, randn({3, 5}, 6)};
+    }
     return {m, randn({3, 5}, 6)};
   case OpCategory::Nn:
     if (op == OpKind::layer_norm) {

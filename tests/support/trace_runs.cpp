@@ -13,8 +13,11 @@ namespace fs = std::filesystem;
 
 fs::path run_traced_program(const std::string& exe, const fs::path& dir) {
   const fs::path out = dir / "stdout.txt";
-  const std::string cmd =
-      "TORCH_TRACE='" + dir.string() + "' '" + exe + "' > '" + out.string() + "' 2>&1";
+  // A compile cache of its own: the run compiles from scratch, as the PyTorch logs it is
+  // compared with did, whatever other runs (tests in parallel, other builds) left in the user's.
+  const std::string cmd = "TORCH_TRACE='" + dir.string() + "' TORCHINDUCTOR_CACHE_DIR='" +
+                          (dir / "inductor-cache").string() + "' '" + exe + "' > '" + out.string() +
+                          "' 2>&1";
   const int rc = std::system(cmd.c_str());
   INFO("program output:\n" << read_file(out));
   REQUIRE(rc == 0);

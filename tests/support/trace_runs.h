@@ -8,9 +8,9 @@
 
 namespace test_support {
 
-// Runs `exe` with TORCH_TRACE=`dir` (its output goes to dir/stdout.txt, shown if it fails) and
-// returns the one .log it wrote. A Catch2 REQUIRE fails when it exits non-zero or writes
-// another number of logs.
+// Runs `exe` with TORCH_TRACE=`dir` and a compile cache of its own under `dir` (its output goes
+// to dir/stdout.txt, shown if it fails) and returns the one .log it wrote. A Catch2 REQUIRE
+// fails when it exits non-zero or writes another number of logs.
 std::filesystem::path run_traced_program(const std::string& exe, const std::filesystem::path& dir);
 
 // PyTorch 2.11's log of `workload` ("w01_mlp_train"): ../shared's corpus when present, else the

@@ -277,6 +277,17 @@ Value ones_decomp(Args a) {
   return full(value_sym_ints(a[0]), 1.0, value_dtype(a[1]), factory_device(a, 2));
 }
 
+// silu(x) = x * sigmoid(x)
+Value silu_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  return mul(x, sigmoid(x));
+}
+
+// addmm(bias, a, b) = mm(a, b) + bias
+Value addmm_decomp(Args a) {
+  return add(mm(tensor(a, 1), tensor(a, 2)), tensor(a, 0));
+}
+
 struct Entry {
   OpKind op;
   Decomposition fn;
@@ -302,6 +313,8 @@ constexpr std::array kTable = {
   Entry{OpKind::stack,         stack_decomp},
   Entry{OpKind::zeros,         zeros_decomp},
   Entry{OpKind::ones,          ones_decomp},
+  Entry{OpKind::silu,          silu_decomp},
+  Entry{OpKind::addmm,         addmm_decomp},
 };
 // clang-format on
 

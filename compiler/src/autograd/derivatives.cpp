@@ -488,6 +488,27 @@ void to_grad(const Ctx& c, Sink& out) {
   out.set(0, to(c.grad(), c.meta(0).device));
 }
 
+// ---- the ops Inductor's pattern rewrites produce
+// silu: {x}: silu'(x) = s (1 + x (1 - s)), s = sigmoid(x)
+void silu_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor s = sigmoid(x);
+  out.set(0, mul(c.grad(), mul(s, add(mul(x, rsub(s, 1.0)), 1.0))));
+}
+
+// addmm: {bias, a, b} = mm(a, b) + bias
+void addmm_grad(const Ctx& c, Sink& out) {
+  if (c.needs(0)) {
+    out.set(0, sum_to(c.grad(), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, mm(c.grad(), transpose(c.saved(2), 0, 1)));
+  }
+  if (c.needs(2)) {
+    out.set(2, mm(transpose(c.saved(1), 0, 1), c.grad()));
+  }
+}
+
 constexpr std::uint32_t kNone = 0;
 
 // Not differentiable: comparisons (bool results), argmax (indices), detach, factories, and the
@@ -559,6 +580,8 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   none(OpKind::zeros),
   none(OpKind::ones),
   none(OpKind::randn),
+  {OpKind::silu,              args({0}),      kNone,            false,  silu_grad,         "SiluBackward0"},
+  {OpKind::addmm,             kNone,          args({1, 2}),     false,  addmm_grad,        "AddmmBackward0"},
   none(OpKind::item),
   none(OpKind::to_bool),
 }};

@@ -1,10 +1,18 @@
-// The backend pipeline behind compile_graph(): the AOT stage (joint graph, decomposition,
-// partition, or an inference graph), each of whose graphs goes to a graph compiler (today the
-// interpreter; Inductor's compile_fx_inner plugs in as that compiler).
+// The backend pipeline behind compile_graph() (docs/COMPILER.md): Inductor's pre-grad passes on
+// the captured graph, the AOT stage (joint graph, decomposition to prims, partition, or an
+// inference graph), and Inductor's compile_fx_inner as the compiler of each graph the AOT stage
+// hands over. The nodes capture reads back become the graph's results first
+// (backend/kept_values.h), so the stages may rewrite freely.
 #include "compiler/backend/backend.h"
 
+#include "backend/kept_values.h"
 #include "compiler/aot/aot.h"
+#include "compiler/core/errors.h"
 #include "compiler/graph/interpreter.h"
+#include "compiler/inductor/inductor.h"
+
+#include <cstdlib>
+#include <string>
 
 namespace compiler::backend {
 
@@ -41,8 +49,28 @@ std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph) {
 }
 
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
-  return aot::aot_compile(request.graph, {.keep = request.keep, .frame_name = request.frame_name},
-                          aot::interpret);
+  std::string_view backend = request.backend;
+  if (backend.empty()) {
+    const char* env = std::getenv("TORCHSCOPE_COMPILE_BACKEND");
+    backend = env != nullptr && *env != '\0' ? env : "inductor";
+  }
+  if (backend == "eager") {
+    return interpret_graph(request.graph);
+  }
+  if (backend == "aot_eager") {
+    return aot::aot_compile(request.graph, {.keep = request.keep, .frame_name = request.frame_name},
+                            aot::interpret);
+  }
+  if (backend != "inductor") {
+    user_error("compile(): unknown backend '" + std::string(backend) +
+               "' (expected \"inductor\", \"aot_eager\" or \"eager\")");
+  }
+  KeptValues kept = keep_values(request); // every kept value is a result: Keep::Outputs below
+  inductor::pre_grad_passes(kept.graph);
+  std::unique_ptr<CompiledGraph> compiled =
+      aot::aot_compile(kept.graph, {.keep = Keep::Outputs, .frame_name = request.frame_name},
+                       inductor::compile_fx_inner);
+  return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
 }
 
 } // namespace compiler::backend

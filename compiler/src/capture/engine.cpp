@@ -8,6 +8,7 @@
 #include "compiler/autograd/grad_mode.h"
 #include "compiler/backend/backend.h"
 #include "compiler/capture/compile.h"
+#include "compiler/inductor/metrics.h"
 #include "tracer/trace.h"
 #include "tracing/stage_metrics.h"
 #include "tracing/trace_util.h"
@@ -92,6 +93,7 @@ struct Entry {
   GuardSet guards;
   Graph graph;
   std::unique_ptr<backend::CompiledGraph> compiled; // what the backend made of `graph`
+  inductor::CompileMetrics inductor_metrics;        // what Inductor's stages reported
   std::vector<InputRef> guard_refs;                 // guard input i comes from guard_refs[i]
   bool identity_inputs = false;                     // guard input i is argument i (the root frame)
   bool breaks = false;
@@ -456,6 +458,9 @@ struct Engine::Impl {
       // A failed compile has no graph: Dynamo logs an empty mapping.
       w.member("graph_node_shapes", e != nullptr ? graph_node_shapes(e->graph) : std::string("{}"));
       w.member("has_guarded_code", e != nullptr);
+      if (e != nullptr) {
+        inductor::write_metrics(w, e->inductor_metrics);
+      }
       w.member("start_time_us", start_us_epoch);
       w.member("duration_us", total_us);
       w.member("dynamo_cumulative_compile_time_us", total_us);
@@ -631,10 +636,13 @@ struct Engine::Impl {
       {
         Clock::time_point b0 = Clock::now();
         tracer::ChromiumSpan span("backend_compile");
+        inductor::MetricsScope inductor_metrics;
         entry->compiled = backend::compile_graph(
             {.graph = entry->graph,
              .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,
-             .frame_name = f.name});
+             .frame_name = f.name,
+             .backend = options.backend});
+        entry->inductor_metrics = inductor_metrics.metrics();
         backend_s = seconds_since(b0);
       }
       {

@@ -17,6 +17,12 @@ std::string_view node_kind_name(NodeKind kind) noexcept {
 }
 
 std::size_t Graph::add_node(Node node, std::string_view base) {
+  node.name = unique_name(base);
+  nodes_.push_back(std::move(node));
+  return nodes_.size() - 1;
+}
+
+std::string Graph::unique_name(std::string_view base) {
   std::string name(base);
   if (!used_names_.insert(name).second) {
     // FX appends _1, _2, ... to repeated names (the first free one; names are never freed, so
@@ -31,9 +37,7 @@ std::size_t Graph::add_node(Node node, std::string_view base) {
       }
     }
   }
-  node.name = std::move(name);
-  nodes_.push_back(std::move(node));
-  return nodes_.size() - 1;
+  return name;
 }
 
 void Graph::reserve(std::size_t n) {

@@ -17,6 +17,7 @@
 //   arange             {SymInt end, dtype} | {double start, double end, double step, dtype}
 //   full               {SymInt[] sizes, double value, dtype}   zeros/ones {SymInt[] sizes, dtype}
 //   randn              {SymInt[] sizes, SymInt seed, dtype}    item/to_bool {x}
+//   silu               {x}                                addmm {Tensor bias, Tensor a, Tensor b}
 //   every factory      ... then `device` last when it is not the host
 //   to                 {x, device}
 #include "compiler/ops/ops.h"
@@ -247,6 +248,13 @@ Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, Device 
 
 Tensor to(const Tensor& x, Device device, SourceLoc loc) {
   return call_tensor(OpKind::to, {x, resolved(device, loc)}, loc);
+}
+
+Tensor silu(const Tensor& x, SourceLoc loc) {
+  return call_tensor(OpKind::silu, {x}, loc);
+}
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, SourceLoc loc) {
+  return call_tensor(OpKind::addmm, {bias, a, b}, loc);
 }
 
 double item(const Tensor& x, SourceLoc loc) {

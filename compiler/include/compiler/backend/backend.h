@@ -28,6 +28,8 @@ struct CompileRequest {
   Keep keep = Keep::Outputs;
   std::string_view
       frame_name; // the captured frame, for traces ("f", "torch_dynamo_resume_in_f_at_12")
+  // "inductor", "eager", or empty for the default (CompileOptions::backend).
+  std::string_view backend{};
 };
 
 // A graph made ready to run. Implementations may be called from several threads at once.
@@ -56,7 +58,8 @@ using GraphCompiler =
 std::string_view graph_role_name(GraphRole role) noexcept;
 
 // Compiles `request.graph`. Never returns null: what no later stage can compile runs on the
-// graph interpreter (graph/interpreter.h), so a result is always right.
+// graph interpreter (graph/interpreter.h), so a result is always right. UserError for an unknown
+// backend name.
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request);
 
 // The interpreter as a CompiledGraph: every node through its eager kernel.

@@ -52,6 +52,10 @@ struct CompileOptions {
   std::string name{};
   // The arguments' names in guards and graphs ("x"); default: arg0, arg1, ...
   std::vector<std::string> arg_names{};
+  // What compiles the captured graphs (torch.compile's `backend=`): "inductor" (generated code)
+  // or "eager" (every node on its eager kernel: capture only, exact). Empty: the environment
+  // variable TORCHSCOPE_COMPILE_BACKEND, else "inductor".
+  std::string backend{};
 };
 
 // Marks dimension `dim` of `t` dynamic for its next compile, as torch._dynamo.mark_dynamic.

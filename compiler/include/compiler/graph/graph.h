@@ -89,12 +89,21 @@ struct Node {
   InputRef input;             // Placeholder only
   std::string input_name;     // Placeholder only: the source, "L['x']"
   std::int64_t op_index = -1; // CallOp: position of the op in the traced function
+  // Graph passes (compiler/src/passes/): the names of the nodes of the captured graph this node
+  // was made from, for provenance (empty: the node stands for itself, under its own name).
+  std::vector<std::string> from_nodes;
+  // Re-inplacing (passes/reinplace.cpp): the argument whose buffer this node may overwrite with
+  // its result (no one reads it afterwards), or -1 for an out-of-place op.
+  std::int32_t inplace_arg = -1;
 };
 
 class Graph {
 public:
   // Appends a node, giving it a unique name derived from `base` ("mul", "mul_1", ...).
   std::size_t add_node(Node node, std::string_view base);
+  // A name derived from `base` that no node of this graph has had, reserved from now on (graph
+  // rewrites name the nodes they insert with it).
+  std::string unique_name(std::string_view base);
   // Makes room for `n` nodes (a graph built by copying another's knows its size).
   void reserve(std::size_t n);
 

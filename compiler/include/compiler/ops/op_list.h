@@ -92,6 +92,10 @@
   X(zeros,         "aten.zeros",         Factory,       Composite)              \
   X(ones,          "aten.ones",          Factory,       Composite)              \
   X(randn,         "aten.randn",         Factory,       Prim)                   \
+  /* inductor: ops the pattern rewrites produce (compiler/src/passes/           \
+     pattern_rewrites.h); kernels in kernels/fused_ops.cpp */                   \
+  X(silu,          "aten.silu",          Pointwise,     Composite)              \
+  X(addmm,         "aten.addmm",         Linalg,        Composite)              \
   /* data-dependent: the result is a host value read from tensor data */        \
   X(item,          "aten.item",          DataDependent, Prim)                   \
   X(to_bool,       "aten.is_nonzero",    DataDependent, Prim)

@@ -189,6 +189,13 @@ Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype = DType:
 Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, Device device,
              SourceLoc loc = SourceLoc::current());
 
+// ---- fused ops (what Inductor's pattern rewrites produce; also callable directly) ----
+// x * sigmoid(x), computed exactly as those two ops are.
+Tensor silu(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// matmul(a, b) + bias for 2-D a and b, computed exactly as those two ops are.
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b,
+             SourceLoc loc = SourceLoc::current());
+
 // ---- data-dependent (graph breaks under capture) ----
 // The value of a one-element tensor (integers and bools converted to double).
 double item(const Tensor& x, SourceLoc loc = SourceLoc::current());

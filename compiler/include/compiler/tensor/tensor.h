@@ -35,7 +35,9 @@ struct AutogradMeta; // autograd/node.h
 class Storage {
 public:
   // Host memory is zero-filled unless the caller will write every byte itself
-  // (Fill::Uninitialized: kernel outputs, which skip a memset the size of the result).
+  // (Fill::Uninitialized: kernel outputs, which skip a memset the size of the result). Large
+  // uninitialised blocks come from (and go back to) a process-wide cache of freed blocks, so a
+  // graph that runs again does not fault its output pages in again (storage.cpp).
   enum class Fill : std::uint8_t { Zeros, Uninitialized };
   // CPU memory: 64-byte aligned, filled as `fill` says.
   explicit Storage(std::size_t nbytes, Fill fill = Fill::Zeros);
@@ -65,6 +67,7 @@ private:
   std::size_t nbytes_;
   std::atomic<std::uint64_t> version_{0};
   Device device_;
+  std::size_t cached_bytes_ = 0; // non-zero: the block's size in the block cache
 };
 
 // What a Tensor handle points at. Fields are public because the kernels and capture read and

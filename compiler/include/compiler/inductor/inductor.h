@@ -1,0 +1,53 @@
+// compiler/inductor: Inductor's role on the CPU (docs/COMPILER.md, "Inductor"). Two entry points
+// the backend pipeline calls (backend/backend.cpp):
+//
+//   1. pre_grad_passes(graph)          on the captured graph, before the AOT stage
+//   3. compile_fx_inner(graph, role)   on each graph the AOT stage hands over (inference, or
+//                                      forward and backward): the stage's GraphCompiler
+//
+// compile_fx_inner runs the post-grad passes, lowers the graph into the define-by-run loop IR,
+// schedules and fuses its loops, generates machine code through LLVM and caches it on disk; what
+// code generation cannot handle runs node by node on the eager kernels. Every step is traced the
+// way PyTorch traces it (before/after_pre_grad_graph, before_post_grad_graph,
+// inductor_post_grad_graph, inductor_output_code, provenance, fx_graph_cache_*).
+#pragma once
+
+#include "compiler/backend/backend.h"
+#include "compiler/graph/graph.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace compiler::inductor {
+
+// Which graph of a compile compile_fx_inner is given (PyTorch's AOT ids "0_inference",
+// "0_forward", "0_backward").
+using backend::GraphRole;
+
+// Inductor's options, read from the environment when first used; set them before compiling
+// (they are not synchronised with compiles running on other threads).
+struct Config {
+  // The on-disk compile cache (TORCHINDUCTOR_FX_GRAPH_CACHE=0 turns it off, as in PyTorch).
+  bool fx_graph_cache = true;
+  // Its folder: TORCHINDUCTOR_CACHE_DIR, else the user's cache folder (see
+  // inductor/cache/fx_graph_cache.h).
+  std::string cache_dir;
+  // Write inductor_provenance_tracking_* artifacts (TORCHSCOPE_INDUCTOR_PROVENANCE=1; PyTorch's
+  // inductor.config.trace.provenance_tracking_level).
+  bool provenance_tracking = false;
+};
+Config& config();
+
+// Step 1: the pre-grad passes on the captured graph, in place. Placeholders keep their order;
+// every node the Output node names keeps producing its value. Traces before_pre_grad_graph and
+// after_pre_grad_graph, and the graph after each pass that changed it.
+void pre_grad_passes(graph::Graph& graph);
+
+// Step 3: compiles `graph` (post-grad passes, loop IR, fusion, code generation, cache). The
+// result's run() takes one Value per placeholder (in order) and returns one Value per node of
+// `graph`: the placeholders and the nodes its Output node names are set.
+std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& graph, GraphRole role);
+
+} // namespace compiler::inductor

@@ -1,0 +1,118 @@
+// The CPU code generator (codegen/cpu/cpu_kernel_compiler.h): LLVM for machine code, the C
+// printer for source, the thread pool for launches.
+#include "inductor/codegen/cpu/cpu_kernel_compiler.h"
+
+#include "inductor/codegen/cpu/c_printer.h"
+#include "inductor/codegen/cpu/llvm_jit.h"
+#include "inductor/codegen/cpu/llvm_kernel.h"
+#include "inductor/runtime/thread_pool.h"
+
+namespace compiler::inductor::cpu {
+
+namespace {
+
+// Below this much work a launch stays on the calling thread (a wake-up costs more).
+constexpr std::int64_t kMinWorkPerThread = 32768;
+
+struct Launch {
+  KernelFn fn = nullptr;
+  Expr extent; // x0's size (1 when the kernel has no outer loop)
+  Expr work;   // elements computed per x0 iteration
+  std::int64_t align = 1;
+};
+
+class CpuKernels final : public LoadedKernels {
+public:
+  CpuKernels(std::unique_ptr<LoadedObject> object, const Schedule& s) : object_(std::move(object)) {
+    const unsigned lanes = host_target().lanes;
+    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
+      const KernelPlan& k = s.kernels[i];
+      Launch l;
+      l.fn = object_->function(i);
+      l.extent = k.outer.empty() ? Expr(1) : k.outer[0];
+      Expr rest = 1;
+      for (std::size_t d = 1; d < k.outer.size(); ++d) {
+        rest = rest * k.outer[d];
+      }
+      Expr inner = 0;
+      for (const LoopStage& st : k.stages) {
+        inner = inner + (st.inner.empty() ? Expr(1) : product(st.inner));
+      }
+      l.work = rest * inner;
+      // A one-loop pointwise kernel splits its vector loop: keep the parts whole vectors.
+      l.align = k.pointwise_only() && k.outer.size() == 1 ? lanes : 1;
+      launches_.push_back(std::move(l));
+    }
+  }
+
+  bool launch(std::size_t k, void* const* args,
+              std::span<const std::int64_t> symbols) const override {
+    const Launch& l = launches_.at(k);
+    const std::int64_t n = l.extent.evaluate(symbols);
+    const std::int64_t work = std::max<std::int64_t>(1, l.work.evaluate(symbols));
+    std::int32_t status = 0;
+    const std::int64_t* syms = symbols.data();
+    parallel_for(n, l.align, work, kMinWorkPerThread, [&](std::int64_t begin, std::int64_t end) {
+      l.fn(args, syms, begin, end, &status);
+    });
+    return status == 0;
+  }
+
+private:
+  std::unique_ptr<LoadedObject> object_;
+  std::vector<Launch> launches_;
+};
+
+std::vector<std::string> kernel_names(const Schedule& s) {
+  std::vector<std::string> names;
+  for (const KernelPlan& k : s.kernels) {
+    names.push_back(k.name);
+  }
+  return names;
+}
+
+class CpuKernelCompiler final : public KernelCompiler {
+public:
+  std::string_view device() const noexcept override { return "cpu"; }
+
+  std::string target_description() const override {
+    const CpuTarget& t = host_target();
+    return "cpu llvm-14 " + t.triple + " " + t.cpu + " lanes=" + std::to_string(t.lanes) + " " +
+           t.features;
+  }
+
+  std::string kernel_source(const Schedule& s, std::size_t k,
+                            const LoweredGraph& ir) const override {
+    return print_kernel(s.kernels.at(k), ir, host_target(), thread_count());
+  }
+
+  CompiledCode compile(const Schedule& s, const LoweredGraph& ir) override {
+    ObjectCode code = compile_kernels(s, ir);
+    CompiledCode out;
+    out.kernels = load(code.object, s, ir);
+    out.object = std::move(code.object);
+    out.ir = std::move(code.ir);
+    return out;
+  }
+
+  std::unique_ptr<LoadedKernels> load(std::string_view object, const Schedule& s,
+                                      const LoweredGraph&) override {
+    std::unique_ptr<LoadedObject> loaded = load_object(object, kernel_names(s));
+    if (!loaded) {
+      return nullptr;
+    }
+    return std::make_unique<CpuKernels>(std::move(loaded), s);
+  }
+};
+
+} // namespace
+
+} // namespace compiler::inductor::cpu
+
+namespace compiler::inductor {
+
+std::unique_ptr<KernelCompiler> make_cpu_kernel_compiler() {
+  return std::make_unique<cpu::CpuKernelCompiler>();
+}
+
+} // namespace compiler::inductor

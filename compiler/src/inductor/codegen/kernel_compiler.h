@@ -1,0 +1,58 @@
+// inductor/codegen: the seam between the scheduler and the code generators (Inductor's
+// backends, Halide's device backends). Everything before this point (loop IR, lowering,
+// scheduling, memory planning) is shared; a code generator turns a Schedule's kernels into
+// loaded machine code and readable source. The CPU generator (codegen/cpu/) emits LLVM IR and
+// runs it through ORC; a GPU generator plugs in here with its own device name, without
+// touching the rest.
+#pragma once
+
+#include "inductor/scheduler/kernel_plan.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace compiler::inductor {
+
+// The kernels of one compiled graph, loaded and ready to run.
+class LoadedKernels {
+public:
+  virtual ~LoadedKernels() = default;
+  // Runs kernel `k` over its whole iteration space. `args` holds one data pointer per kernel
+  // argument (KernelPlan::args order), `symbols` the size symbols' values. Returns false when
+  // the kernel raised its error flag (an index read from data was out of range).
+  virtual bool launch(std::size_t k, void* const* args,
+                      std::span<const std::int64_t> symbols) const = 0;
+};
+
+struct CompiledCode {
+  std::unique_ptr<LoadedKernels> kernels;
+  std::string object; // the machine code, for the compile cache
+  std::string ir;     // the optimised IR of every kernel, as text (an artifact)
+};
+
+class KernelCompiler {
+public:
+  virtual ~KernelCompiler() = default;
+  // "cpu".
+  virtual std::string_view device() const noexcept = 0;
+  // What the generated code depends on besides the schedule (the target machine): part of the
+  // compile cache's key.
+  virtual std::string target_description() const = 0;
+  // Kernel `k` as readable source for inductor_output_code.
+  virtual std::string kernel_source(const Schedule& s, std::size_t k,
+                                    const LoweredGraph& ir) const = 0;
+  virtual CompiledCode compile(const Schedule& s, const LoweredGraph& ir) = 0;
+  // Loads machine code compile() made for an equal schedule; nullptr when it does not hold
+  // the schedule's kernels.
+  virtual std::unique_ptr<LoadedKernels> load(std::string_view object, const Schedule& s,
+                                              const LoweredGraph& ir) = 0;
+};
+
+// The code generator for `device`, or nullptr when this build has none. Thread-safe; lives for
+// the process.
+KernelCompiler* kernel_compiler(std::string_view device);
+
+} // namespace compiler::inductor

@@ -1,0 +1,333 @@
+// Inductor's two entry points (inductor/inductor.h): the pre-grad passes, and compile_fx_inner:
+// post-grad passes, lowering, scheduling, code generation through the on-disk cache, and the
+// trace artifacts of each step, in PyTorch's order:
+//   miss: fx_graph_runnable, before_post_grad_graph, (a graph per changed pass),
+//         inductor_post_grad_graph, inductor_output_code, inductor_llvm_ir, (provenance),
+//         fx_graph_cache_miss
+//   hit:  fx_graph_runnable, inductor_post_grad_graph, inductor_output_code, inductor_llvm_ir,
+//         (provenance), fx_graph_cache_hit
+#include "backend/kept_values.h"
+#include "compiler/graph/graph_printer.h"
+#include "compiler/graph/graph_rewrite.h"
+#include "compiler/inductor/inductor.h"
+#include "compiler/inductor/metrics.h"
+#include "inductor/cache/fx_graph_cache.h"
+#include "inductor/codegen/fx_graph_runnable.h"
+#include "inductor/codegen/kernel_compiler.h"
+#include "inductor/codegen/output_code.h"
+#include "inductor/counters.h"
+#include "inductor/ir/loop_ir.h"
+#include "inductor/lowering/lowering.h"
+#include "inductor/provenance.h"
+#include "inductor/runtime/wrapper.h"
+#include "inductor/scheduler/scheduler.h"
+#include "passes/pass_pipeline.h"
+#include "tracer/trace.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace compiler::inductor {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void graph_artifact(std::string_view name, const graph::Graph& g) {
+  tracer::artifact(name, tracer::Encoding::String,
+                   [&](std::string& out) { out += graph::print_graph(g); });
+}
+
+std::vector<std::size_t> output_nodes(const graph::Graph& g) {
+  std::vector<std::size_t> out;
+  const std::size_t o = g.output_index();
+  if (o < g.size()) {
+    for (const graph::Arg& a : g.node(o).args) {
+      if (a.kind == graph::Arg::Kind::Node) {
+        out.push_back(a.node);
+      }
+    }
+  }
+  return out;
+}
+
+// Why code generation does not take a graph ("" when it does): a scalar input read by an op
+// (its value is not a buffer), or a tensor that is not in host memory (the CPU generator's
+// kernels read host pointers; a GPU generator takes those graphs). They run on the interpreter.
+std::string bypass_reason(const graph::Graph& g) {
+  for (const graph::Node& n : g.nodes()) {
+    if (n.meta.is_tensor && !n.meta.device.is_cpu()) {
+      return "a tensor on " + n.meta.device.str() + " (no code generator for it yet)";
+    }
+    for (const graph::Arg& a : n.args) {
+      if (a.kind == graph::Arg::Kind::Constant) {
+        if (const Tensor* t = std::get_if<Tensor>(&a.constant);
+            t != nullptr && !t->device().is_cpu()) {
+          return "a constant on " + t->device().str() + " (no code generator for it yet)";
+        }
+      }
+    }
+    if (n.meta.is_tensor && n.meta.dtype == DType::Float64) {
+      return "a float64 tensor (the CPU code generator computes in float32)";
+    }
+    if (n.kind != graph::NodeKind::CallOp) {
+      continue;
+    }
+    bool scalar = false;
+    graph::for_each_input(n, [&](std::size_t ref) {
+      scalar = scalar ||
+               (g.node(ref).kind == graph::NodeKind::Placeholder && !g.node(ref).meta.is_tensor);
+    });
+    if (scalar) {
+      return "a scalar graph input is read by an op";
+    }
+  }
+  return "";
+}
+
+bool env_flag(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') {
+    return fallback;
+  }
+  return std::strcmp(v, "0") != 0 && std::strcmp(v, "false") != 0 && std::strcmp(v, "False") != 0;
+}
+
+std::string compile_id_text() {
+  const tracer::CompileId* id = tracer::current_compile_id();
+  if (id == nullptr || !id->frame_id || !id->frame_compile_id) {
+    return "";
+  }
+  return std::to_string(*id->frame_id) + "/" + std::to_string(*id->frame_compile_id);
+}
+
+std::int64_t epoch_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// fx_graph_cache_{hit,miss,bypass}, with PyTorch's fields (one line of JSON, as it writes them).
+void cache_artifact(std::string_view name, const std::string& status, const CacheKey* key,
+                    std::string_view state, const char* time_field, std::int64_t time_ns,
+                    const std::string& bypass_reason = "") {
+  tracer::artifact(name, tracer::Encoding::Json, [&](std::string& out) {
+    tracer::JsonWriter w(out);
+    w.begin_object();
+    if (!bypass_reason.empty()) {
+      w.member("cache_bypass_reason", bypass_reason);
+    } else {
+      w.member("cache_status_detailed", status);
+    }
+    if (key != nullptr) {
+      w.member("key", key->hash);
+      w.key("components").begin_array();
+      for (const std::string& c : key->components) {
+        w.value(c);
+      }
+      w.end_array();
+    }
+    w.member("cache_event_time", epoch_ns());
+    w.member("cache_state", state);
+    if (time_field != nullptr) {
+      w.member(time_field, time_ns);
+    }
+    const std::string id = compile_id_text();
+    if (!id.empty()) {
+      w.member("compile_id", id);
+    }
+    w.end_object();
+  });
+}
+
+} // namespace
+
+Config& config() {
+  static Config c = [] {
+    Config d;
+    d.fx_graph_cache = env_flag("TORCHINDUCTOR_FX_GRAPH_CACHE", true);
+    d.cache_dir = FxGraphCache::default_dir().string();
+    d.provenance_tracking = env_flag("TORCHSCOPE_INDUCTOR_PROVENANCE", false);
+    return d;
+  }();
+  return c;
+}
+
+void pre_grad_passes(graph::Graph& graph) {
+  tracer::ChromiumSpan span("_recursive_pre_grad_passes");
+  graph_artifact("before_pre_grad_graph", graph);
+  const passes::PipelineResult r =
+      passes::run_pipeline("pre_grad", passes::pre_grad_pipeline(), graph);
+  current_metrics().pre_grad_pass_s += r.seconds;
+  graph_artifact("after_pre_grad_graph", graph);
+}
+
+std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& graph,
+                                                         GraphRole role) {
+  const Clock::time_point t0 = Clock::now();
+  tracer::ChromiumSpan span("compile_fx_inner");
+  CompileMetrics& metrics = current_metrics();
+  const std::string aot_id = "0_" + std::string(backend::graph_role_name(role));
+  KernelCompiler* compiler = kernel_compiler("cpu");
+  const std::string bypass =
+      compiler == nullptr ? "no code generator for this device" : bypass_reason(graph);
+  const bool codegen = bypass.empty();
+  const Config& cfg = config();
+
+  // The cache, keyed by the graph as it arrives.
+  const FxGraphCache cache(cfg.cache_dir);
+  std::optional<CacheKey> key;
+  FxGraphCache::Lookup found;
+  if (codegen && cfg.fx_graph_cache) {
+    key = cache_key(graph, aot_id, compiler->target_description(), tracer::enabled());
+    found = cache.lookup(*key);
+    cache.report(*key, found);
+  }
+  const bool hit = found.status == FxGraphCache::Status::Hit;
+
+  tracer::artifact("fx_graph_runnable", tracer::Encoding::String,
+                   [&](std::string& out) { out += fx_graph_runnable(graph); });
+  // The graph to compile returns its node results only: a backward graph returns None (a
+  // constant) for inputs without a gradient, which its caller reads from `graph` itself.
+  graph::Graph g = graph;
+  if (const std::size_t o = g.output_index(); o < g.size()) {
+    std::erase_if(g.nodes()[o].args,
+                  [](const graph::Arg& a) { return a.kind != graph::Arg::Kind::Node; });
+  }
+  if (!hit) {
+    graph_artifact("before_post_grad_graph", g);
+  }
+  {
+    tracer::ChromiumSpan passes_span("_recursive_post_grad_passes");
+    const passes::PipelineResult r =
+        passes::run_pipeline("post_grad", passes::post_grad_pipeline(), g, !hit);
+    metrics.post_grad_pass_s += r.seconds;
+  }
+  if (hit) {
+    // PyTorch logs the cached entry's post-grad graph as an event of its own.
+    tracer::event_with_payload("inductor_post_grad_graph", tracer::no_metadata,
+                               [&](std::string& out) { out += graph::print_graph(g); });
+  } else {
+    graph_artifact("inductor_post_grad_graph", g);
+  }
+
+  std::unique_ptr<backend::CompiledGraph> compiled;
+  if (!codegen) {
+    metrics.fallback_nodes += static_cast<std::int64_t>(g.op_count());
+    cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0, bypass);
+    ++metrics.fx_cache_bypasses;
+    compiled = backend::interpret_graph(g);
+  } else {
+    LoweringStats stats;
+    std::shared_ptr<LoweredGraph> ir;
+    {
+      tracer::ChromiumSpan lower_span("GraphLowering.run");
+      ir = std::make_shared<LoweredGraph>(lower_graph(g, stats));
+    }
+    std::shared_ptr<Schedule> sched;
+    {
+      tracer::ChromiumSpan sched_span("Scheduler.__init__");
+      sched = std::make_shared<Schedule>(schedule(*ir, g));
+    }
+    // The output code: for the trace, for the cache (beside a new entry), and on request.
+    const char* dump = std::getenv("TORCHSCOPE_OUTPUT_CODE");
+    std::string code_text;
+    auto code = [&]() -> const std::string& {
+      if (code_text.empty()) {
+        code_text = output_code({.graph = g,
+                                 .ir = *ir,
+                                 .schedule = *sched,
+                                 .compiler = *compiler,
+                                 .aot_id = aot_id,
+                                 .kernel_path = key ? cache.entry_path(*key).string() : ""});
+      }
+      return code_text;
+    };
+    if (dump != nullptr && *dump == '1') {
+      std::fprintf(stderr, "%s\n", code().c_str()); // TORCH_LOGS=output_code, ours
+    }
+    const std::string code_path = key ? cache.output_code_path(*key).string() : "";
+    tracer::event_with_payload(
+        "inductor_output_code",
+        [&](tracer::JsonWriter& w) {
+          w.member("filename", code_path).member("file_path", code_path);
+        },
+        [&](std::string& out) { out += code(); });
+
+    std::unique_ptr<LoadedKernels> kernels;
+    std::string llvm_ir;
+    std::int64_t codegen_ns = 0;
+    if (hit) {
+      tracer::ChromiumSpan load_span("PyCodeCache.load_by_key_path");
+      kernels = compiler->load(found.entry->object, *sched, *ir);
+      if (kernels) {
+        llvm_ir = found.entry->ir;
+        codegen_ns = found.entry->codegen_ns;
+      } else {
+        found.status = FxGraphCache::Status::Stale;
+        found.detail = "its machine code does not hold this graph's kernels";
+        cache.report(*key, found);
+      }
+    }
+    const bool served = static_cast<bool>(kernels);
+    if (!served) {
+      tracer::ChromiumSpan gen_span("code_gen");
+      const Clock::time_point c0 = Clock::now();
+      CompiledCode compiled_code = compiler->compile(*sched, *ir);
+      codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c0).count();
+      metrics.code_gen_s += static_cast<double>(codegen_ns) * 1e-9;
+      kernels = std::move(compiled_code.kernels);
+      llvm_ir = std::move(compiled_code.ir);
+      if (key) {
+        std::vector<std::string> names;
+        for (const KernelPlan& k : sched->kernels) {
+          names.push_back(k.name);
+        }
+        cache.store(*key, {key->text, std::move(compiled_code.object), llvm_ir, names, codegen_ns},
+                    code());
+      }
+    }
+    if (dump != nullptr && *dump == '2') {
+      std::fprintf(stderr, "%s\n", llvm_ir.c_str());
+    }
+    tracer::artifact("inductor_llvm_ir", tracer::Encoding::String,
+                     [&](std::string& out) { out += llvm_ir; });
+    if (cfg.provenance_tracking) {
+      write_provenance(g, *ir, *sched);
+    }
+    if (served) {
+      cache_artifact("fx_graph_cache_hit", "hit", &*key, "hit", "time_saved_ns", codegen_ns);
+      ++metrics.fx_cache_hits;
+      detail::bump(detail::atomic_counters().cache_hits);
+    } else if (key) {
+      const std::string status =
+          found.status == FxGraphCache::Status::Miss
+              ? "full_miss"
+              : (found.status == FxGraphCache::Status::Corrupt ? "corrupt: " + found.detail
+                                                               : "stale: " + found.detail);
+      cache_artifact("fx_graph_cache_miss", status, &*key, "miss", "time_taken_ns", codegen_ns);
+      ++metrics.fx_cache_misses;
+      detail::bump(detail::atomic_counters().cache_misses);
+    } else {
+      cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0,
+                     "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)");
+      ++metrics.fx_cache_bypasses;
+    }
+    metrics.kernels += static_cast<std::int64_t>(sched->kernels.size());
+    metrics.extern_calls += static_cast<std::int64_t>(stats.extern_calls);
+    metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
+    metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
+    detail::bump(detail::atomic_counters().graphs_compiled);
+    compiled = make_generated_graph(g, std::move(ir), std::move(sched), std::move(kernels));
+  }
+  metrics.inductor_compile_s += seconds_since(t0);
+  return backend::restore_indices(std::move(compiled), graph, g, output_nodes(graph));
+}
+
+} // namespace compiler::inductor

@@ -1,0 +1,96 @@
+// Lowerings of full, zeros, ones and arange: a constant or the index, converted to the dtype
+// exactly as the eager kernels convert (randn has no lowering: its generator stays eager).
+#include "inductor/lowering/lowering_context.h"
+
+#include <cmath>
+#include <limits>
+
+namespace compiler::inductor::lowering {
+
+namespace {
+
+using graph::Arg;
+
+std::optional<DType> dtype_arg(const Arg& a) {
+  if (a.kind == Arg::Kind::Constant) {
+    if (const DType* d = std::get_if<DType>(&a.constant)) {
+      return *d;
+    }
+  }
+  return std::nullopt;
+}
+
+// `value` as the eager kernels store a double into `dtype`, as a compute-dtype constant.
+LoopValue fill_value(OpsHandler& ops, double value, DType dtype) {
+  if (dtype == DType::Bool) {
+    return ops.constant(value != 0.0 ? 1.0 : 0.0, DType::Bool);
+  }
+  if (is_floating(dtype)) {
+    return ops.cast(ops.constant(value, DType::Float32), dtype);
+  }
+  // Integers: truncated toward zero and saturated into the type's range, NaN as 0.
+  double v = std::isnan(value) ? 0.0 : std::trunc(value);
+  const double lo = dtype == DType::Int32 ? -2147483648.0 : -9223372036854775808.0;
+  const double hi = dtype == DType::Int32 ? 2147483647.0 : 9223372036854775807.0;
+  v = std::min(std::max(v, lo), hi);
+  return ops.constant(v, DType::Int64);
+}
+
+} // namespace
+
+std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& n) {
+  const DType result = n.meta.dtype;
+  std::vector<Expr> sizes = ctx.sizes_of(n.meta);
+  double value = 0.0;
+  switch (n.op) {
+  case OpKind::full:
+    if (n.args.size() != 3 || n.args[1].kind != Arg::Kind::Constant ||
+        !std::holds_alternative<double>(n.args[1].constant)) {
+      return std::nullopt;
+    }
+    value = std::get<double>(n.args[1].constant);
+    break;
+  case OpKind::zeros:
+    value = 0.0;
+    break;
+  case OpKind::ones:
+    value = 1.0;
+    break;
+  case OpKind::arange: {
+    if (n.args.size() == 2 && dtype_arg(n.args[1])) {
+      return ctx.pointwise(result, std::move(sizes),
+                           [result](OpsHandler& ops, std::span<const Expr> index) {
+                             return ops.cast(ops.index_expr(index[0], DType::Int64), result);
+                           },
+                           {});
+    }
+    if (n.args.size() != 4 || !is_floating(result)) {
+      return std::nullopt;
+    }
+    const double* start = std::get_if<double>(&n.args[0].constant);
+    const double* step = std::get_if<double>(&n.args[2].constant);
+    if (start == nullptr || step == nullptr) {
+      return std::nullopt;
+    }
+    const double a = *start;
+    const double s = *step;
+    return ctx.pointwise(result, std::move(sizes),
+                         [a, s, result](OpsHandler& ops, std::span<const Expr> index) {
+                           const LoopValue i = ops.index_expr(index[0], DType::Float32);
+                           return ops.cast(ops.add(ops.constant(a, DType::Float32),
+                                                   ops.mul(i, ops.constant(s, DType::Float32))),
+                                           result);
+                         },
+                         {});
+  }
+  default:
+    return std::nullopt;
+  }
+  return ctx.pointwise(result, std::move(sizes),
+                       [value, result](OpsHandler& ops, std::span<const Expr>) {
+                         return fill_value(ops, value, result);
+                       },
+                       {});
+}
+
+} // namespace compiler::inductor::lowering

@@ -1,0 +1,272 @@
+// The compiled program's runtime (inductor/runtime/wrapper.h).
+#include "inductor/runtime/wrapper.h"
+
+#include "compiler/core/errors.h"
+#include "compiler/graph/graph_rewrite.h"
+#include "compiler/graph/interpreter.h"
+#include "inductor/counters.h"
+#include "inductor/runtime/gemm.h"
+
+namespace compiler::inductor {
+
+namespace {
+
+// Where a buffer's elements are during one run.
+struct Place {
+  std::shared_ptr<Storage> storage;
+  std::int64_t offset = 0; // elements from the storage's start
+  DType dtype = DType::Float32;
+  void* data() const {
+    return static_cast<char*>(storage->data()) +
+           offset * static_cast<std::int64_t>(dtype_size(dtype));
+  }
+};
+
+std::vector<std::int64_t> evaluate(const std::vector<Expr>& e, std::span<const std::int64_t> sym) {
+  std::vector<std::int64_t> out;
+  out.reserve(e.size());
+  for (const Expr& x : e) {
+    out.push_back(x.evaluate(sym));
+  }
+  return out;
+}
+
+// Whether a tensor of `sizes` has `strides` where it matters (dims longer than 1).
+bool strides_match(const Tensor& t, const std::vector<std::int64_t>& sizes,
+                   const std::vector<std::int64_t>& strides) {
+  if (t.sizes() != sizes) {
+    return false;
+  }
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] > 1 && t.strides()[d] != strides[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Tensor view_of(const Place& p, const Layout& l, std::span<const std::int64_t> sym) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->dtype = l.dtype;
+  impl->sizes = evaluate(l.sizes, sym);
+  impl->sym_sizes = to_sym_sizes(impl->sizes);
+  impl->strides = evaluate(l.strides, sym);
+  impl->storage_offset = p.offset + l.offset.evaluate(sym);
+  impl->storage = p.storage;
+  return Tensor(std::move(impl));
+}
+
+Place place_of(const Tensor& t) {
+  return {t.impl()->storage, t.storage_offset(), t.dtype()};
+}
+
+MatrixView matrix(const Place& p, const Layout& l, std::span<const std::int64_t> sym,
+                  std::int64_t batch = 0) {
+  const std::size_t r = l.sizes.size();
+  const auto* base = static_cast<const float*>(p.data());
+  std::int64_t offset = l.offset.evaluate(sym);
+  if (r == 3) {
+    offset += batch * l.strides[0].evaluate(sym);
+  }
+  return {base + offset, l.strides[r - 2].evaluate(sym), l.strides[r - 1].evaluate(sym)};
+}
+
+class GeneratedGraph final : public backend::CompiledGraph {
+public:
+  GeneratedGraph(const graph::Graph& g, std::shared_ptr<const LoweredGraph> ir,
+                 std::shared_ptr<const Schedule> s, std::unique_ptr<LoadedKernels> k)
+      : graph_(g), ir_(std::move(ir)), schedule_(std::move(s)), kernels_(std::move(k)) {
+    for (std::size_t i = 0; i < graph_.size(); ++i) {
+      if (graph_.node(i).kind == graph::NodeKind::Placeholder) {
+        placeholders_.push_back(i);
+      }
+    }
+    const std::size_t out = graph_.output_index();
+    for (const graph::Arg& a : graph_.node(out).args) {
+      results_.push_back(a.node);
+    }
+  }
+
+  std::vector<Value> run(std::span<const Value> inputs,
+                         std::span<const std::int64_t> symbols) const override {
+    const LoweredGraph& ir = *ir_;
+    const Schedule& s = *schedule_;
+    std::vector<Place> places(ir.buffers.size());
+    // Inputs and constants, in place (copied when the layout is not the compiled one).
+    for (const Buffer& b : ir.buffers) {
+      if (b.kind != BufferKind::Input && b.kind != BufferKind::Constant) {
+        continue;
+      }
+      Tensor t =
+          b.kind == BufferKind::Constant ? b.constant : std::get<Tensor>(inputs[b.input_index]);
+      const std::vector<std::int64_t> sizes = evaluate(b.layout.sizes, symbols);
+      const std::vector<std::int64_t> strides = evaluate(b.layout.strides, symbols);
+      if (!strides_match(t, sizes, strides)) {
+        TORCHSCOPE_ASSERT(b.layout.is_contiguous(), "only contiguous inputs are re-laid out");
+        const std::array<Value, 1> args = {t};
+        t = std::get<Tensor>(run_eager(OpKind::contiguous, args));
+      }
+      places[static_cast<std::size_t>(b.id)] = place_of(t);
+    }
+    // Planned allocations.
+    std::vector<std::shared_ptr<Storage>> allocations;
+    allocations.reserve(s.allocations.size());
+    for (const Schedule::Allocation& a : s.allocations) {
+      const std::int64_t numel = std::max<std::int64_t>(0, a.numel.evaluate(symbols));
+      allocations.push_back(std::make_shared<Storage>(
+          static_cast<std::size_t>(numel) * dtype_size(a.dtype), Storage::Fill::Uninitialized));
+    }
+    for (const Buffer& b : ir.buffers) {
+      const BufferPlan& p = s.buffers[static_cast<std::size_t>(b.id)];
+      if (p.source == BufferPlan::Source::Slot || p.source == BufferPlan::Source::Output) {
+        places[static_cast<std::size_t>(b.id)] = {allocations[static_cast<std::size_t>(p.slot)], 0,
+                                                  b.layout.dtype};
+      }
+    }
+    std::vector<void*> args;
+    std::int64_t launched = 0;
+    std::int64_t fallbacks = 0;
+    std::int64_t externs = 0;
+    for (const Step& step : s.steps) {
+      switch (step.kind) {
+      case Step::Kind::Kernel: {
+        const KernelPlan& k = s.kernels[step.kernel];
+        args.clear();
+        for (const KernelArg& a : k.args) {
+          args.push_back(places[static_cast<std::size_t>(a.buffer)].data());
+        }
+        ++launched;
+        if (!kernels_->launch(step.kernel, args.data(), symbols)) {
+          // An index read from data was out of range: the eager kernels report it.
+          return graph::interpret(graph_, inputs, symbols);
+        }
+        break;
+      }
+      case Step::Kind::Extern:
+        ++externs;
+        run_extern(ir.buffer(step.buffer), places, symbols);
+        break;
+      case Step::Kind::Fallback:
+        ++fallbacks;
+        places[static_cast<std::size_t>(step.buffer)] =
+            run_fallback(ir.buffer(step.buffer), places, symbols);
+        break;
+      }
+    }
+    detail::AtomicCounters& c = detail::atomic_counters();
+    detail::bump(c.kernel_launches, launched);
+    detail::bump(c.fallback_runs, fallbacks);
+    detail::bump(c.extern_calls, externs);
+    std::vector<Value> values(graph_.size());
+    for (std::size_t k = 0; k < placeholders_.size(); ++k) {
+      values[placeholders_[k]] = inputs[k];
+    }
+    for (std::size_t k = 0; k < results_.size(); ++k) {
+      if (graph_.node(results_[k]).kind == graph::NodeKind::Placeholder) {
+        continue; // the input itself, as eager returns it
+      }
+      const BufferView& v = ir.outputs[k];
+      values[results_[k]] = view_of(places[static_cast<std::size_t>(v.buffer)], v.layout, symbols);
+    }
+    return values;
+  }
+
+private:
+  static void run_extern(const Buffer& b, std::vector<Place>& places,
+                         std::span<const std::int64_t> sym) {
+    const ExternCall& call = *b.extern_call;
+    const Place& pa = places[static_cast<std::size_t>(call.a.buffer)];
+    const Place& pb = places[static_cast<std::size_t>(call.b.buffer)];
+    auto* out = static_cast<float*>(places[static_cast<std::size_t>(b.id)].data());
+    const std::vector<std::int64_t> out_sizes = evaluate(b.layout.sizes, sym);
+    const std::size_t r = out_sizes.size();
+    const std::int64_t m = out_sizes[r - 2];
+    const std::int64_t n = out_sizes[r - 1];
+    const std::int64_t k = call.a.layout.sizes.back().evaluate(sym);
+    if (call.kind == ExternCall::Kind::Bmm) {
+      for (std::int64_t i = 0; i < out_sizes[0]; ++i) {
+        sgemm(m, n, k, matrix(pa, call.a.layout, sym, i), matrix(pb, call.b.layout, sym, i),
+              out + i * m * n, n, nullptr);
+      }
+      return;
+    }
+    MatrixView bias;
+    if (call.kind == ExternCall::Kind::Addmm) {
+      bias = matrix(places[static_cast<std::size_t>(call.bias.buffer)], call.bias.layout, sym);
+    }
+    sgemm(m, n, k, matrix(pa, call.a.layout, sym), matrix(pb, call.b.layout, sym), out, n,
+          call.kind == ExternCall::Kind::Addmm ? &bias : nullptr);
+  }
+
+  Place run_fallback(const Buffer& b, std::vector<Place>& places,
+                     std::span<const std::int64_t> sym) const {
+    const FallbackCall& call = *b.fallback;
+    std::vector<Tensor> operands;
+    for (const BufferView& v : call.operands) {
+      operands.push_back(view_of(places[static_cast<std::size_t>(v.buffer)], v.layout, sym));
+    }
+    // The node's arguments with node references replaced by the operands, in order.
+    std::vector<Value> args;
+    std::size_t next = 0;
+    for (const graph::Arg& a : call.node.args) {
+      switch (a.kind) {
+      case graph::Arg::Kind::Node:
+        args.emplace_back(operands[next++]);
+        break;
+      case graph::Arg::Kind::NodeList: {
+        std::vector<Tensor> list;
+        for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+          list.push_back(operands[next++]);
+        }
+        args.emplace_back(std::move(list));
+        break;
+      }
+      case graph::Arg::Kind::Symbolic:
+        args.emplace_back(SymInt(a.sym.node()->evaluate(sym)));
+        break;
+      case graph::Arg::Kind::SymList: {
+        std::vector<SymInt> list;
+        for (const SymInt& x : a.syms) {
+          list.emplace_back(x.is_symbolic() ? x.node()->evaluate(sym) : x.hint());
+        }
+        args.emplace_back(std::move(list));
+        break;
+      }
+      case graph::Arg::Kind::Constant:
+        args.push_back(a.constant);
+        break;
+      }
+    }
+    Tensor result;
+    {
+      CallSiteScope site(call.node.where);
+      result = std::get<Tensor>(run_eager(call.node.op, args));
+    }
+    const std::vector<std::int64_t> strides = evaluate(b.layout.strides, sym);
+    if (!strides_match(result, evaluate(b.layout.sizes, sym), strides)) {
+      TORCHSCOPE_ASSERT(b.layout.is_contiguous(), "a fallback's result has its planned layout");
+      const std::array<Value, 1> cargs = {result};
+      result = std::get<Tensor>(run_eager(OpKind::contiguous, cargs));
+    }
+    return place_of(result);
+  }
+
+  graph::Graph graph_;
+  std::shared_ptr<const LoweredGraph> ir_;
+  std::shared_ptr<const Schedule> schedule_;
+  std::unique_ptr<LoadedKernels> kernels_;
+  std::vector<std::size_t> placeholders_;
+  std::vector<std::size_t> results_;
+};
+
+} // namespace
+
+std::unique_ptr<backend::CompiledGraph>
+make_generated_graph(const graph::Graph& graph, std::shared_ptr<const LoweredGraph> ir,
+                     std::shared_ptr<const Schedule> schedule,
+                     std::unique_ptr<LoadedKernels> kernels) {
+  return std::make_unique<GeneratedGraph>(graph, std::move(ir), std::move(schedule),
+                                          std::move(kernels));
+}
+
+} // namespace compiler::inductor

@@ -1,0 +1,80 @@
+// The pass pipeline and the two pass lists (passes/pass_pipeline.h).
+#include "passes/pass_pipeline.h"
+
+#include "compiler/core/errors.h"
+#include "compiler/graph/graph_printer.h"
+#include "compiler/graph/graph_rewrite.h"
+#include "passes/common_subexpression_elimination.h"
+#include "passes/constant_folding.h"
+#include "passes/dead_code_elimination.h"
+#include "passes/pattern_rewrites.h"
+#include "passes/reinplace.h"
+#include "passes/remove_noop_views.h"
+#include "tracer/trace.h"
+
+#include <array>
+#include <chrono>
+
+namespace compiler::passes {
+
+namespace {
+
+// Pre-grad: tidy the captured graph without creating ops the AOT stage would have to
+// differentiate (the softmax recomposition only recreates an existing op).
+constexpr std::array kPreGrad = {
+    Pass{"remove_noop_views", &remove_noop_views},
+    Pass{"constant_folding", &constant_folding},
+    Pass{"common_subexpression_elimination", &common_subexpression_elimination},
+    Pass{"pattern_rewrites", &pre_grad_pattern_rewrites},
+    Pass{"dead_code_elimination", &dead_code_elimination},
+};
+
+// Post-grad: the same clean-ups, the fusion patterns (silu, addmm, softmax), and re-inplacing
+// last, once no pass will move a use after the in-place write.
+constexpr std::array kPostGrad = {
+    Pass{"remove_noop_views", &remove_noop_views},
+    Pass{"constant_folding", &constant_folding},
+    Pass{"common_subexpression_elimination", &common_subexpression_elimination},
+    Pass{"pattern_rewrites", &post_grad_pattern_rewrites},
+    Pass{"dead_code_elimination", &dead_code_elimination},
+    Pass{"reinplace", &reinplace},
+};
+
+} // namespace
+
+std::span<const Pass> pre_grad_pipeline() {
+  return kPreGrad;
+}
+
+std::span<const Pass> post_grad_pipeline() {
+  return kPostGrad;
+}
+
+PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes,
+                            graph::Graph& graph, bool artifacts) {
+  PipelineResult result;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const Pass& pass : passes) {
+    bool changed = false;
+    {
+      const std::string span_name =
+          "pass." + std::string(stage) + "_passes." + std::string(pass.name);
+      tracer::ChromiumSpan span(span_name);
+      changed = pass.run(graph);
+    }
+    TORCHSCOPE_ASSERT(graph::is_topologically_sorted(graph), "a pass broke the graph's order");
+    if (!changed) {
+      continue;
+    }
+    result.changed.emplace_back(pass.name);
+    if (artifacts && tracer::enabled()) {
+      const std::string name = "after_" + std::string(stage) + "_pass_" + std::string(pass.name);
+      tracer::artifact(name, tracer::Encoding::String,
+                       [&](std::string& out) { out += graph::print_graph(graph); });
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+} // namespace compiler::passes

@@ -47,6 +47,12 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
     user_error("compile(): unknown backend '" + std::string(backend) +
                "' (expected \"inductor\" or \"eager\")");
   }
+  std::string_view mode = request.mode;
+  if (mode.empty()) {
+    const char* env = std::getenv("TORCHSCOPE_COMPILE_MODE");
+    mode = env != nullptr ? env : "";
+  }
+  const inductor::ModeScope mode_scope(inductor::parse_mode(mode));
   KeptValues kept = keep_values(request);
   inductor::pre_grad_passes(kept.graph);
   std::unique_ptr<CompiledGraph> compiled =

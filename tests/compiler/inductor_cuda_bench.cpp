@@ -92,6 +92,9 @@ void result(const char* key, double value) {
   std::printf("RESULT %s %.3f\n", key, value);
 }
 
+// The tuned figures' mode: launch configurations and matmuls measured, no CUDA graphs.
+constexpr const char* kTuned = "max-autotune-no-cudagraphs";
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -131,6 +134,8 @@ int main(int argc, char** argv) {
     result((std::string(key) + "_pct_of_copy").c_str(), 100.0 * gbps / copy_gbps);
   };
 
+  // Each op compiled twice: as is, and with max-autotune (launch configurations and matmuls
+  // measured; no CUDA graphs, so the figure times the kernels).
   {
     auto chain = [](const Tensor& a, const Tensor& b) {
       Tensor x = mul(a, b);
@@ -145,24 +150,32 @@ int main(int argc, char** argv) {
     const Tensor a = gpu_wave({n}, 1);
     const Tensor b = gpu_wave({n}, 2);
     auto cf = compile(chain, {.name = "pointwise_chain"});
-    const double us = gpu_us([&] { cf(a, b); }, reps);
-    bandwidth("pointwise chain (8 ops, 2 x 16M floats)", "pointwise", 3.0 * n * 4, us);
+    auto tuned = compile(chain, {.name = "pointwise_chain_tuned", .mode = kTuned});
+    bandwidth("pointwise chain (8 ops, 2 x 16M floats)", "pointwise", 3.0 * n * 4,
+              gpu_us([&] { cf(a, b); }, reps));
+    bandwidth("  max-autotune", "pointwise_tuned", 3.0 * n * 4, gpu_us([&] { tuned(a, b); }, reps));
   }
   {
     const Tensor x = gpu_wave({4096, 4096}, 3);
-    auto cf = compile([](const Tensor& t) { return softmax(t, -1); }, {.name = "softmax"});
-    const double us = gpu_us([&] { cf(x); }, reps);
-    bandwidth("softmax 4096 x 4096", "softmax", 2.0 * 4096 * 4096 * 4, us);
+    auto f = [](const Tensor& t) { return softmax(t, -1); };
+    auto cf = compile(f, {.name = "softmax"});
+    auto tuned = compile(f, {.name = "softmax_tuned", .mode = kTuned});
+    const double bytes = 2.0 * 4096 * 4096 * 4;
+    bandwidth("softmax 4096 x 4096", "softmax", bytes, gpu_us([&] { cf(x); }, reps));
+    bandwidth("  max-autotune", "softmax_tuned", bytes, gpu_us([&] { tuned(x); }, reps));
   }
   {
     const Tensor x = gpu_wave({8192, 1024}, 4);
     const Tensor w = gpu_wave({1024}, 5);
     const Tensor b = gpu_wave({1024}, 6);
-    auto cf = compile([](const Tensor& t, const Tensor& wt,
-                         const Tensor& bs) { return layer_norm(t, {1024}, wt, bs); },
-                      {.name = "layer_norm"});
-    const double us = gpu_us([&] { cf(x, w, b); }, reps);
-    bandwidth("layer_norm 8192 x 1024", "layer_norm", 2.0 * 8192 * 1024 * 4, us);
+    auto f = [](const Tensor& t, const Tensor& wt, const Tensor& bs) {
+      return layer_norm(t, {1024}, wt, bs);
+    };
+    auto cf = compile(f, {.name = "layer_norm"});
+    auto tuned = compile(f, {.name = "layer_norm_tuned", .mode = kTuned});
+    const double bytes = 2.0 * 8192 * 1024 * 4;
+    bandwidth("layer_norm 8192 x 1024", "layer_norm", bytes, gpu_us([&] { cf(x, w, b); }, reps));
+    bandwidth("  max-autotune", "layer_norm_tuned", bytes, gpu_us([&] { tuned(x, w, b); }, reps));
   }
   {
     const Tensor x = gpu_wave({4096, 1024}, 7);
@@ -177,16 +190,20 @@ int main(int argc, char** argv) {
       return softmax(addmm(c2, h, transpose(l2, 0, 1)), -1);
     };
     auto cf = compile(mlp, {.name = "mlp"});
+    auto tuned = compile(mlp, {.name = "mlp_tuned", .mode = kTuned});
     const double us = gpu_us([&] { cf(x, w1, b1, w2, b2); }, quick ? 2 : 10);
+    const double tuned_us = gpu_us([&] { tuned(x, w1, b1, w2, b2); }, quick ? 2 : 10);
     std::printf("%-44s %9.1f us\n", "MLP forward (4096 x 1024 -> 4096 -> 1024)", us);
+    std::printf("%-44s %9.1f us\n", "  max-autotune", tuned_us);
     result("mlp_forward_us", us);
+    result("mlp_forward_tuned_us", tuned_us);
   }
   {
-    // 20 kernels: softmax over alternating dims (a reduction over columns cannot fuse with one
-    // over rows).
+    // 20 kernels: softmax over alternating dims, two kernels each (a reduction over columns
+    // cannot fuse with one over rows).
     auto twenty = [](const Tensor& x) {
       Tensor y = x;
-      for (int i = 0; i < 10; ++i) {
+      for (int i = 0; i < 5; ++i) {
         y = softmax(y, 0);
         y = softmax(y, 1);
       }

@@ -1,8 +1,8 @@
 // The GPU code generator (compiler/src/inductor/codegen/cuda/, runtime/cuda_*). Two groups:
 //   - without a GPU, wherever NVRTC is: kernels of every family are generated for the host's
-//     schedules and compiled by NVRTC to PTX (this binary also runs every other Inductor test
-//     with TORCHSCOPE_INDUCTOR_CHECK_CUDA=1, so each kernel those tests generate is compiled
-//     too), the source has the shape docs/COMPILER.md describes, modes parse;
+//     schedules and compiled by NVRTC to PTX (Config::check_cuda is on for this whole binary,
+//     so each kernel every other Inductor test generates is compiled too), the source has the
+//     shape docs/COMPILER.md describes, modes parse;
 //   - on a GPU (tagged [gpu], skipped, saying so, elsewhere): every family of ops compiled for
 //     the GPU against eager on the host, the samples' models, cuBLAS and the generated matmul,
 //     reduce-overhead's recordings and replays, max-autotune's choices and their cache.
@@ -35,6 +35,14 @@ namespace {
   if (!cuda::is_available()) {                                                                     \
     TORCHSCOPE_SKIP("no usable GPU: " << cuda::unavailable_reason());                              \
   }
+
+// Every test of this binary (the op families, the property test's random programs, the cache
+// and sample tests) has its host schedules compiled for the GPU by NVRTC too: a kernel NVRTC
+// rejects fails the test that generated it.
+const bool g_check_every_schedule = [] {
+  inductor::config().check_cuda = true;
+  return true;
+}();
 
 // RAII: the NVRTC check of host schedules on, whatever the environment says.
 struct CheckCuda {

@@ -3,6 +3,7 @@
 #include "inductor/codegen/cuda/cuda_kernel_compiler.h"
 
 #include "compiler/core/errors.h"
+#include "compiler/inductor/inductor.h"
 #include "compiler/tensor/tensor.h"
 #include "cuda/module.h"
 #include "cuda/nvrtc_api.h"
@@ -14,6 +15,7 @@
 #include "tracer/trace.h"
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -379,7 +381,9 @@ public:
     o.arch = cuda::GpuArch{9, 0};
     o.kind = cuda::BinaryKind::Ptx;
     std::string source = module_source(generate_all(s, ir));
-    const cuda::CompileResult r = cuda::compile_cuda(source, "inductor_kernels.cu", o);
+    // A cache of its own beside the compile cache, so checks never mix with real kernels.
+    static cuda::KernelCache cache(std::filesystem::path(config().cache_dir) / "cuda-check");
+    const cuda::CompileResult r = cuda::compile_cuda(source, "inductor_kernels.cu", o, &cache);
     ++g_checked;
     {
       std::lock_guard<std::mutex> lock(g_checked_mutex);

@@ -17,6 +17,7 @@
 #include "inductor_compare.h"
 #include "inductor_test_data.h"
 #include "support/test_paths.h"
+#include "tracer/trace.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -275,33 +276,64 @@ TEST_CASE("cuda codegen: the MLP sample's model and dynamic batches on the GPU",
 }
 
 TEST_CASE("cuda codegen: reduce-overhead records after warm-up, replays, and re-records on new "
-          "shapes",
+          "shapes, with the reason traced",
           "[inductor][cuda][gpu]") {
   REQUIRE_GPU();
   auto f = [](const Tensor& x, const Tensor& y) {
     Tensor s = softmax(add(x, y), -1);
     return mul(s, sum(x, {0}, true));
   };
-  auto cf = compile(f, {.mode = "reduce-overhead"});
-  for (std::int64_t rows : {8, 8, 8, 16, 16, 16, 8, 8, 8}) {
+  test_support::TempDir dir;
+  REQUIRE(tracer::start({.directory = (dir.path() / "trace").string()}));
+  auto cf = compile(f, {.dynamic = true, .mode = "reduce-overhead"});
+  for (std::int64_t rows : {8, 8, 8, 16, 16, 16, 8}) {
     const Tensor x = wave({rows, 40}, static_cast<double>(rows));
     const Tensor y = wave({rows, 40}, 3);
     INFO("rows " << rows);
     CHECK_CLOSE(cf(gpu(x), gpu(y)).to(Device::cpu()), f(x, y));
   }
+  const std::string path = tracer::log_path();
+  tracer::stop();
+  const std::string log = test_support::read_file(path);
+  CHECK(cf.stats().compiles == 1); // one program, two recordings
+  for (const char* field :
+       {"\"name\": \"cudagraph_record\"", "warm-up done: the second call with these input shapes",
+        "new input shapes: f32[16, 40]", "(recorded before: [f32[8, 40]", "\"recordings\": 2",
+        "\"name\": \"cuda_kernel_info\"", "\"registers\": ", "\"static_shared_bytes\": "}) {
+    INFO(field);
+    CHECK(log.find(field) != std::string::npos);
+  }
 }
 
-TEST_CASE("cuda codegen: max-autotune picks a configuration and matmul, and gives eager's values",
+TEST_CASE("cuda codegen: max-autotune picks a configuration and matmul, caches them, traces the "
+          "search, and gives eager's values",
           "[inductor][cuda][gpu]") {
   REQUIRE_GPU();
   auto f = [](const Tensor& a, const Tensor& b) { return softmax(relu(matmul(a, b)), -1); };
   const Tensor a = wave({64, 96}, 1);
   const Tensor b = wave({96, 80}, 2);
+  test_support::TempDir dir;
+  const std::string previous = inductor::config().cache_dir;
+  inductor::config().cache_dir = (dir.path() / "cache").string();
+  REQUIRE(tracer::start({.directory = (dir.path() / "trace").string()}));
   for (const char* mode : {"max-autotune", "max-autotune-no-cudagraphs"}) {
     INFO(mode);
     auto cf = compile(f, {.mode = mode});
     for (int call = 0; call < 3; ++call) {
       CHECK_CLOSE(cf(gpu(a), gpu(b)).to(Device::cpu()), f(a, b));
     }
+  }
+  const std::string path = tracer::log_path();
+  tracer::stop();
+  inductor::config().cache_dir = previous;
+  const std::string log = test_support::read_file(path);
+  // The first search measures every candidate; the second compile finds the choices on disk.
+  for (const char* field :
+       {"\"name\": \"cuda_autotune\"", "\"kernel\": \"mm 64x96x80", "\"choice\": \"cublas\"",
+        "\"choice\": \"generated\"", "\"time_us\": ", "\"from_cache\": false",
+        "\"from_cache\": true", "\"choice\": \"block=128 warps=4\"",
+        "\"compilation_metrics_runtime\": {\"is_runtime\": true"}) {
+    INFO(field);
+    CHECK(log.find(field) != std::string::npos);
   }
 }

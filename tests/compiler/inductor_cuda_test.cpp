@@ -316,11 +316,14 @@ TEST_CASE("cuda codegen: max-autotune picks a configuration and matmul, caches t
   const std::string previous = inductor::config().cache_dir;
   inductor::config().cache_dir = (dir.path() / "cache").string();
   REQUIRE(tracer::start({.directory = (dir.path() / "trace").string()}));
+  auto g = [](const Tensor& t) { return mul(sin(t), 2.0); }; // a pointwise kernel
   for (const char* mode : {"max-autotune", "max-autotune-no-cudagraphs"}) {
     INFO(mode);
     auto cf = compile(f, {.mode = mode});
+    auto cg = compile(g, {.mode = mode});
     for (int call = 0; call < 3; ++call) {
       CHECK_CLOSE(cf(gpu(a), gpu(b)).to(Device::cpu()), f(a, b));
+      CHECK_CLOSE(cg(gpu(a)).to(Device::cpu()), g(a));
     }
   }
   const std::string path = tracer::log_path();
@@ -331,7 +334,7 @@ TEST_CASE("cuda codegen: max-autotune picks a configuration and matmul, caches t
   for (const char* field :
        {"\"name\": \"cuda_autotune\"", "\"kernel\": \"mm 64x96x80", "\"choice\": \"cublas\"",
         "\"choice\": \"generated\"", "\"time_us\": ", "\"from_cache\": false",
-        "\"from_cache\": true", "\"choice\": \"block=128 warps=4\"",
+        "\"from_cache\": true", "\"choice\": \"block=256 unroll=4\"",
         "\"compilation_metrics_runtime\": {\"is_runtime\": true"}) {
     INFO(field);
     CHECK(log.find(field) != std::string::npos);

@@ -146,7 +146,7 @@ public:
   bool launch(std::size_t k, void* const* args,
               std::span<const std::int64_t> symbols) const override {
     KernelState& st = *states_.at(k);
-    if (autotune_) {
+    if (autotune_ && !st.source.persistent) { // a persistent row's block is part of its code
       std::call_once(st.tune_once, [&] { tune(st, args, symbols); });
     }
     run(st, *st.kernel, st.config, args, symbols, ctx_.current_stream());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace compiler::inductor::cuda_codegen {
@@ -145,6 +146,19 @@ public:
   // Row-level code of a reduction kernel: every thread computes it, thread 0 stores it.
   void set_row_level(bool row) { row_level_ = row; }
 
+  // A persistent row: every looping stage visits the same `slots` elements per thread (slot
+  // `slot_expr`), so an input element one stage read is kept in a register array for the
+  // stages after it instead of read again. Arrays are declared where mark_declarations() was
+  // called.
+  void set_row_cache(int slots, std::string slot_expr) {
+    cache_slots_ = slots;
+    slot_expr_ = std::move(slot_expr);
+  }
+  void mark_declarations() {
+    decl_pos_ = lines_.size();
+    decl_indent_ = indent_;
+  }
+
   LoopValue load(BufferId buffer, const Expr& index) override {
     for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
       for (auto& [key, v] : *s) {
@@ -158,6 +172,9 @@ public:
     std::string read = to_compute(names_.at(buffer) + "[" + index.str() + "]", st);
     if (!masks_.empty()) {
       read = "(" + masks_.back() + " ? " + read + " : " + zero(compute_dtype(st)) + ")";
+    }
+    if (cache_slots_ > 0 && !row_level_ && names_.at(buffer).rfind("in_ptr", 0) == 0) {
+      return cached(read, compute_dtype(st)); // an input: never written by this kernel
     }
     return define(read, compute_dtype(st));
   }
@@ -403,6 +420,24 @@ private:
     }
   }
 
+  // `read` from the row cache when an earlier stage read it, else read and kept there.
+  LoopValue cached(const std::string& read, DType d) {
+    auto it = row_cache_.find(read);
+    if (it != row_cache_.end()) {
+      return define(it->second + "[" + slot_expr_ + "]", d);
+    }
+    const LoopValue v = define(read, d);
+    const std::string name = "row_cache" + std::to_string(row_cache_.size());
+    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') +
+                             value_type(d) + " " + name + "[" + std::to_string(cache_slots_) +
+                             "];\n";
+    lines_.insert(decl_pos_, decl);
+    decl_pos_ += decl.size();
+    line(name + "[" + slot_expr_ + "] = " + expr(v) + ";");
+    row_cache_[read] = name;
+    return v;
+  }
+
   LoopValue literal_value(const std::string& text, DType d) {
     exprs_.push_back(text);
     return {static_cast<std::int32_t>(exprs_.size() - 1), d};
@@ -429,6 +464,11 @@ private:
   std::string lines_;
   int indent_ = 0;
   bool row_level_ = false;
+  int cache_slots_ = 0;
+  std::string slot_expr_;
+  std::size_t decl_pos_ = 0;
+  int decl_indent_ = 0;
+  std::map<std::string, std::string> row_cache_;
   bool checks_indices_ = false;
   std::vector<std::string> exprs_;
   std::vector<std::map<std::string, LoopValue>> cse_{1};
@@ -504,13 +544,54 @@ void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
   p.close();
 }
 
+// The row length of a kernel whose looping stages all loop over the same constant row, short
+// enough to keep in registers (a persistent reduction, as Triton's); nullopt otherwise.
+constexpr std::int64_t kMaxPersistentRow = 8192;
+std::optional<Expr> persistent_rows(const KernelPlan& k) {
+  const std::vector<Expr>* inner = nullptr;
+  for (const LoopStage& st : k.stages) {
+    if (st.inner.empty()) {
+      continue;
+    }
+    if (inner != nullptr && *inner != st.inner) {
+      return std::nullopt;
+    }
+    inner = &st.inner;
+  }
+  if (inner == nullptr) {
+    return std::nullopt;
+  }
+  const Expr r = product(*inner);
+  if (!r.is_constant() || r.constant_value() <= 0 || r.constant_value() > kMaxPersistentRow) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+// Threads for a row of `r` elements, `unroll` per round: two rounds, 32 to 1024 threads.
+int row_block(std::int64_t r, int unroll) {
+  int threads = 32;
+  while (threads * 2 * unroll < r && threads < 1024) {
+    threads *= 2;
+  }
+  return threads;
+}
+
 void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
-                     const LaunchConfig& c, std::vector<Expr>& rnumels) {
+                     const LaunchConfig& c, std::vector<Expr>& rnumels, int persistent_block) {
   const Expr xnumel = product(k.outer);
   p.line("const long long xnumel = " + xnumel.str() + ";");
   p.open("for (long long xindex = blockIdx.x; xindex < xnumel; xindex += gridDim.x)");
   for (const std::string& d : delinearized('x', "xindex", k.outer)) {
     p.line(d);
+  }
+  int rounds = 0;
+  if (persistent_block > 0) {
+    const std::int64_t r = persistent_rows(k)->constant_value();
+    const std::int64_t per_round = static_cast<std::int64_t>(persistent_block) * c.unroll;
+    rounds = static_cast<int>((r + per_round - 1) / per_round);
+    p.set_row_cache(rounds * c.unroll, "ts_r * " + std::to_string(c.unroll) + " + ts_u");
+    p.mark_declarations();
   }
   bool first = true;
   for (const LoopStage& st : k.stages) {
@@ -550,11 +631,21 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     p.line("const long long rnumel" + std::to_string(rnumels.size() - 1) + " = " + rnumel.str() +
            ";");
     const std::string rn = "rnumel" + std::to_string(rnumels.size() - 1);
-    p.open("for (long long ts_rbase = threadIdx.x; ts_rbase < " + rn +
-           "; ts_rbase += (long long)blockDim.x * " + u + ")");
-    p.line("#pragma unroll");
-    p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
-    p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.x;");
+    if (rounds > 0) {
+      // A persistent row: a fixed number of rounds, unrolled, so the row cache is registers.
+      p.line("#pragma unroll");
+      p.open("for (int ts_r = 0; ts_r < " + std::to_string(rounds) + "; ++ts_r)");
+      p.line("#pragma unroll");
+      p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
+      p.line("const long long rindex = threadIdx.x + (long long)(ts_r * " + u + " + ts_u) * " +
+             std::to_string(persistent_block) + ";");
+    } else {
+      p.open("for (long long ts_rbase = threadIdx.x; ts_rbase < " + rn +
+             "; ts_rbase += (long long)blockDim.x * " + u + ")");
+      p.line("#pragma unroll");
+      p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
+      p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.x;");
+    }
     p.open("if (rindex < " + rn + ")");
     for (const std::string& d : delinearized('r', "rindex", st.inner)) {
       p.line(d);
@@ -644,7 +735,16 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
   if (out.shape == KernelShape::Pointwise) {
     print_pointwise(p, k, ir, config);
   } else {
-    print_reduction(p, k, ir, config, out.rnumels);
+    // A constant row short enough is persistent: its block is fixed here (the rounds and the
+    // register arrays depend on it), so max-autotune leaves it.
+    int persistent_block = 0;
+    if (std::optional<Expr> r = persistent_rows(k)) {
+      persistent_block =
+          config.block > 0 ? config.block : row_block(r->constant_value(), config.unroll);
+      out.config.block = persistent_block;
+      out.persistent = true;
+    }
+    print_reduction(p, k, ir, out.config, out.rnumels, persistent_block);
   }
   out.checks_indices = p.checks_indices();
   const int max_threads = 1024; // max-autotune launches any block size up to this

@@ -8,7 +8,9 @@
 //              its threads striding over the row; each reduction accumulates per thread, then
 //              combines across the warp with shuffles and across warps through shared memory,
 //              so every thread holds the row's result for the stages after it (softmax's max,
-//              then its sum, then the normalised row, in one kernel).
+//              then its sum, then the normalised row, in one kernel). A constant row of up to
+//              8192 elements is persistent: each thread keeps the input elements it reads in
+//              registers for every stage, so the row is read from memory once.
 //
 // Values a fused node keeps in registers are read back from registers (the scheduler marks
 // them); size symbols are kernel arguments (s0, s1, ...), so one kernel serves every size.
@@ -46,6 +48,10 @@ struct KernelSource {
   Expr xnumel;                 // elements (pointwise) or rows (reduction)
   std::vector<Expr> rnumels;   // each looping stage's row length (reduction)
   bool checks_indices = false; // reads rows from data (embedding): raises the status flag
+  // A reduction over a constant row of at most 8192 elements: each thread keeps the inputs of
+  // its elements in registers from the first stage that reads them to the last (no stage reads
+  // the row from memory again), with the block fixed at generation (config.block).
+  bool persistent = false;
 };
 
 KernelShape kernel_shape(const KernelPlan& k);

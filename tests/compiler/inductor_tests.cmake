@@ -8,13 +8,22 @@ if(TORCHSCOPE_HAS_LLVM)
     ${CMAKE_CURRENT_LIST_DIR}/inductor_cache_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp)
 endif()
+# The GPU generator's tests (NVRTC without a GPU; the rest skip, saying so, without one).
+if(TORCHSCOPE_HAS_CUDA)
+  list(APPEND _inductor_test_sources ${CMAKE_CURRENT_LIST_DIR}/inductor_cuda_test.cpp)
+endif()
 torchscope_add_test(NAME compiler_inductor_tests LABELS compiler inductor
   SOURCES ${_inductor_test_sources}
   LIBS torchscope_compiler
-  # Compiles cache into the build tree, not the user's cache folder.
+  # Compiles cache into the build tree, not the user's cache folder. (With the toolkit,
+  # inductor_cuda_test.cpp turns on the NVRTC check of every host schedule for the whole binary.)
   ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")
 # The tests reach the passes' internal headers (compiler/src).
 target_include_directories(compiler_inductor_tests PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
+if(TORCHSCOPE_HAS_CUDA)
+  target_include_directories(compiler_inductor_tests SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_include_directories(compiler_inductor_tests PRIVATE "${CMAKE_BINARY_DIR}/compiler/generated")
+endif()
 
 # Prints the figures of Inductor's performance goals (scripts/bench-inductor.sh compares them
 # with PyTorch's eager kernels). Links OpenBLAS, when installed, as a yardstick for our GEMM.
@@ -29,6 +38,17 @@ if(TORCHSCOPE_HAS_LLVM)
       target_include_directories(bench_inductor PRIVATE ${TORCHSCOPE_CBLAS_INCLUDE})
       target_compile_definitions(bench_inductor PRIVATE TORCHSCOPE_BENCH_OPENBLAS=1)
     endif()
+  endif()
+endif()
+
+# The GPU generator's figures (bandwidth against a copy, the MLP step, reduce-overhead's
+# per-call time); scripts/bench-cuda-codegen.sh prints PyTorch's beside them on the GPU machine.
+if(TORCHSCOPE_HAS_CUDA)
+  torchscope_add_benchmark(NAME bench_cuda_codegen
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/inductor_cuda_bench.cpp LIBS torchscope_compiler)
+  if(TARGET bench_cuda_codegen)
+    target_include_directories(bench_cuda_codegen PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
+    target_include_directories(bench_cuda_codegen SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
   endif()
 endif()
 

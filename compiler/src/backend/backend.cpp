@@ -65,11 +65,24 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
     user_error("compile(): unknown backend '" + std::string(backend) +
                "' (expected \"inductor\", \"aot_eager\" or \"eager\")");
   }
+  std::string_view mode = request.mode;
+  if (mode.empty()) {
+    const char* env = std::getenv("TORCHSCOPE_COMPILE_MODE");
+    mode = env != nullptr ? env : "";
+  }
+  const inductor::Mode parsed_mode = inductor::parse_mode(mode);
+  const inductor::ModeScope mode_scope(parsed_mode);
   KeptValues kept = keep_values(request); // every kept value is a result: Keep::Outputs below
   inductor::pre_grad_passes(kept.graph);
+  // The backward graph is compiled when backward() first reaches it, after this call returns:
+  // the graph compiler carries the mode so that compile sees it too.
+  const GraphCompiler compile_with_mode = [parsed_mode](const graph::Graph& g, GraphRole role) {
+    const inductor::ModeScope scope(parsed_mode);
+    return inductor::compile_fx_inner(g, role);
+  };
   std::unique_ptr<CompiledGraph> compiled =
       aot::aot_compile(kept.graph, {.keep = Keep::Outputs, .frame_name = request.frame_name},
-                       inductor::compile_fx_inner);
+                       compile_with_mode);
   return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
 }
 

@@ -641,7 +641,8 @@ struct Engine::Impl {
             {.graph = entry->graph,
              .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,
              .frame_name = f.name,
-             .backend = options.backend});
+             .backend = options.backend,
+             .mode = options.mode});
         entry->inductor_metrics = inductor_metrics.metrics();
         backend_s = seconds_since(b0);
       }

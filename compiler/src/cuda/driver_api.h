@@ -30,7 +30,9 @@ namespace compiler::cuda {
   X(cuFuncSetAttribute) X(cuLaunchKernel)                                                        \
   X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo) X(cuMemHostAlloc) X(cuMemFreeHost)                  \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync)           \
-  X(cuMemsetD8Async) X(cuMemsetD32Async)
+  X(cuMemsetD8Async) X(cuMemsetD32Async)                                                        \
+  X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch)  \
+  X(cuGraphDestroy) X(cuGraphExecDestroy)
 // clang-format on
 
 struct DriverApi {

@@ -7,6 +7,8 @@
 //   hit:  fx_graph_runnable, inductor_post_grad_graph, inductor_output_code, inductor_llvm_ir,
 //         (provenance), fx_graph_cache_hit
 #include "backend/kept_values.h"
+#include "compiler/core/errors.h"
+#include "compiler/cuda/cuda.h"
 #include "compiler/graph/graph_printer.h"
 #include "compiler/graph/graph_rewrite.h"
 #include "compiler/inductor/inductor.h"
@@ -21,8 +23,14 @@
 #include "inductor/provenance.h"
 #include "inductor/runtime/wrapper.h"
 #include "inductor/scheduler/scheduler.h"
+#include "inductor_backends.h"
 #include "passes/pass_pipeline.h"
 #include "tracer/trace.h"
+
+#if TORCHSCOPE_INDUCTOR_HAS_CUDA
+#include "inductor/codegen/cuda/cuda_kernel_compiler.h"
+#include "inductor/runtime/cuda_graphs.h"
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -57,19 +65,29 @@ std::vector<std::size_t> output_nodes(const graph::Graph& g) {
   return out;
 }
 
-// Why code generation does not take a graph ("" when it does): a scalar input read by an op
-// (its value is not a buffer), or a tensor that is not in host memory (the CPU generator's
-// kernels read host pointers; a GPU generator takes those graphs). They run on the interpreter.
-std::string bypass_reason(const graph::Graph& g) {
+// The device a graph computes on: its first tensor's (the host when it has none).
+Device graph_device(const graph::Graph& g) {
   for (const graph::Node& n : g.nodes()) {
-    if (n.meta.is_tensor && !n.meta.device.is_cpu()) {
-      return "a tensor on " + n.meta.device.str() + " (no code generator for it yet)";
+    if (n.meta.is_tensor) {
+      return n.meta.device;
+    }
+  }
+  return Device::cpu();
+}
+
+// Why code generation does not take a graph ("" when it does): a scalar input read by an op
+// (its value is not a buffer), or tensors on two devices (a copy between them inside the
+// graph: each generator's kernels read one device's memory). They run on the interpreter.
+std::string bypass_reason(const graph::Graph& g, Device device) {
+  for (const graph::Node& n : g.nodes()) {
+    if (n.meta.is_tensor && n.meta.device != device) {
+      return "tensors on two devices (" + device.str() + " and " + n.meta.device.str() + ")";
     }
     for (const graph::Arg& a : n.args) {
       if (a.kind == graph::Arg::Kind::Constant) {
         if (const Tensor* t = std::get_if<Tensor>(&a.constant);
-            t != nullptr && !t->device().is_cpu()) {
-          return "a constant on " + t->device().str() + " (no code generator for it yet)";
+            t != nullptr && t->device() != device) {
+          return "a constant on " + t->device().str() + " in a graph on " + device.str();
         }
       }
     }
@@ -154,9 +172,49 @@ Config& config() {
     d.fx_graph_cache = env_flag("TORCHINDUCTOR_FX_GRAPH_CACHE", true);
     d.cache_dir = FxGraphCache::default_dir().string();
     d.provenance_tracking = env_flag("TORCHSCOPE_INDUCTOR_PROVENANCE", false);
+    d.check_cuda = env_flag("TORCHSCOPE_INDUCTOR_CHECK_CUDA", false);
     return d;
   }();
   return c;
+}
+
+namespace {
+thread_local Mode t_mode = Mode::Default;
+} // namespace
+
+Mode parse_mode(std::string_view name) {
+  if (name.empty() || name == "default") {
+    return Mode::Default;
+  }
+  if (name == "reduce-overhead") {
+    return Mode::ReduceOverhead;
+  }
+  if (name == "max-autotune") {
+    return Mode::MaxAutotune;
+  }
+  if (name == "max-autotune-no-cudagraphs") {
+    return Mode::MaxAutotuneNoCudagraphs;
+  }
+  user_error("compile(): unknown mode '" + std::string(name) +
+             "' (expected \"default\", \"reduce-overhead\", \"max-autotune\" or "
+             "\"max-autotune-no-cudagraphs\")");
+}
+
+bool uses_cudagraphs(Mode m) noexcept {
+  return m == Mode::ReduceOverhead || m == Mode::MaxAutotune;
+}
+bool uses_autotune(Mode m) noexcept {
+  return m == Mode::MaxAutotune || m == Mode::MaxAutotuneNoCudagraphs;
+}
+
+ModeScope::ModeScope(Mode mode) : previous_(t_mode) {
+  t_mode = mode;
+}
+ModeScope::~ModeScope() {
+  t_mode = previous_;
+}
+Mode current_mode() noexcept {
+  return t_mode;
 }
 
 void pre_grad_passes(graph::Graph& graph) {
@@ -174,11 +232,20 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   tracer::ChromiumSpan span("compile_fx_inner");
   CompileMetrics& metrics = current_metrics();
   const std::string aot_id = "0_" + std::string(backend::graph_role_name(role));
-  KernelCompiler* compiler = kernel_compiler("cpu");
+  const Device device = graph_device(graph);
+  KernelCompiler* compiler = kernel_compiler(device.is_cpu() ? "cpu" : "cuda");
   const std::string bypass =
-      compiler == nullptr ? "no code generator for this device" : bypass_reason(graph);
+      compiler == nullptr
+          ? (device.is_cpu() ? "no code generator for the host in this build (LLVM)"
+                             : "no GPU code generator in this build (the CUDA Toolkit)")
+          : bypass_reason(graph, device);
   const bool codegen = bypass.empty();
   const Config& cfg = config();
+  const Mode mode = current_mode();
+  const cuda::DeviceGuard device_guard(device);
+#if TORCHSCOPE_INDUCTOR_HAS_CUDA
+  const cuda_codegen::AutotuneScope autotune(device.is_cuda() && uses_autotune(mode));
+#endif
 
   // The cache, keyed by the graph as it arrives.
   const FxGraphCache cache(cfg.cache_dir);
@@ -235,6 +302,18 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
       tracer::ChromiumSpan sched_span("Scheduler.__init__");
       sched = std::make_shared<Schedule>(schedule(*ir, g));
     }
+#if TORCHSCOPE_INDUCTOR_HAS_CUDA
+    if (device.is_cuda()) {
+      cuda_codegen::name_kernels_for_cuda(*sched);
+    } else if (cfg.check_cuda) {
+      // CI's check of the GPU generator: every kernel compiled for the host also compiles with
+      // NVRTC (docs/COMPILER.md, "GPU code generation").
+      if (KernelCompiler* gpu = kernel_compiler("cuda")) {
+        const std::string failed = gpu->check_compiles(*sched, *ir);
+        TORCHSCOPE_ASSERT(failed.empty(), failed.c_str());
+      }
+    }
+#endif
     // The output code: for the trace, for the cache (beside a new entry), and on request.
     const char* dump = std::getenv("TORCHSCOPE_OUTPUT_CODE");
     std::string code_text;
@@ -296,8 +375,8 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
     if (dump != nullptr && *dump == '2') {
       std::fprintf(stderr, "%s\n", llvm_ir.c_str());
     }
-    tracer::artifact("inductor_llvm_ir", tracer::Encoding::String,
-                     [&](std::string& out) { out += llvm_ir; });
+    tracer::artifact(device.is_cpu() ? "inductor_llvm_ir" : "inductor_cuda_source",
+                     tracer::Encoding::String, [&](std::string& out) { out += llvm_ir; });
     if (cfg.provenance_tracking) {
       write_provenance(g, *ir, *sched);
     }
@@ -324,7 +403,15 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
     metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
     metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
     detail::bump(detail::atomic_counters().graphs_compiled);
+#if TORCHSCOPE_INDUCTOR_HAS_CUDA
+    std::string blocker = device.is_cuda() ? cudagraph_blocker(*sched, *ir) : "";
+#endif
     compiled = make_generated_graph(g, std::move(ir), std::move(sched), std::move(kernels));
+#if TORCHSCOPE_INDUCTOR_HAS_CUDA
+    if (device.is_cuda() && uses_cudagraphs(mode)) {
+      compiled = make_cudagraph_runner(std::move(compiled), std::move(blocker));
+    }
+#endif
   }
   metrics.inductor_compile_s += seconds_since(t0);
   return backend::restore_indices(std::move(compiled), graph, g, output_nodes(graph));

@@ -30,6 +30,8 @@ struct CompileRequest {
       frame_name; // the captured frame, for traces ("f", "torch_dynamo_resume_in_f_at_12")
   // "inductor", "eager", or empty for the default (CompileOptions::backend).
   std::string_view backend{};
+  // torch.compile's mode ("default", "reduce-overhead", "max-autotune", ...; empty: default).
+  std::string_view mode{};
 };
 
 // A graph made ready to run. Implementations may be called from several threads at once.

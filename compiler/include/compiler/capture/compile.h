@@ -56,6 +56,10 @@ struct CompileOptions {
   // or "eager" (every node on its eager kernel: capture only, exact). Empty: the environment
   // variable TORCHSCOPE_COMPILE_BACKEND, else "inductor".
   std::string backend{};
+  // torch.compile's `mode=`: "default", "reduce-overhead" (GPU programs replay CUDA graphs),
+  // "max-autotune" (GPU kernels' launch configurations and matmuls measured, and CUDA graphs),
+  // "max-autotune-no-cudagraphs". Empty: TORCHSCOPE_COMPILE_MODE, else "default".
+  std::string mode{};
 };
 
 // Marks dimension `dim` of `t` dynamic for its next compile, as torch._dynamo.mark_dynamic.

@@ -37,8 +37,34 @@ struct Config {
   // Write inductor_provenance_tracking_* artifacts (TORCHSCOPE_INDUCTOR_PROVENANCE=1; PyTorch's
   // inductor.config.trace.provenance_tracking_level).
   bool provenance_tracking = false;
+  // Compile every host kernel's schedule for the GPU too, with NVRTC to PTX, and fail on an
+  // error (TORCHSCOPE_INDUCTOR_CHECK_CUDA=1: CI's check of the GPU generator without a GPU).
+  bool check_cuda = false;
 };
 Config& config();
+
+// torch.compile's `mode=` (CompileOptions::mode): "default"; "reduce-overhead" (CUDA graphs);
+// "max-autotune" (launch configurations and matmul implementations measured, and CUDA graphs);
+// "max-autotune-no-cudagraphs". Modes change GPU programs only, as in PyTorch.
+enum class Mode : std::uint8_t { Default, ReduceOverhead, MaxAutotune, MaxAutotuneNoCudagraphs };
+// UserError for a name that is none of the above ("" is "default").
+Mode parse_mode(std::string_view name);
+bool uses_cudagraphs(Mode m) noexcept;
+bool uses_autotune(Mode m) noexcept;
+
+// RAII: compile_fx_inner calls on this thread compile for `mode` while the scope lives (the
+// backend sets it from the compile request, so every stage's graphs share it).
+class ModeScope {
+public:
+  explicit ModeScope(Mode mode);
+  ~ModeScope();
+  ModeScope(const ModeScope&) = delete;
+  ModeScope& operator=(const ModeScope&) = delete;
+
+private:
+  Mode previous_;
+};
+Mode current_mode() noexcept;
 
 // Step 1: the pre-grad passes on the captured graph, in place. Placeholders keep their order;
 // every node the Output node names keeps producing its value. Traces before_pre_grad_graph and

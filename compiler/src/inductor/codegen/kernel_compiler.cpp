@@ -34,6 +34,11 @@ const std::vector<Backend>& backends() {
 
 } // namespace
 
+void LoadedKernels::gemm(BufferId, std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a,
+                         MatrixView b, float* c, std::int64_t ldc, const MatrixView* bias) const {
+  sgemm(m, n, k, a, b, c, ldc, bias);
+}
+
 KernelCompiler* kernel_compiler(std::string_view device) {
   static std::mutex mutex;
   static std::vector<std::pair<std::string_view, std::unique_ptr<KernelCompiler>>> made;

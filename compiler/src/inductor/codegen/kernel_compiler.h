@@ -6,6 +6,8 @@
 // touching the rest.
 #pragma once
 
+#include "compiler/tensor/device.h"
+#include "inductor/runtime/gemm.h"
 #include "inductor/scheduler/kernel_plan.h"
 
 #include <cstdint>
@@ -25,6 +27,12 @@ public:
   // the kernel raised its error flag (an index read from data was out of range).
   virtual bool launch(std::size_t k, void* const* args,
                       std::span<const std::int64_t> symbols) const = 0;
+  // Where the kernels run and the program's buffers live (the host for the CPU generator).
+  virtual Device device() const { return Device::cpu(); }
+  // The extern kernel of buffer `buffer` (matmul, bmm, addmm): C = A @ B (+ bias), pointers on
+  // device(). The host's GEMM unless a device generator has its own.
+  virtual void gemm(BufferId buffer, std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a,
+                    MatrixView b, float* c, std::int64_t ldc, const MatrixView* bias) const;
 };
 
 struct CompiledCode {
@@ -49,6 +57,10 @@ public:
   // the schedule's kernels.
   virtual std::unique_ptr<LoadedKernels> load(std::string_view object, const Schedule& s,
                                               const LoweredGraph& ir) = 0;
+  // Another generator's check of a schedule compiled for the host: a device generator compiles
+  // its own code for it without a device (NVRTC to PTX), so CI checks every kernel the tests
+  // generate. Returns "" or what failed. Only asked for when TORCHSCOPE_INDUCTOR_CHECK_CUDA=1.
+  virtual std::string check_compiles(const Schedule&, const LoweredGraph&) { return ""; }
 };
 
 // The code generator for `device`, or nullptr when this build has none. Thread-safe; lives for

@@ -130,11 +130,16 @@ std::string output_code(const OutputCodeInput& in) {
   std::string out = "# AOT ID: ['" + in.aot_id + "']\n";
   const std::string target = in.compiler.target_description();
   const std::size_t features = target.find(" +");
-  out += "# torchscope inductor: " + std::string(in.compiler.device()) +
-         " kernels generated through LLVM, run on " + std::to_string(thread_count()) + " threads\n";
+  const std::string device(in.compiler.device());
+  const bool cpu = device == "cpu";
+  out += "# torchscope inductor: " + device +
+         (cpu ? " kernels generated through LLVM, run on " + std::to_string(thread_count()) +
+                    " threads\n"
+              : " kernels generated as CUDA C++, compiled by NVRTC, launched through the driver\n");
   out += "# target: " + target.substr(0, std::min(features, target.find(" -"))) + "\n";
-  out +=
-      "from torchscope import empty_strided_cpu, extern_kernels, fallback, reinterpret_tensor\n\n";
+  const std::string empty_strided = "empty_strided_" + device;
+  out += "from torchscope import " + empty_strided +
+         ", extern_kernels, fallback, reinterpret_tensor\n\n";
   for (std::size_t k = 0; k < s.kernels.size(); ++k) {
     const KernelPlan& kp = s.kernels[k];
     out += "\n";
@@ -143,7 +148,7 @@ std::string output_code(const OutputCodeInput& in) {
     }
     out += node_comment(g, kp.origins);
     out += fragment(g, kp.origins);
-    out += kp.name + " = async_compile.cpp('''\n";
+    out += kp.name + " = async_compile." + (cpu ? std::string("cpp") : device) + "('''\n";
     out += in.compiler.kernel_source(s, k, ir);
     out += "''')\n";
   }
@@ -206,7 +211,7 @@ std::string output_code(const OutputCodeInput& in) {
         out += "    " + b.name + " = " + names[static_cast<std::size_t>(holder[slot])] + "; del " +
                names[static_cast<std::size_t>(holder[slot])] + "  # reuse\n";
       } else {
-        out += "    " + b.name + " = empty_strided_cpu(" + tuple(b.layout.sizes) + ", " +
+        out += "    " + b.name + " = " + empty_strided + "(" + tuple(b.layout.sizes) + ", " +
                tuple(b.layout.strides) + ", " + torch_dtype(b.layout.dtype) + ")\n";
       }
       holder[slot] = id;

@@ -11,6 +11,34 @@ namespace compiler::inductor {
 
 namespace {
 
+thread_local std::vector<std::shared_ptr<Storage>>* t_keep = nullptr;
+
+// A tensor the host's eager kernels can take: itself, or a copy on the host.
+Tensor on_host(const Tensor& t) {
+  return t.device().is_cpu() ? t : t.to(Device::cpu());
+}
+
+// An eager kernel on `device`'s tensors: eager kernels run on the host, so a GPU program copies
+// the operands there and the result back (fallback nodes and re-laid-out inputs only).
+Value eager_on(Device device, OpKind op, std::span<const Value> args) {
+  if (device.is_cpu()) {
+    return run_eager(op, args);
+  }
+  std::vector<Value> host(args.begin(), args.end());
+  for (Value& v : host) {
+    if (const Tensor* t = std::get_if<Tensor>(&v)) {
+      v = on_host(*t);
+    } else if (const auto* list = std::get_if<std::vector<Tensor>>(&v)) {
+      std::vector<Tensor> moved;
+      for (const Tensor& item : *list) {
+        moved.push_back(on_host(item));
+      }
+      v = std::move(moved);
+    }
+  }
+  return std::get<Tensor>(run_eager(op, host)).to(device);
+}
+
 // Where a buffer's elements are during one run.
 struct Place {
   std::shared_ptr<Storage> storage;
@@ -53,6 +81,7 @@ Tensor view_of(const Place& p, const Layout& l, std::span<const std::int64_t> sy
   impl->strides = evaluate(l.strides, sym);
   impl->storage_offset = p.offset + l.offset.evaluate(sym);
   impl->storage = p.storage;
+  impl->device = p.storage->device();
   return Tensor(std::move(impl));
 }
 
@@ -104,17 +133,24 @@ public:
       if (!strides_match(t, sizes, strides)) {
         TORCHSCOPE_ASSERT(b.layout.is_contiguous(), "only contiguous inputs are re-laid out");
         const std::array<Value, 1> args = {t};
-        t = std::get<Tensor>(run_eager(OpKind::contiguous, args));
+        t = std::get<Tensor>(eager_on(kernels_->device(), OpKind::contiguous, args));
       }
       places[static_cast<std::size_t>(b.id)] = place_of(t);
     }
     // Planned allocations.
     std::vector<std::shared_ptr<Storage>> allocations;
     allocations.reserve(s.allocations.size());
+    const Device device = kernels_->device();
     for (const Schedule::Allocation& a : s.allocations) {
       const std::int64_t numel = std::max<std::int64_t>(0, a.numel.evaluate(symbols));
-      allocations.push_back(std::make_shared<Storage>(
-          static_cast<std::size_t>(numel) * dtype_size(a.dtype), Storage::Fill::Uninitialized));
+      const std::size_t bytes = static_cast<std::size_t>(numel) * dtype_size(a.dtype);
+      allocations.push_back(device.is_cpu()
+                                ? std::make_shared<Storage>(bytes, Storage::Fill::Uninitialized)
+                                : std::make_shared<Storage>(std::max<std::size_t>(bytes, 1), device,
+                                                            Storage::Fill::Uninitialized));
+      if (t_keep != nullptr) {
+        t_keep->push_back(allocations.back());
+      }
     }
     for (const Buffer& b : ir.buffers) {
       const BufferPlan& p = s.buffers[static_cast<std::size_t>(b.id)];
@@ -138,13 +174,13 @@ public:
         ++launched;
         if (!kernels_->launch(step.kernel, args.data(), symbols)) {
           // An index read from data was out of range: the eager kernels report it.
-          return graph::interpret(graph_, inputs, symbols);
+          return interpret_on_host(inputs, symbols);
         }
         break;
       }
       case Step::Kind::Extern:
         ++externs;
-        run_extern(ir.buffer(step.buffer), places, symbols);
+        run_extern(*kernels_, ir.buffer(step.buffer), places, symbols);
         break;
       case Step::Kind::Fallback:
         ++fallbacks;
@@ -172,7 +208,30 @@ public:
   }
 
 private:
-  static void run_extern(const Buffer& b, std::vector<Place>& places,
+  // The interpreter over the inputs on the host (it raises the eager error a kernel flagged),
+  // its results moved back to the program's device.
+  std::vector<Value> interpret_on_host(std::span<const Value> inputs,
+                                       std::span<const std::int64_t> symbols) const {
+    const Device device = kernels_->device();
+    if (device.is_cpu()) {
+      return graph::interpret(graph_, inputs, symbols);
+    }
+    std::vector<Value> host(inputs.begin(), inputs.end());
+    for (Value& v : host) {
+      if (const Tensor* t = std::get_if<Tensor>(&v)) {
+        v = on_host(*t);
+      }
+    }
+    std::vector<Value> out = graph::interpret(graph_, host, symbols);
+    for (Value& v : out) {
+      if (const Tensor* t = std::get_if<Tensor>(&v); t != nullptr && t->defined()) {
+        v = t->to(device);
+      }
+    }
+    return out;
+  }
+
+  static void run_extern(const LoadedKernels& kernels, const Buffer& b, std::vector<Place>& places,
                          std::span<const std::int64_t> sym) {
     const ExternCall& call = *b.extern_call;
     const Place& pa = places[static_cast<std::size_t>(call.a.buffer)];
@@ -185,8 +244,8 @@ private:
     const std::int64_t k = call.a.layout.sizes.back().evaluate(sym);
     if (call.kind == ExternCall::Kind::Bmm) {
       for (std::int64_t i = 0; i < out_sizes[0]; ++i) {
-        sgemm(m, n, k, matrix(pa, call.a.layout, sym, i), matrix(pb, call.b.layout, sym, i),
-              out + i * m * n, n, nullptr);
+        kernels.gemm(b.id, m, n, k, matrix(pa, call.a.layout, sym, i),
+                     matrix(pb, call.b.layout, sym, i), out + i * m * n, n, nullptr);
       }
       return;
     }
@@ -194,8 +253,8 @@ private:
     if (call.kind == ExternCall::Kind::Addmm) {
       bias = matrix(places[static_cast<std::size_t>(call.bias.buffer)], call.bias.layout, sym);
     }
-    sgemm(m, n, k, matrix(pa, call.a.layout, sym), matrix(pb, call.b.layout, sym), out, n,
-          call.kind == ExternCall::Kind::Addmm ? &bias : nullptr);
+    kernels.gemm(b.id, m, n, k, matrix(pa, call.a.layout, sym), matrix(pb, call.b.layout, sym), out,
+                 n, call.kind == ExternCall::Kind::Addmm ? &bias : nullptr);
   }
 
   Place run_fallback(const Buffer& b, std::vector<Place>& places,
@@ -240,13 +299,13 @@ private:
     Tensor result;
     {
       CallSiteScope site(call.node.where);
-      result = std::get<Tensor>(run_eager(call.node.op, args));
+      result = std::get<Tensor>(eager_on(kernels_->device(), call.node.op, args));
     }
     const std::vector<std::int64_t> strides = evaluate(b.layout.strides, sym);
     if (!strides_match(result, evaluate(b.layout.sizes, sym), strides)) {
       TORCHSCOPE_ASSERT(b.layout.is_contiguous(), "a fallback's result has its planned layout");
       const std::array<Value, 1> cargs = {result};
-      result = std::get<Tensor>(run_eager(OpKind::contiguous, cargs));
+      result = std::get<Tensor>(eager_on(kernels_->device(), OpKind::contiguous, cargs));
     }
     return place_of(result);
   }
@@ -260,6 +319,14 @@ private:
 };
 
 } // namespace
+
+AllocationKeeper::AllocationKeeper(std::vector<std::shared_ptr<Storage>>& keep)
+    : previous_(t_keep) {
+  t_keep = &keep;
+}
+AllocationKeeper::~AllocationKeeper() {
+  t_keep = previous_;
+}
 
 std::unique_ptr<backend::CompiledGraph>
 make_generated_graph(const graph::Graph& graph, std::shared_ptr<const LoweredGraph> ir,

@@ -13,8 +13,23 @@
 #include "inductor/scheduler/kernel_plan.h"
 
 #include <memory>
+#include <vector>
 
 namespace compiler::inductor {
+
+// RAII: every buffer the compiled programs allocate on this thread while the scope lives is
+// also kept in `keep`, so it outlives the run (a CUDA graph recorded over a run owns the
+// addresses its kernels were captured with).
+class AllocationKeeper {
+public:
+  explicit AllocationKeeper(std::vector<std::shared_ptr<Storage>>& keep);
+  ~AllocationKeeper();
+  AllocationKeeper(const AllocationKeeper&) = delete;
+  AllocationKeeper& operator=(const AllocationKeeper&) = delete;
+
+private:
+  std::vector<std::shared_ptr<Storage>>* previous_;
+};
 
 // `graph` is the post-grad graph `ir` and `schedule` were made from.
 std::unique_ptr<backend::CompiledGraph>

@@ -1,0 +1,878 @@
+// CUDA C++ for a kernel plan (codegen/cuda/cuda_source.h): the printing OpsHandler and the two
+// kernel shapes.
+#include "inductor/codegen/cuda/cuda_source.h"
+
+#include "compiler/core/errors.h"
+#include "inductor/ir/index_analysis.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace compiler::inductor::cuda_codegen {
+
+namespace {
+
+std::string storage_type(DType d) {
+  switch (d) {
+  case DType::Float32:
+    return "float";
+  case DType::Float64:
+    return "double"; // float64 graphs bypass code generation; named for completeness
+  case DType::Float16:
+  case DType::BFloat16:
+    return "unsigned short"; // raw bits, converted by the prelude's helpers
+  case DType::Int32:
+    return "int";
+  case DType::Int64:
+    return "long long";
+  case DType::Bool:
+    return "unsigned char";
+  }
+  return "?";
+}
+
+std::string value_type(DType d) {
+  switch (compute_dtype(d)) {
+  case DType::Int64:
+    return "long long";
+  case DType::Bool:
+    return "bool";
+  default:
+    return "float";
+  }
+}
+
+std::string literal(double v, DType d) {
+  if (d == DType::Bool) {
+    return v != 0.0 ? "true" : "false";
+  }
+  if (d == DType::Int64) {
+    if (v <= -9.2233720368547758e18) {
+      return "(-9223372036854775807LL - 1)";
+    }
+    if (v >= 9.2233720368547758e18) {
+      return "9223372036854775807LL";
+    }
+    return std::to_string(static_cast<std::int64_t>(v)) + "LL";
+  }
+  if (std::isinf(v) || std::abs(v) > 3.4028234663852886e38) {
+    return v > 0 ? "TS_INF" : "(-TS_INF)"; // beyond float's range: as f32 rounds it
+  }
+  if (std::isnan(v)) {
+    return "TS_NAN";
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) {
+    s += ".0";
+  }
+  return "(" + s + "f)";
+}
+
+std::string init_text(ReductionType t, DType d) {
+  const bool fp = d == DType::Float32;
+  switch (t) {
+  case ReductionType::sum:
+    return fp ? "0.0f" : "0LL";
+  case ReductionType::max:
+  case ReductionType::argmax:
+    return fp ? "(-TS_INF)" : "(-9223372036854775807LL - 1)";
+  case ReductionType::min:
+    return fp ? "TS_INF" : "9223372036854775807LL";
+  }
+  return "0";
+}
+
+// "x1 = (xindex / (19)) % (7)" for each variable of a row-major nest over `sizes`.
+std::vector<std::string> delinearized(char prefix, const std::string& linear,
+                                      const std::vector<Expr>& sizes) {
+  std::vector<std::string> out;
+  const std::size_t n = sizes.size();
+  for (std::size_t d = 0; d < n; ++d) {
+    Expr inner = 1;
+    for (std::size_t e = d + 1; e < n; ++e) {
+      inner = inner * sizes[e];
+    }
+    std::string v = linear;
+    if (!(inner.is_constant() && inner.constant_value() == 1)) {
+      v = "(" + v + " / (" + inner.str() + "))";
+    }
+    if (d > 0) {
+      v = "(" + v + " % (" + sizes[d].str() + "))";
+    }
+    out.push_back("const long long " + std::string(1, prefix) + std::to_string(d) + " = " + v +
+                  ";");
+  }
+  return out;
+}
+
+class CudaPrinter final : public OpsHandler {
+public:
+  CudaPrinter(const KernelPlan& k, const LoweredGraph& ir) : k_(k), ir_(ir) {
+    int in = 0;
+    int out = 0;
+    int inout = 0;
+    for (const KernelArg& a : k.args) {
+      names_[a.buffer] = a.role == ArgRole::In    ? "in_ptr" + std::to_string(in++)
+                         : a.role == ArgRole::Out ? "out_ptr" + std::to_string(out++)
+                                                  : "in_out_ptr" + std::to_string(inout++);
+    }
+    for (const LoopStage& s : k.stages) {
+      for (const FusedNode& n : s.nodes) {
+        stored_[n.buffer] = n.store;
+      }
+    }
+  }
+
+  const std::string& arg_name(BufferId b) const { return names_.at(b); }
+  bool checks_indices() const noexcept { return checks_indices_; }
+
+  void line(const std::string& s) { lines_ += std::string(indent_ * 2, ' ') + s + "\n"; }
+  void open(const std::string& s) {
+    line(s + " {");
+    ++indent_;
+    scopes_.emplace_back();
+    cse_.emplace_back();
+  }
+  void close() {
+    --indent_;
+    line("}");
+    scopes_.pop_back();
+    cse_.pop_back();
+  }
+  const std::string& text() const { return lines_; }
+  // Row-level code of a reduction kernel: every thread computes it, thread 0 stores it.
+  void set_row_level(bool row) { row_level_ = row; }
+
+  // A persistent row: every looping stage visits the same `slots` elements per thread (slot
+  // `slot_expr`), so an input element one stage read is kept in a register array for the
+  // stages after it instead of read again. Arrays are declared where mark_declarations() was
+  // called.
+  void set_row_cache(int slots, std::string slot_expr) {
+    cache_slots_ = slots;
+    slot_expr_ = std::move(slot_expr);
+  }
+  void mark_declarations() {
+    decl_pos_ = lines_.size();
+    decl_indent_ = indent_;
+  }
+
+  LoopValue load(BufferId buffer, const Expr& index) override {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      for (auto& [key, v] : *s) {
+        if (key.first == buffer && key.second == index) {
+          return v; // computed in this kernel: from registers
+        }
+      }
+    }
+    const DType st = ir_.buffer(buffer).layout.dtype;
+    TORCHSCOPE_ASSERT(names_.count(buffer) != 0, "a CUDA kernel reads a buffer it was not given");
+    std::string read = to_compute(names_.at(buffer) + "[" + index.str() + "]", st);
+    if (!masks_.empty()) {
+      read = "(" + masks_.back() + " ? " + read + " : " + zero(compute_dtype(st)) + ")";
+    }
+    if (cache_slots_ > 0 && !row_level_ && names_.at(buffer).rfind("in_ptr", 0) == 0) {
+      return cached(read, compute_dtype(st)); // an input: never written by this kernel
+    }
+    return define(read, compute_dtype(st));
+  }
+
+  LoopValue masked(LoopValue mask, const std::function<LoopValue()>& body, double other) override {
+    const std::string m = expr(cast(mask, DType::Bool));
+    masks_.push_back(masks_.empty() ? m : "(" + masks_.back() + " && " + m + ")");
+    const LoopValue v = body();
+    masks_.pop_back();
+    return define(m + " ? " + expr(v) + " : " + literal(other, v.dtype), v.dtype);
+  }
+
+  LoopValue load_indirect(BufferId buffer, LoopValue row, const Expr& rows, const Expr& row_stride,
+                          const Expr& offset) override {
+    checks_indices_ = true;
+    const DType st = ir_.buffer(buffer).layout.dtype;
+    const std::string mask = masks_.empty() ? "true" : masks_.back();
+    const LoopValue r = define("ts_check_row(" + expr(cast(row, DType::Int64)) + ", " + rows.str() +
+                                   ", " + mask + ", ts_status)",
+                               DType::Int64);
+    std::string read = to_compute(names_.at(buffer) + "[(" + offset.str() + ") + " + expr(r) +
+                                      " * (" + row_stride.str() + ")]",
+                                  st);
+    if (!masks_.empty()) {
+      read = "(" + mask + " ? " + read + " : " + zero(compute_dtype(st)) + ")";
+    }
+    return define(read, compute_dtype(st));
+  }
+
+  void store(BufferId buffer, const Expr& index, LoopValue v) override {
+    const DType st = ir_.buffer(buffer).layout.dtype;
+    const LoopValue stored = cast(v, st); // what a later read would see
+    scopes_.back().push_back({{buffer, index}, stored});
+    if (stored_.count(buffer) != 0 && !stored_.at(buffer)) {
+      return; // kept in registers
+    }
+    const std::string s =
+        names_.at(buffer) + "[" + index.str() + "] = " + to_storage(expr(stored), st) + ";";
+    line(row_level_ ? "if (threadIdx.x == 0) " + s : s);
+  }
+
+  LoopValue constant(double v, DType dtype) override {
+    const DType d = compute_dtype(dtype);
+    return literal_value(literal(v, d), d);
+  }
+
+  LoopValue index_expr(const Expr& e, DType dtype) override {
+    const LoopValue i = define("(long long)(" + e.str() + ")", DType::Int64);
+    return cast(i, dtype);
+  }
+
+  LoopValue cast(LoopValue v, DType dtype) override {
+    const DType to = compute_dtype(dtype);
+    const bool rounds =
+        dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Int32;
+    if (v.dtype == to && !rounds) {
+      return v;
+    }
+    const std::string x = expr(v);
+    std::string e;
+    switch (to) {
+    case DType::Float32:
+      e = v.dtype == DType::Float32 ? x : "(float)(" + x + ")";
+      if (dtype == DType::Float16) {
+        e = "ts_round_f16(" + e + ")";
+      } else if (dtype == DType::BFloat16) {
+        e = "ts_round_bf16(" + e + ")";
+      }
+      break;
+    case DType::Int64:
+      // Float to integer saturates (NaN gives 0) in CUDA's conversions, as to_dtype does.
+      e = dtype == DType::Int32 ? "(long long)(int)(" + x + ")" : "(long long)(" + x + ")";
+      break;
+    case DType::Bool:
+      e = v.dtype == DType::Float32 ? "(" + x + " != 0.0f)" : "(" + x + " != 0)";
+      break;
+    default:
+      TORCHSCOPE_ASSERT(false, "cast to an unknown compute dtype");
+    }
+    return define(e, to);
+  }
+
+  LoopValue apply(LoopOp op, std::span<const LoopValue> args) override {
+    // Operand dtype, as the CPU generator decides it: mixed operands compute in float.
+    DType dtype = args.empty() ? DType::Float32 : args[0].dtype;
+    const LoopOpCategory cat = loop_op_category(op);
+    if (cat == LoopOpCategory::Float) {
+      dtype = DType::Float32;
+    } else if (cat == LoopOpCategory::Select) {
+      dtype = args[1].dtype; // the other branch converts to it, as on the host
+    } else if (cat == LoopOpCategory::Arith || cat == LoopOpCategory::Compare) {
+      for (const LoopValue& v : args) {
+        dtype = v.dtype == DType::Float32 ? DType::Float32 : dtype;
+      }
+      if (dtype == DType::Bool && cat == LoopOpCategory::Arith) {
+        dtype = DType::Int64;
+      }
+    }
+    std::vector<std::string> a;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const bool boolean =
+          cat == LoopOpCategory::Logic || (cat == LoopOpCategory::Select && i == 0);
+      a.push_back(expr(cast(args[i], boolean ? DType::Bool : dtype)));
+    }
+    const bool fp = dtype == DType::Float32;
+    std::string e;
+    switch (op) {
+    case LoopOp::add:
+      e = a[0] + " + " + a[1];
+      break;
+    case LoopOp::sub:
+      e = a[0] + " - " + a[1];
+      break;
+    case LoopOp::mul:
+      e = a[0] + " * " + a[1];
+      break;
+    case LoopOp::truediv:
+      e = a[0] + " / " + a[1];
+      break;
+    case LoopOp::pow:
+      e = fp ? "powf(" + a[0] + ", " + a[1] + ")" : "ts_int_pow(" + a[0] + ", " + a[1] + ")";
+      break;
+    case LoopOp::maximum:
+      e = "ts_maximum(" + a[0] + ", " + a[1] + ")";
+      break;
+    case LoopOp::minimum:
+      e = "ts_minimum(" + a[0] + ", " + a[1] + ")";
+      break;
+    case LoopOp::eq:
+      e = a[0] + " == " + a[1];
+      break;
+    case LoopOp::ne:
+      e = a[0] + " != " + a[1];
+      break;
+    case LoopOp::lt:
+      e = a[0] + " < " + a[1];
+      break;
+    case LoopOp::le:
+      e = a[0] + " <= " + a[1];
+      break;
+    case LoopOp::gt:
+      e = a[0] + " > " + a[1];
+      break;
+    case LoopOp::ge:
+      e = a[0] + " >= " + a[1];
+      break;
+    case LoopOp::logical_and:
+      e = a[0] + " && " + a[1];
+      break;
+    case LoopOp::logical_or:
+      e = a[0] + " || " + a[1];
+      break;
+    case LoopOp::logical_not:
+      e = "!" + a[0];
+      break;
+    case LoopOp::where:
+      e = a[0] + " ? " + a[1] + " : " + a[2];
+      break;
+    case LoopOp::neg:
+      e = "-" + a[0];
+      break;
+    case LoopOp::abs:
+      e = fp ? "fabsf(" + a[0] + ")" : "ts_abs(" + a[0] + ")";
+      break;
+    case LoopOp::relu:
+      e = "ts_relu(" + a[0] + ")";
+      break;
+    case LoopOp::exp:
+      e = "expf(" + a[0] + ")";
+      break;
+    case LoopOp::log:
+      e = "logf(" + a[0] + ")";
+      break;
+    case LoopOp::sin:
+      e = "sinf(" + a[0] + ")";
+      break;
+    case LoopOp::cos:
+      e = "cosf(" + a[0] + ")";
+      break;
+    case LoopOp::tanh:
+      e = "tanhf(" + a[0] + ")";
+      break;
+    case LoopOp::sigmoid:
+      e = "1.0f / (1.0f + expf(-" + a[0] + "))";
+      break;
+    case LoopOp::sqrt:
+      e = "sqrtf(" + a[0] + ")";
+      break;
+    case LoopOp::rsqrt:
+      e = "1.0f / sqrtf(" + a[0] + ")";
+      break;
+    case LoopOp::erf:
+      e = "erff(" + a[0] + ")";
+      break;
+    case LoopOp::isnan:
+      e = "(" + a[0] + " != " + a[0] + ")";
+      break;
+    }
+    return define(e, loop_op_result(op, dtype));
+  }
+
+  std::string expr(LoopValue v) const { return exprs_.at(static_cast<std::size_t>(v.id)); }
+
+  // Declares a mutable variable (an accumulator) and returns its name.
+  std::string variable(const std::string& stem, const std::string& type, const std::string& init) {
+    const std::string name = stem + std::to_string(vars_++);
+    line(type + " " + name + " = " + init + ";");
+    return name;
+  }
+
+  LoopValue named(const std::string& name, DType d) { return literal_value(name, d); }
+
+private:
+  static std::string zero(DType compute) {
+    return compute == DType::Float32 ? "0.0f" : compute == DType::Bool ? "false" : "0LL";
+  }
+  static std::string to_compute(const std::string& raw, DType st) {
+    switch (st) {
+    case DType::Float16:
+      return "ts_f16_to_f32(" + raw + ")";
+    case DType::BFloat16:
+      return "ts_bf16_to_f32(" + raw + ")";
+    case DType::Int32:
+      return "(long long)" + raw;
+    case DType::Bool:
+      return "(" + raw + " != 0)";
+    default:
+      return raw;
+    }
+  }
+  static std::string to_storage(const std::string& v, DType st) {
+    switch (st) {
+    case DType::Float16:
+      return "ts_f32_to_f16(" + v + ")";
+    case DType::BFloat16:
+      return "ts_f32_to_bf16(" + v + ")";
+    case DType::Int32:
+      return "(int)" + v;
+    case DType::Bool:
+      return "(unsigned char)(" + v + " ? 1 : 0)";
+    default:
+      return v;
+    }
+  }
+
+  // `read` from the row cache when an earlier stage read it, else read and kept there.
+  LoopValue cached(const std::string& read, DType d) {
+    auto it = row_cache_.find(read);
+    if (it != row_cache_.end()) {
+      return define(it->second + "[" + slot_expr_ + "]", d);
+    }
+    const LoopValue v = define(read, d);
+    const std::string name = "row_cache" + std::to_string(row_cache_.size());
+    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') +
+                             value_type(d) + " " + name + "[" + std::to_string(cache_slots_) +
+                             "];\n";
+    lines_.insert(decl_pos_, decl);
+    decl_pos_ += decl.size();
+    line(name + "[" + slot_expr_ + "] = " + expr(v) + ";");
+    row_cache_[read] = name;
+    return v;
+  }
+
+  LoopValue literal_value(const std::string& text, DType d) {
+    exprs_.push_back(text);
+    return {static_cast<std::int32_t>(exprs_.size() - 1), d};
+  }
+  // A value for `e`: the variable an enclosing scope already holds for it, or a new one.
+  LoopValue define(const std::string& e, DType d) {
+    for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
+      auto it = scope->find(e);
+      if (it != scope->end() && it->second.dtype == d) {
+        return it->second;
+      }
+    }
+    const std::string name = "tmp" + std::to_string(tmps_++);
+    line("const " + value_type(d) + " " + name + " = " + e + ";");
+    const LoopValue v = literal_value(name, d);
+    cse_.back()[e] = v;
+    return v;
+  }
+
+  const KernelPlan& k_;
+  const LoweredGraph& ir_;
+  std::map<BufferId, std::string> names_;
+  std::map<BufferId, bool> stored_;
+  std::string lines_;
+  int indent_ = 0;
+  bool row_level_ = false;
+  int cache_slots_ = 0;
+  std::string slot_expr_;
+  std::size_t decl_pos_ = 0;
+  int decl_indent_ = 0;
+  std::map<std::string, std::string> row_cache_;
+  bool checks_indices_ = false;
+  std::vector<std::string> exprs_;
+  std::vector<std::map<std::string, LoopValue>> cse_{1};
+  std::vector<std::vector<std::pair<std::pair<BufferId, Expr>, LoopValue>>> scopes_{1};
+  std::vector<std::string> masks_;
+  int tmps_ = 0;
+  int vars_ = 0;
+};
+
+// Whether two arguments of `k` can be the same memory (buffers planned into one allocation):
+// then no argument is declared __restrict__.
+bool args_may_alias(const Schedule& s, const KernelPlan& k) {
+  std::set<std::int32_t> slots;
+  for (const KernelArg& a : k.args) {
+    const BufferPlan& p = s.buffers[static_cast<std::size_t>(a.buffer)];
+    if (p.source == BufferPlan::Source::Slot || p.source == BufferPlan::Source::Output) {
+      if (!slots.insert(p.slot).second) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan& k,
+                      const LoweredGraph& ir, const std::string& name, int max_threads) {
+  const std::string restrict = args_may_alias(s, k) ? "" : " __restrict__";
+  std::string out = "extern \"C\" __global__ void __launch_bounds__(" +
+                    std::to_string(max_threads) + ") " + name + "(";
+  for (const KernelArg& a : k.args) {
+    const std::string t = storage_type(ir.buffer(a.buffer).layout.dtype);
+    out += (a.role == ArgRole::In ? "const " + t : t) + "*" + restrict + " " +
+           p.arg_name(a.buffer) + ", ";
+  }
+  out += "int* __restrict__ ts_status";
+  for (std::size_t i = 0; i < ir.symbol_count; ++i) {
+    out += ", const long long s" + std::to_string(i);
+  }
+  return out + ")";
+}
+
+// The nodes of a stage without a loop of its own.
+void straight_line(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir) {
+  for (const FusedNode& n : st.nodes) {
+    const Buffer& b = ir.buffer(n.buffer);
+    const LoopValue v = run_body(b, p, n.index, n.rindex);
+    if (b.kind == BufferKind::Reduction) {
+      p.store(b.id, b.layout.index(n.index), v); // a reduction over nothing
+    }
+  }
+}
+
+void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
+                     const LaunchConfig& c) {
+  const Expr xnumel = product(k.outer);
+  const std::string u = std::to_string(c.unroll);
+  p.line("const long long xnumel = " + xnumel.str() + ";");
+  p.line("const long long ts_step = (long long)gridDim.x * blockDim.x * " + u + ";");
+  p.open("for (long long ts_base = (long long)blockIdx.x * blockDim.x * " + u +
+         " + threadIdx.x; ts_base < xnumel; ts_base += ts_step)");
+  p.line("#pragma unroll");
+  p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
+  p.line("const long long xindex = ts_base + (long long)ts_u * blockDim.x;");
+  p.open("if (xindex < xnumel)");
+  for (const std::string& d : delinearized('x', "xindex", k.outer)) {
+    p.line(d);
+  }
+  for (const LoopStage& st : k.stages) {
+    straight_line(p, st, ir);
+  }
+  p.close();
+  p.close();
+  p.close();
+}
+
+// The row length of a kernel whose looping stages all loop over the same constant row, short
+// enough to keep in registers (a persistent reduction, as Triton's); nullopt otherwise.
+constexpr std::int64_t kMaxPersistentRow = 8192;
+std::optional<Expr> persistent_rows(const KernelPlan& k) {
+  const std::vector<Expr>* inner = nullptr;
+  for (const LoopStage& st : k.stages) {
+    if (st.inner.empty()) {
+      continue;
+    }
+    if (inner != nullptr && *inner != st.inner) {
+      return std::nullopt;
+    }
+    inner = &st.inner;
+  }
+  if (inner == nullptr) {
+    return std::nullopt;
+  }
+  const Expr r = product(*inner);
+  if (!r.is_constant() || r.constant_value() <= 0 || r.constant_value() > kMaxPersistentRow) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+// Threads for a row of `r` elements, `unroll` per round: two rounds, 32 to 1024 threads.
+int row_block(std::int64_t r, int unroll) {
+  int threads = 32;
+  while (threads * 2 * unroll < r && threads < 1024) {
+    threads *= 2;
+  }
+  return threads;
+}
+
+void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
+                     const LaunchConfig& c, std::vector<Expr>& rnumels, int persistent_block) {
+  const Expr xnumel = product(k.outer);
+  p.line("const long long xnumel = " + xnumel.str() + ";");
+  p.open("for (long long xindex = blockIdx.x; xindex < xnumel; xindex += gridDim.x)");
+  for (const std::string& d : delinearized('x', "xindex", k.outer)) {
+    p.line(d);
+  }
+  int rounds = 0;
+  if (persistent_block > 0) {
+    const std::int64_t r = persistent_rows(k)->constant_value();
+    const std::int64_t per_round = static_cast<std::int64_t>(persistent_block) * c.unroll;
+    rounds = static_cast<int>((r + per_round - 1) / per_round);
+    p.set_row_cache(rounds * c.unroll, "ts_r * " + std::to_string(c.unroll) + " + ts_u");
+    p.mark_declarations();
+  }
+  bool first = true;
+  for (const LoopStage& st : k.stages) {
+    if (!first) {
+      p.line("__syncthreads(); // the stage before wrote what this one may read");
+    }
+    first = false;
+    p.set_row_level(true);
+    if (st.inner.empty()) {
+      straight_line(p, st, ir);
+      continue;
+    }
+    struct Acc {
+      const FusedNode* node;
+      std::string name;
+      std::string index; // argmax
+    };
+    std::vector<Acc> accs;
+    for (const FusedNode& n : st.nodes) {
+      const Buffer& b = ir.buffer(n.buffer);
+      if (b.kind != BufferKind::Reduction) {
+        continue;
+      }
+      Acc a{&n, p.variable("acc", value_type(b.accumulate), init_text(b.reduction, b.accumulate)),
+            ""};
+      if (b.reduction == ReductionType::argmax) {
+        a.index = p.variable("acc_index", "long long", "0LL");
+      }
+      accs.push_back(a);
+    }
+    const Expr rnumel = product(st.inner);
+    rnumels.push_back(rnumel);
+    p.set_row_level(false);
+    // Each thread takes `unroll` elements a block-width apart per round: independent loads in
+    // flight while the accumulator's chain waits.
+    const std::string u = std::to_string(c.unroll);
+    p.line("const long long rnumel" + std::to_string(rnumels.size() - 1) + " = " + rnumel.str() +
+           ";");
+    const std::string rn = "rnumel" + std::to_string(rnumels.size() - 1);
+    if (rounds > 0) {
+      // A persistent row: a fixed number of rounds, unrolled, so the row cache is registers.
+      p.line("#pragma unroll");
+      p.open("for (int ts_r = 0; ts_r < " + std::to_string(rounds) + "; ++ts_r)");
+      p.line("#pragma unroll");
+      p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
+      p.line("const long long rindex = threadIdx.x + (long long)(ts_r * " + u + " + ts_u) * " +
+             std::to_string(persistent_block) + ";");
+    } else {
+      p.open("for (long long ts_rbase = threadIdx.x; ts_rbase < " + rn +
+             "; ts_rbase += (long long)blockDim.x * " + u + ")");
+      p.line("#pragma unroll");
+      p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
+      p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.x;");
+    }
+    p.open("if (rindex < " + rn + ")");
+    for (const std::string& d : delinearized('r', "rindex", st.inner)) {
+      p.line(d);
+    }
+    for (const FusedNode& n : st.nodes) {
+      const Buffer& b = ir.buffer(n.buffer);
+      LoopValue v = run_body(b, p, n.index, n.rindex);
+      if (b.kind != BufferKind::Reduction) {
+        continue;
+      }
+      const Acc* acc = nullptr;
+      for (const Acc& a : accs) {
+        acc = a.node == &n ? &a : acc;
+      }
+      const std::string x = p.expr(p.cast(v, b.accumulate));
+      switch (b.reduction) {
+      case ReductionType::sum:
+        p.line(acc->name + " += " + x + ";");
+        break;
+      case ReductionType::max:
+        p.line(acc->name + " = ts_maximum(" + acc->name + ", " + x + ");");
+        break;
+      case ReductionType::min:
+        p.line(acc->name + " = ts_minimum(" + acc->name + ", " + x + ");");
+        break;
+      case ReductionType::argmax: {
+        const Expr linear = dot(n.rindex, contiguous_strides(b.reduction_ranges));
+        p.line("ts_argmax_combine(" + acc->name + ", " + acc->index + ", " + x + ", (long long)(" +
+               linear.str() + "));");
+        break;
+      }
+      }
+    }
+    p.close();
+    p.close();
+    p.close();
+    p.set_row_level(true);
+    for (const Acc& a : accs) {
+      const Buffer& b = ir.buffer(a.node->buffer);
+      const std::string t = value_type(b.accumulate);
+      switch (b.reduction) {
+      case ReductionType::sum:
+        p.line(a.name + " = ts_block_reduce(" + a.name + ", TsSum(), (" + t + ")0);");
+        break;
+      case ReductionType::max:
+        p.line(a.name + " = ts_block_reduce(" + a.name + ", TsMax(), " +
+               init_text(ReductionType::max, b.accumulate) + ");");
+        break;
+      case ReductionType::min:
+        p.line(a.name + " = ts_block_reduce(" + a.name + ", TsMin(), " +
+               init_text(ReductionType::min, b.accumulate) + ");");
+        break;
+      case ReductionType::argmax:
+        p.line("ts_block_argmax(" + a.name + ", " + a.index + ");");
+        break;
+      }
+      const bool argmax = b.reduction == ReductionType::argmax;
+      p.store(b.id, b.layout.index(a.node->index),
+              p.named(argmax ? a.index : a.name, argmax ? DType::Int64 : b.accumulate));
+    }
+  }
+  p.set_row_level(false);
+  p.line("__syncthreads(); // the next row reuses the reductions' shared memory");
+  p.close();
+}
+
+} // namespace
+
+LaunchConfig default_config(KernelShape shape) {
+  // A reduction's block 0: sized per launch to the row (launch_dims in the kernel compiler).
+  return shape == KernelShape::Pointwise ? LaunchConfig{256, 4} : LaunchConfig{0, 4};
+}
+
+KernelShape kernel_shape(const KernelPlan& k) {
+  return k.pointwise_only() ? KernelShape::Pointwise : KernelShape::Reduction;
+}
+
+KernelSource generate_kernel(const Schedule& s, std::size_t index, const LoweredGraph& ir,
+                             const LaunchConfig& config) {
+  const KernelPlan& k = s.kernels.at(index);
+  KernelSource out;
+  out.shape = kernel_shape(k);
+  out.config = config;
+  out.name = k.name;
+  out.xnumel = product(k.outer);
+  CudaPrinter p(k, ir);
+  if (out.shape == KernelShape::Pointwise) {
+    print_pointwise(p, k, ir, config);
+  } else {
+    // A constant row short enough is persistent: its block is fixed here (the rounds and the
+    // register arrays depend on it), so max-autotune leaves it.
+    int persistent_block = 0;
+    if (std::optional<Expr> r = persistent_rows(k)) {
+      persistent_block =
+          config.block > 0 ? config.block : row_block(r->constant_value(), config.unroll);
+      out.config.block = persistent_block;
+      out.persistent = true;
+    }
+    print_reduction(p, k, ir, out.config, out.rnumels, persistent_block);
+  }
+  out.checks_indices = p.checks_indices();
+  const int max_threads = 1024; // max-autotune launches any block size up to this
+  out.text = signature(p, s, k, ir, out.name, max_threads) + " {\n" + p.text() + "}\n";
+  return out;
+}
+
+const std::string& prelude() {
+  static const std::string text =
+      R"(// torchscope generated CUDA (docs/COMPILER.md, "GPU code generation")
+#define TS_INF __int_as_float(0x7f800000)
+#define TS_NAN __int_as_float(0x7fc00000)
+__device__ __forceinline__ float ts_f16_to_f32(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ unsigned short ts_f32_to_f16(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float ts_bf16_to_f32(unsigned short b) {
+  return __uint_as_float(((unsigned)b) << 16);
+}
+__device__ __forceinline__ unsigned short ts_f32_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+__device__ __forceinline__ float ts_round_f16(float f) { return ts_f16_to_f32(ts_f32_to_f16(f)); }
+__device__ __forceinline__ float ts_round_bf16(float f) { return ts_bf16_to_f32(ts_f32_to_bf16(f)); }
+__device__ __forceinline__ float ts_maximum(float a, float b) { return (a > b || a != a) ? a : b; }
+__device__ __forceinline__ float ts_minimum(float a, float b) { return (a < b || a != a) ? a : b; }
+__device__ __forceinline__ long long ts_maximum(long long a, long long b) { return a > b ? a : b; }
+__device__ __forceinline__ long long ts_minimum(long long a, long long b) { return a < b ? a : b; }
+__device__ __forceinline__ float ts_relu(float a) { return (a > 0.0f || a != a) ? a : 0.0f; }
+__device__ __forceinline__ long long ts_relu(long long a) { return a > 0 ? a : 0; }
+__device__ __forceinline__ long long ts_abs(long long a) { return a < 0 ? -a : a; }
+__device__ long long ts_int_pow(long long base, long long e) {
+  if (e < 0) return base == 1 ? 1 : (base == -1 ? ((e & 1) ? -1 : 1) : 0);
+  unsigned long long r = 1, b = (unsigned long long)base;
+  while (e > 0) {
+    if (e & 1) r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return (long long)r;
+}
+// A row index read from data: out of range raises the status flag and reads row 0.
+__device__ __forceinline__ long long ts_check_row(long long r, long long rows, bool active,
+                                                  int* status) {
+  if (r < 0 || r >= rows) {
+    if (active) *status = 1;
+    return 0;
+  }
+  return r;
+}
+struct TsSum {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+struct TsMax {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return ts_maximum(a, b); }
+};
+struct TsMin {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return ts_minimum(a, b); }
+};
+template <class T, class F> __device__ __forceinline__ T ts_warp_reduce(T v, F f) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+// Every thread of the block gets the block's result (blockDim.x a multiple of 32).
+template <class T, class F> __device__ T ts_block_reduce(T v, F f, T identity) {
+  __shared__ T partials[32];
+  v = ts_warp_reduce(v, f);
+  if (blockDim.x <= 32) return v;
+  const int lane = threadIdx.x & 31;
+  __syncthreads();
+  if (lane == 0) partials[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = lane < (int)((blockDim.x + 31) >> 5) ? partials[lane] : identity;
+  return ts_warp_reduce(v, f);
+}
+// argmax: the larger value, NaN above all, the first index among equals.
+template <class T> __device__ __forceinline__ bool ts_argmax_better(T bv, long long bi, T av, long long ai) {
+  if (av != av) return bv != bv && bi < ai;
+  if (bv != bv) return true;
+  return bv > av || (bv == av && bi < ai);
+}
+template <class T> __device__ __forceinline__ void ts_argmax_combine(T& v, long long& i, T ov, long long oi) {
+  if (ts_argmax_better(ov, oi, v, i)) { v = ov; i = oi; }
+}
+template <class T> __device__ __forceinline__ void ts_warp_argmax(T& v, long long& i) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const T ov = __shfl_xor_sync(0xffffffffu, v, o);
+    const long long oi = __shfl_xor_sync(0xffffffffu, i, o);
+    ts_argmax_combine(v, i, ov, oi);
+  }
+}
+template <class T> __device__ void ts_block_argmax(T& v, long long& i) {
+  __shared__ T values[32];
+  __shared__ long long indices[32];
+  ts_warp_argmax(v, i);
+  if (blockDim.x <= 32) return;
+  const int lane = threadIdx.x & 31;
+  __syncthreads();
+  if (lane == 0) { values[threadIdx.x >> 5] = v; indices[threadIdx.x >> 5] = i; }
+  __syncthreads();
+  const int w = lane < (int)((blockDim.x + 31) >> 5) ? lane : 0; // repeats change no argmax
+  v = values[w];
+  i = indices[w];
+  ts_warp_argmax(v, i);
+}
+)";
+  return text;
+}
+
+std::string module_source(const std::vector<KernelSource>& kernels) {
+  std::string out = prelude();
+  for (const KernelSource& k : kernels) {
+    out += "\n" + k.text;
+  }
+  return out;
+}
+
+} // namespace compiler::inductor::cuda_codegen

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""PyTorch's torch.compile on the ops and sizes of bench_cuda_codegen (the GPU code
+generator's benchmark), timed the same way: CUDA events around back-to-back calls, the median
+of 7 groups, after two warm-up calls. Prints "RESULT torch_<key> <value>" lines that
+scripts/bench-cuda-codegen.sh sets beside ours. Needs a GPU and PyTorch with Triton."""
+import sys
+import time
+
+import torch
+
+torch.backends.cuda.matmul.allow_tf32 = False  # fp32 GEMMs, as ours (cuBLAS, no TF32)
+torch.backends.cudnn.allow_tf32 = False
+
+
+def gpu_us(fn, per_group):
+    fn()
+    fn()
+    torch.cuda.synchronize()
+    groups = []
+    for _ in range(7):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(per_group):
+            fn()
+        stop.record()
+        stop.synchronize()
+        groups.append(start.elapsed_time(stop) * 1000.0 / per_group)
+    return sorted(groups)[3]
+
+
+def call_us(fn, per_group):
+    """(host us per call on an idle device, wall us per call back to back), medians of 9."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    host, wall = [], []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        for _ in range(per_group):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        t2 = time.perf_counter()
+        host.append((t1 - t0) * 1e6 / per_group)
+        wall.append((t2 - t0) * 1e6 / per_group)
+    return sorted(host)[4], sorted(wall)[4]
+
+
+def wave(sizes, seed):
+    n = 1
+    for s in sizes:
+        n *= s
+    i = torch.arange(n, dtype=torch.float64, device="cuda")
+    return torch.sin(0.37 * i + seed).to(torch.float32).reshape(sizes)
+
+
+def result(key, value):
+    print(f"RESULT torch_{key} {value:.3f}", flush=True)
+
+
+def main():
+    quick = "--quick" in sys.argv
+    reps = 3 if quick else 20
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}", flush=True)
+
+    n = 1 << 28  # 1 GiB of floats
+    src = torch.empty(n, device="cuda")
+    dst = torch.empty(n, device="cuda")
+    us = gpu_us(lambda: dst.copy_(src), reps)
+    copy_gbps = 2.0 * n * 4 / (us * 1e3)
+    result("copy_gbps", copy_gbps)
+    del src, dst
+
+    def report(key, nbytes, us):
+        result(f"{key}_us", us)
+        result(f"{key}_pct_of_copy", 100.0 * nbytes / (us * 1e3) / copy_gbps)
+
+    def chain(a, b):
+        x = a * b
+        x = x + a
+        x = x - b
+        x = torch.relu(x)
+        x = torch.abs(x)
+        x = torch.where(x > 0.5, x, b)
+        return x * a
+
+    m = 16 << 20
+    a, b = wave([m], 1), wave([m], 2)
+    f = torch.compile(chain)
+    report("pointwise", 3.0 * m * 4, gpu_us(lambda: f(a, b), reps))
+
+    x = wave([4096, 4096], 3)
+    f = torch.compile(lambda t: torch.softmax(t, -1))
+    report("softmax", 2.0 * 4096 * 4096 * 4, gpu_us(lambda: f(x), reps))
+
+    x, w, bias = wave([8192, 1024], 4), wave([1024], 5), wave([1024], 6)
+    f = torch.compile(lambda t, wt, bs: torch.nn.functional.layer_norm(t, [1024], wt, bs))
+    report("layer_norm", 2.0 * 8192 * 1024 * 4, gpu_us(lambda: f(x, w, bias), reps))
+
+    x = wave([4096, 1024], 7)
+    w1, b1 = wave([4096, 1024], 8) * 0.03, wave([4096], 9)
+    w2, b2 = wave([1024, 4096], 10) * 0.03, wave([1024], 11)
+
+    def mlp(t, l1, c1, l2, c2):
+        h = torch.nn.functional.gelu(torch.addmm(c1, t, l1.t()))
+        h = torch.nn.functional.layer_norm(h, [4096])
+        return torch.softmax(torch.addmm(c2, h, l2.t()), -1)
+
+    f = torch.compile(mlp)
+    result("mlp_forward_us", gpu_us(lambda: f(x, w1, b1, w2, b2), 2 if quick else 10))
+
+    def twenty(t):
+        y = t
+        for _ in range(5):
+            y = torch.softmax(y, 0)
+            y = torch.softmax(y, 1)
+        return y
+
+    x = wave([32, 32], 12)
+    plain = torch.compile(twenty)
+    graphs = torch.compile(twenty, mode="reduce-overhead")
+    host, wall = call_us(lambda: plain(x), 16)
+    result("twenty_plain_us", host)
+    result("twenty_plain_wall_us", wall)
+    host, wall = call_us(lambda: graphs(x), 16)
+    result("twenty_graph_us", host)
+    result("twenty_graph_wall_us", wall)
+
+
+if __name__ == "__main__":
+    main()

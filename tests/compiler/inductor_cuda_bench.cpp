@@ -1,0 +1,232 @@
+// bench_cuda_codegen: the GPU code generator's figures (issue 13), on the GPU machine:
+//   - the yardstick: a device-to-device copy of 1 GiB (bytes read + written per second);
+//   - generated kernels against it: the 8-op pointwise chain over two 16M-float inputs,
+//     softmax over 4096 x 4096, layer_norm over 8192 x 1024 (bandwidth counting each input read
+//     once and each output written once);
+//   - an MLP forward step (Linear 1024->4096, GELU, LayerNorm, Linear 4096->1024, softmax; batch
+//     4096) per call;
+//   - reduce-overhead: the per-call overhead of a 20-kernel graph on small tensors (softmax over
+//     alternating dims: 20 reductions that cannot fuse), plain launches against CUDA graph
+//     replays: the host's time per call on an idle device (what reduce-overhead removes), and
+//     the wall time per call back to back (which the device's time bounds from below).
+// Each figure is the median of several timed groups (CUDA events around back-to-back calls).
+// Lines starting "RESULT" are for scripts/bench-cuda-codegen.sh, which prints PyTorch 2.11's
+// torch.compile figures for the same ops and sizes beside them.
+#include "compiler/capture/compile.h"
+#include "compiler/cuda/cuda.h"
+#include "compiler/inductor/metrics.h"
+#include "compiler/ops/ops.h"
+#include "cuda/runtime.h"
+#include "inductor_test_data.h"
+#include "pointwise_chain.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+using namespace compiler;
+
+namespace {
+
+// Median microseconds per call of `fn` (GPU time of `per_group` back-to-back calls, 7 groups).
+double gpu_us(const std::function<void()>& fn, int per_group) {
+  cuda::DeviceContext& ctx = cuda::current_context();
+  cuda::Event start(ctx, true);
+  cuda::Event stop(ctx, true);
+  fn(); // warm-up (compiles, autotunes, records)
+  fn();
+  ctx.synchronize();
+  std::vector<double> groups;
+  for (int g = 0; g < 7; ++g) {
+    start.record(ctx.current_stream());
+    for (int i = 0; i < per_group; ++i) {
+      fn();
+    }
+    stop.record(ctx.current_stream());
+    stop.synchronize();
+    groups.push_back(static_cast<double>(stop.elapsed_ms(start)) * 1000.0 / per_group);
+  }
+  std::sort(groups.begin(), groups.end());
+  return groups[3];
+}
+
+struct CallTimes {
+  double host_us = 0.0; // the caller's time per call (queueing the work), the device idle
+  double wall_us = 0.0; // per call until the device has finished, back to back
+};
+
+// Per-call times of `fn`, medians of 9 groups: the host's cost of a call (`per_group` calls
+// queued on an idle device, few enough that the launch queue never fills) and the wall time of
+// a call run back to back (`per_group` calls, then a synchronisation).
+CallTimes call_us(const std::function<void()>& fn, int per_group) {
+  cuda::DeviceContext& ctx = cuda::current_context();
+  for (int i = 0; i < 3; ++i) {
+    fn();
+  }
+  ctx.synchronize();
+  std::vector<double> host;
+  std::vector<double> wall;
+  for (int g = 0; g < 9; ++g) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < per_group; ++i) {
+      fn();
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    ctx.synchronize();
+    const auto t2 = std::chrono::steady_clock::now();
+    host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / per_group);
+    wall.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count() / per_group);
+  }
+  std::sort(host.begin(), host.end());
+  std::sort(wall.begin(), wall.end());
+  return {host[4], wall[4]};
+}
+
+Tensor gpu_wave(std::vector<std::int64_t> sizes, double seed, double amplitude = 1.0) {
+  return inductor_test::wave(std::move(sizes), seed, amplitude).to(Device::cuda(0));
+}
+
+void result(const char* key, double value) {
+  std::printf("RESULT %s %.3f\n", key, value);
+}
+
+// The tuned figures' mode: launch configurations and matmuls measured, no CUDA graphs.
+constexpr const char* kTuned = "max-autotune-no-cudagraphs";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 1 && !quick) {
+    std::printf("usage: bench_cuda_codegen [--quick]\n"
+                "Prints the GPU code generator's bandwidth, MLP and reduce-overhead figures.\n");
+    return std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  }
+  if (!cuda::is_available()) {
+    std::printf("no usable GPU: %s\n", cuda::unavailable_reason().c_str());
+    return 0;
+  }
+  cuda::DeviceContext& ctx = cuda::context_of(Device::cuda(0));
+  std::printf("device: %s\n", ctx.properties().name.c_str());
+  const int reps = quick ? 3 : 20;
+
+  // The yardstick: a device-to-device copy of 1 GiB.
+  const std::size_t copy_bytes = std::size_t{1} << 30;
+  Storage src(copy_bytes, Device::cuda(0));
+  Storage dst(copy_bytes, Device::cuda(0));
+  const double copy_us = gpu_us(
+      [&] {
+        TORCHSCOPE_CU(cuMemcpyDtoDAsync, reinterpret_cast<CUdeviceptr>(dst.data()),
+                      reinterpret_cast<CUdeviceptr>(src.data()), copy_bytes, ctx.current_stream());
+      },
+      reps);
+  const double copy_gbps = 2.0 * static_cast<double>(copy_bytes) / (copy_us * 1e3);
+  std::printf("%-44s %9.1f GB/s\n", "device-to-device copy, 1 GiB", copy_gbps);
+  result("copy_gbps", copy_gbps);
+
+  auto bandwidth = [&](const char* name, const char* key, double bytes, double us) {
+    const double gbps = bytes / (us * 1e3);
+    std::printf("%-44s %9.1f us %9.1f GB/s %6.1f%% of the copy\n", name, us, gbps,
+                100.0 * gbps / copy_gbps);
+    result((std::string(key) + "_us").c_str(), us);
+    result((std::string(key) + "_pct_of_copy").c_str(), 100.0 * gbps / copy_gbps);
+  };
+
+  // Each op compiled twice: as is, and with max-autotune (launch configurations and matmuls
+  // measured; no CUDA graphs, so the figure times the kernels).
+  {
+    auto chain = [](const Tensor& a, const Tensor& b) {
+      return inductor_test::pointwise_chain(a, b);
+    };
+    const std::int64_t n = std::int64_t{16} << 20;
+    const Tensor a = gpu_wave({n}, 1);
+    const Tensor b = gpu_wave({n}, 2);
+    auto cf = compile(chain, {.name = "pointwise_chain"});
+    auto tuned = compile(chain, {.name = "pointwise_chain_tuned", .mode = kTuned});
+    bandwidth("pointwise chain (8 ops, 2 x 16M floats)", "pointwise", 3.0 * n * 4,
+              gpu_us([&] { cf(a, b); }, reps));
+    bandwidth("  max-autotune", "pointwise_tuned", 3.0 * n * 4, gpu_us([&] { tuned(a, b); }, reps));
+  }
+  {
+    const Tensor x = gpu_wave({4096, 4096}, 3);
+    auto f = [](const Tensor& t) { return softmax(t, -1); };
+    auto cf = compile(f, {.name = "softmax"});
+    auto tuned = compile(f, {.name = "softmax_tuned", .mode = kTuned});
+    const double bytes = 2.0 * 4096 * 4096 * 4;
+    bandwidth("softmax 4096 x 4096", "softmax", bytes, gpu_us([&] { cf(x); }, reps));
+    bandwidth("  max-autotune", "softmax_tuned", bytes, gpu_us([&] { tuned(x); }, reps));
+  }
+  {
+    const Tensor x = gpu_wave({8192, 1024}, 4);
+    const Tensor w = gpu_wave({1024}, 5);
+    const Tensor b = gpu_wave({1024}, 6);
+    auto f = [](const Tensor& t, const Tensor& wt, const Tensor& bs) {
+      return layer_norm(t, {1024}, wt, bs);
+    };
+    auto cf = compile(f, {.name = "layer_norm"});
+    auto tuned = compile(f, {.name = "layer_norm_tuned", .mode = kTuned});
+    const double bytes = 2.0 * 8192 * 1024 * 4;
+    bandwidth("layer_norm 8192 x 1024", "layer_norm", bytes, gpu_us([&] { cf(x, w, b); }, reps));
+    bandwidth("  max-autotune", "layer_norm_tuned", bytes, gpu_us([&] { tuned(x, w, b); }, reps));
+  }
+  {
+    const Tensor x = gpu_wave({4096, 1024}, 7);
+    const Tensor w1 = gpu_wave({4096, 1024}, 8, 0.03);
+    const Tensor b1 = gpu_wave({4096}, 9);
+    const Tensor w2 = gpu_wave({1024, 4096}, 10, 0.03);
+    const Tensor b2 = gpu_wave({1024}, 11);
+    auto mlp = [](const Tensor& t, const Tensor& l1, const Tensor& c1, const Tensor& l2,
+                  const Tensor& c2) {
+      Tensor h = gelu(addmm(c1, t, transpose(l1, 0, 1)));
+      h = layer_norm(h, {4096});
+      return softmax(addmm(c2, h, transpose(l2, 0, 1)), -1);
+    };
+    auto cf = compile(mlp, {.name = "mlp"});
+    auto tuned = compile(mlp, {.name = "mlp_tuned", .mode = kTuned});
+    const double us = gpu_us([&] { cf(x, w1, b1, w2, b2); }, quick ? 2 : 10);
+    const double tuned_us = gpu_us([&] { tuned(x, w1, b1, w2, b2); }, quick ? 2 : 10);
+    std::printf("%-44s %9.1f us\n", "MLP forward (4096 x 1024 -> 4096 -> 1024)", us);
+    std::printf("%-44s %9.1f us\n", "  max-autotune", tuned_us);
+    result("mlp_forward_us", us);
+    result("mlp_forward_tuned_us", tuned_us);
+  }
+  {
+    // 20 kernels: softmax over alternating dims, two kernels each (a reduction over columns
+    // cannot fuse with one over rows).
+    auto twenty = [](const Tensor& x) {
+      Tensor y = x;
+      for (int i = 0; i < 5; ++i) {
+        y = softmax(y, 0);
+        y = softmax(y, 1);
+      }
+      return y;
+    };
+    const Tensor x = gpu_wave({32, 32}, 12);
+    auto plain = compile(twenty, {.name = "twenty_kernels"});
+    auto graphs = compile(twenty, {.name = "twenty_kernels_graphs", .mode = "reduce-overhead"});
+    plain(x);
+    inductor::reset_counters();
+    plain(x);
+    const std::int64_t launches = inductor::counters().kernel_launches;
+    const int calls = 16; // 320 launches: the queue never fills
+    const CallTimes p = call_us([&] { plain(x); }, calls);
+    const CallTimes g = call_us([&] { graphs(x); }, calls);
+    std::printf("%-44s %9lld\n", "kernels per call of the 20-kernel graph",
+                static_cast<long long>(launches));
+    std::printf("%-44s %9.1f us host, %7.1f us wall\n", "per call, plain launches", p.host_us,
+                p.wall_us);
+    std::printf("%-44s %9.1f us host, %7.1f us wall\n", "per call, reduce-overhead (CUDA graph)",
+                g.host_us, g.wall_us);
+    std::printf("%-44s %9.1fx host, %6.1fx wall\n", "reduce-overhead's gain", p.host_us / g.host_us,
+                p.wall_us / g.wall_us);
+    result("twenty_kernels_launches", static_cast<double>(launches));
+    result("twenty_plain_us", p.host_us);
+    result("twenty_graph_us", g.host_us);
+    result("twenty_plain_wall_us", p.wall_us);
+    result("twenty_graph_wall_us", g.wall_us);
+  }
+  return 0;
+}

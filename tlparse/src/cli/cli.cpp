@@ -4,6 +4,7 @@
 // delete a folder that does not look like a report, --latest works, and a browser is never opened.
 #include "cli/cli.h"
 
+#include "cli/all_ranks.h"
 #include "cli/report_folder.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
@@ -71,7 +72,8 @@ struct Args {
   std::vector<std::string> positional;
   std::optional<std::string> out;
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
-  bool verbose = false, plain_text = false, fts = false;
+  bool verbose = false, plain_text = false, fts = false, all_ranks = false;
+  bool provenance = false;
   std::string custom_header_html;
   int64_t file_id = 0;
 };
@@ -147,11 +149,14 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
         return usage_error("a value is required for '--file-id <N>'");
       }
       a.file_id = std::atoll(v->c_str());
-    } else if (arg == "-e" || arg == "--export" || arg == "-i" || arg == "--inductor-provenance" ||
-               arg == "--all-ranks-html") {
+    } else if (arg == "--all-ranks-html") {
+      a.all_ranks = true;
+    } else if (arg == "-i" || arg == "--inductor-provenance") {
+      a.provenance = true;
+    } else if (arg == "-e" || arg == "--export") {
       return usage_error("'" + arg +
-                         "' (tlparse 0.4.3's export, provenance and multi-rank "
-                         "modes) is not supported by this version yet");
+                         "' (tlparse 0.4.3's export mode) is not supported by this "
+                         "version yet");
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usage_error("unexpected argument '" + arg + "' found");
     } else {
@@ -234,6 +239,8 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
+} // namespace
+
 void print_file_summary(const ingest::FileResult& f) {
   std::cerr << f.stats.to_tlparse_string() << "\n";
   if (!f.unknown_keys.empty()) {
@@ -257,6 +264,8 @@ void print_file_summary(const ingest::FileResult& f) {
     std::cerr << "Data health: " << health << " (details in index.sqlite: bad_lines, health)\n";
   }
 }
+
+namespace {
 
 ingest::IngestOptions ingest_options(const Args& a, Progress& progress) {
   ingest::IngestOptions o;
@@ -338,6 +347,7 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.plain_text = a.plain_text;
   opts.custom_header_html = a.custom_header_html;
   opts.file_id = a.file_id;
+  opts.inductor_provenance = a.provenance;
   opts.raw_log_source = raw_log;
   opts.index_path = index_path; // lets the renderer stream big files on extra threads
   opts.cancel = &g_interrupted;
@@ -464,6 +474,23 @@ int run(int argc, char** argv) {
   }
   if (a.command == "render") {
     return run_render(a);
+  }
+  if (a.all_ranks) {
+    if (a.latest) {
+      return fail("--latest cannot be used with --all-ranks-html");
+    }
+    AllRanksRequest r;
+    r.input = a.positional.front();
+    r.out = a.out.value_or("tl_out");
+    r.overwrite = a.overwrite;
+    r.strict = a.strict;
+    r.verbose = a.verbose;
+    r.plain_text = a.plain_text;
+    r.custom_header_html = a.custom_header_html;
+    r.provenance = a.provenance;
+    r.cancel = &g_interrupted;
+    std::filesystem::path landing;
+    return run_all_ranks(r, landing);
   }
   return run_direct(a);
 }

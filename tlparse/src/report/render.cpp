@@ -7,6 +7,7 @@
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/model/compile_id.h"
+#include "tlparse/report/multi_rank.h"
 
 #include <algorithm>
 #include <chrono>
@@ -195,30 +196,58 @@ void build_lookups(RenderContext& ctx) {
 } // namespace detail
 
 Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader) {
-  std::vector<std::string> out = {files::index_html,
-                                  files::failures_html,
-                                  files::compile_directory,
-                                  files::chromium_events,
-                                  files::raw_jsonl,
-                                  files::raw_log,
-                                  files::index};
+  const std::vector<std::string> per_report = {files::index_html,        files::failures_html,
+                                               files::compile_directory, files::chromium_events,
+                                               files::raw_jsonl,         files::raw_log};
+  std::vector<std::string> out = per_report;
+  out.push_back(files::index);
   auto listed = reader.files();
   if (!listed) {
     return Error{listed.error()};
   }
+  // A report of all ranks (--all-ranks-html) holds each rank's report under rank_<N>/ (the
+  // rank of its file name) and the landing files; a single-rank report, the first file's.
+  std::vector<std::uint32_t> ranks;
   for (const index::File& f : *listed) {
+    const bool ranked = f.rank_from_name && *f.rank_from_name >= 0 &&
+                        *f.rank_from_name <= static_cast<std::int64_t>(UINT32_MAX);
+    std::string prefix;
+    if (ranked) {
+      const auto rank = static_cast<std::uint32_t>(*f.rank_from_name);
+      ranks.push_back(rank);
+      prefix = rank_folder(rank) + "/";
+      for (const std::string& name : per_report) {
+        out.push_back(prefix + name);
+      }
+    }
     auto outputs = reader.outputs(f.id);
     if (!outputs) {
       return Error{outputs.error()};
     }
+    auto keys = reader.compile_keys(f.id);
+    if (!keys) {
+      return Error{keys.error()};
+    }
+    for (const index::CompileKey& k : *keys) {
+      out.push_back(detail::provenance_page_name(k.dir_name));
+    }
     for (const index::Output& o : *outputs) {
       if (o.kind != index::OutputKind::link) {
         out.push_back(o.path);
+        if (ranked) {
+          out.push_back(prefix + o.path);
+        }
         if (o.readable_url && !o.readable_url->empty()) {
           out.push_back(*o.readable_url);
+          if (ranked) {
+            out.push_back(prefix + *o.readable_url);
+          }
         }
       }
     }
+  }
+  for (std::string& name : multi_rank_landing_files(ranks)) {
+    out.push_back(std::move(name));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -388,6 +417,9 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     end_phase("side jobs (waiting)");
     detail::render_compile_directory(ctx);
     detail::render_index_page(ctx, chromium_result.items);
+    if (options.inductor_provenance) {
+      detail::render_provenance_pages(ctx);
+    }
     end_phase("index.html and compile_directory.json");
     if (side_jobs.empty()) {
       raw_log_job();

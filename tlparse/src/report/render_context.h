@@ -144,6 +144,9 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
 void render_failures_page(RenderContext& ctx);
 void render_compile_directory(RenderContext& ctx);
 void render_index_page(RenderContext& ctx, std::uint64_t chromium_events);
+// -i: provenance_tracking_<folder>.html for every compile folder (provenance_pages.cpp).
+void render_provenance_pages(RenderContext& ctx);
+std::string provenance_page_name(std::string_view dir);
 
 // The two streamed files read the whole event table, so they can run on their own thread with
 // their own reader; they touch nothing of a RenderContext.

@@ -1,10 +1,12 @@
 // The tlparse command line (docs/TLPARSE-INGEST.md, "Command line"): tlparse 0.4.3's flags with its
 // exit codes and messages, made safer: output goes to a temporary sibling folder that is renamed
 // into place only when everything succeeded (no empty OUT after an error), --overwrite refuses to
-// delete a folder that does not look like a report, --latest works, and a browser is never opened.
+// delete a folder that does not look like a report, --latest works, and the browser is opened only
+// for a person at a display (cli/browser.h). --all-ranks-html is in cli/all_ranks.cpp.
 #include "cli/cli.h"
 
 #include "cli/all_ranks.h"
+#include "cli/browser.h"
 #include "cli/report_folder.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
@@ -39,6 +41,7 @@ constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "Usage: tlparse [OPTIONS] <PATH>\n"
+    "       tlparse <DIR> --all-ranks-html [OPTIONS]\n"
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]\n"
     "       tlparse render <INDEX> -o <OUT> [--overwrite] [--custom-header-html <HTML>]\n";
 
@@ -49,15 +52,23 @@ constexpr const char* kHelp =
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]   ingest only, write an index\n"
     "       tlparse render <INDEX> -o <OUT> [OPTIONS]          render a report from an index\n\n"
     "Arguments:\n"
-    "  <PATH>  A log file, or a folder (its newest *.log file is used)\n\n"
+    "  <PATH>  A log file, or a folder (its newest *.log file is used; with --all-ranks-html,\n"
+    "          its dedicated_log_torch_trace_rank_<N>*.log files)\n\n"
     "Options:\n"
     "  -o, --out <OUT>              Output folder [default: tl_out]\n"
     "      --overwrite              Replace OUT if it exists. Refuses a non-empty folder that is\n"
     "                               not a previous report (no index.html or index.sqlite)\n"
     "      --latest                 PATH is a folder: use its most recently modified log\n"
+    "      --all-ranks-html         PATH is a folder of rank logs: every rank's report under\n"
+    "                               OUT/rank_<N>/ and a landing page comparing the ranks\n"
+    "                               (compile ids, cache hits, collectives, tensor metadata,\n"
+    "                               runtime estimates, execution order)\n"
+    "  -i, --inductor-provenance    Also write provenance_tracking_<compile>.html: pre-grad\n"
+    "                               graph, post-grad graph and generated code, lines linked\n"
     "      --strict                 Fail (writing nothing) if any line failed to parse\n"
     "      --strict-compile-id      Fail if some events had an invalid compile id\n"
-    "      --no-browser             Accepted for compatibility: a browser is never opened\n"
+    "      --no-browser             Do not open the report in a browser (it is opened only when\n"
+    "                               a display exists, stdout is a terminal and CI is unset)\n"
     "      --custom-header-html <H> HTML inserted at the top of index.html\n"
     "  -v, --verbose                Print every unknown envelope key occurrence\n"
     "  -p, --plain-text             inductor_output_code as plain .txt files\n"
@@ -65,6 +76,7 @@ constexpr const char* kHelp =
     "      --file-id <N>            (render) which file of the index to render [default: first]\n"
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
+    "Not yet supported: -e/--export (tlparse 0.4.3's export report).\n\n"
     "Exit status: 0 success, 1 error (message on stderr), 2 usage error.\n";
 
 struct Args {
@@ -73,7 +85,7 @@ struct Args {
   std::optional<std::string> out;
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
   bool verbose = false, plain_text = false, fts = false, all_ranks = false;
-  bool provenance = false;
+  bool provenance = false, no_browser = false;
   std::string custom_header_html;
   int64_t file_id = 0;
 };
@@ -130,7 +142,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
     } else if (arg == "--strict-compile-id") {
       a.strict_compile_id = true;
     } else if (arg == "--no-browser") {
-      // We never open a browser; accepted so existing scripts keep working.
+      a.no_browser = true;
     } else if (arg == "--custom-header-html") {
       auto v = value("--custom-header-html");
       if (!v) {
@@ -461,6 +473,18 @@ int run_direct(const Args& a) {
   return kExitOk;
 }
 
+// Opens the finished report for a person at a display (cli/browser.h); a failure to open it is
+// a warning, the report is there.
+int show(int rc, const std::filesystem::path& page, const Args& a) {
+  if (rc == kExitOk && browser_wanted(a.no_browser)) {
+    std::string warning;
+    if (!open_in_browser(page, warning)) {
+      std::cerr << "Warning: " << warning << "\n";
+    }
+  }
+  return rc;
+}
+
 } // namespace
 
 int run(int argc, char** argv) {
@@ -490,9 +514,10 @@ int run(int argc, char** argv) {
     r.provenance = a.provenance;
     r.cancel = &g_interrupted;
     std::filesystem::path landing;
-    return run_all_ranks(r, landing);
+    return show(run_all_ranks(r, landing), landing, a);
   }
-  return run_direct(a);
+  const int rc = run_direct(a);
+  return show(rc, normalised_output_path(a.out.value_or("tl_out")) / report::files::index_html, a);
 }
 
 } // namespace tlparse::cli

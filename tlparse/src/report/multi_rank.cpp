@@ -14,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace tlparse::report {
 namespace {
@@ -683,43 +684,78 @@ private:
     return true;
   }
 
-  // Each rank's parsed chromium events with `pid` set to the rank, one pretty array.
+  // Each rank's parsed chromium events with `pid` set to the rank, one pretty array, streamed
+  // to disk. A rank's events repeat (one per step of a training loop), so each distinct payload
+  // is parsed and printed once per rank (a cache bounded like the report's own).
   bool combined_chromium_events() {
-    std::string out;
+    detail::StreamedFile file;
+    if (!folder_.open_stream(files::chromium_events, file)) {
+      return fail("cannot write " + std::string(files::chromium_events) + ": " +
+                  folder_.first_error());
+    }
     std::uint64_t count = 0;
     std::string scratch;
+    constexpr std::size_t kCacheBytes = 12u << 20;
+    std::unordered_map<std::string, std::string> cache; // payload -> indented pretty text
+    std::size_t cache_bytes = 0;
     for (const RankData& d : data_) {
+      cache.clear();
+      cache_bytes = 0;
       const Status st = reader_.for_each_chromium_event(
           d.rank.file_id, [&](const index::ChromiumEvent&, std::string_view payload) {
-            auto parsed = parse_json(payload);
-            if (!parsed) {
-              return true; // the rank's own file skips it too
-            }
-            if (parsed->is_object()) {
-              parsed->set("pid", JsonValue::unsigned_integer(d.rank.rank));
-            }
-            scratch.clear();
-            write_pretty(scratch, *parsed);
-            out.append(count == 0 ? "[\n  " : ",\n  ");
-            for (char c : scratch) {
-              out.push_back(c);
-              if (c == '\n') {
-                out.append("  ");
+            const std::string* text = nullptr;
+            const auto hit = cache.find(std::string(payload));
+            if (hit != cache.end()) {
+              text = &hit->second;
+            } else {
+              auto parsed = parse_json(payload);
+              if (!parsed) {
+                return true; // the rank's own file skips it too
+              }
+              if (parsed->is_object()) {
+                parsed->set("pid", JsonValue::unsigned_integer(d.rank.rank));
+              }
+              std::string pretty;
+              write_pretty(pretty, *parsed);
+              scratch.clear();
+              for (char c : pretty) {
+                scratch.push_back(c);
+                if (c == '\n') {
+                  scratch.append("  ");
+                }
+              }
+              if (cache_bytes + payload.size() + scratch.size() <= kCacheBytes) {
+                cache_bytes += payload.size() + scratch.size() + 96;
+                text = &cache.emplace(std::string(payload), scratch).first->second;
+              } else {
+                text = &scratch;
               }
             }
+            file.buffer().append(count == 0 ? "[\n  " : ",\n  ");
+            file.buffer().append(*text);
+            file.flush_if_large();
             ++count;
             return true;
           });
       if (!st) {
+        folder_.finish_stream(file);
         return fail(st.error());
       }
     }
     result_.findings.has_chromium_events = count > 0;
-    if (count == 0) {
-      return true; // tlparse writes no combined file then
+    file.buffer().append("\n]");
+    if (!folder_.finish_stream(file)) {
+      return fail("cannot write " + std::string(files::chromium_events) + ": " +
+                  folder_.first_error());
     }
-    out.append("\n]");
-    return write(files::chromium_events, out);
+    if (count == 0) {
+      // tlparse writes no combined file when no rank has events.
+      std::error_code ec;
+      std::filesystem::remove(folder_.root() / files::chromium_events, ec);
+      return true;
+    }
+    result_.written.push_back(files::chromium_events);
+    return true;
   }
 
   // The first artifact of each compile folder whose stem starts with `prefix` (JSON only).

@@ -1,0 +1,154 @@
+// `tlparse DIR --all-ranks-html` on messy folders (docs/TLPARSE-MULTI-RANK.md): extra files, a
+// missing rank, a rank whose log stops mid-line (crashed or killed while hung), no rank logs at
+// all, --latest, --overwrite of a previous multi-rank report. The logs are the two ranks of the
+// PyTorch 2.11 DDP/NCCL run committed under tests/data (ranks diverge and the job hangs).
+#include "support/test_paths.h"
+#include "tlparse/index/index_reader.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+#ifdef TORCHSCOPE_TLPARSE_BIN
+constexpr const char* kTlparse = TORCHSCOPE_TLPARSE_BIN;
+#else
+constexpr const char* kTlparse = nullptr;
+#endif
+
+struct Run {
+  int rc = -1;
+  std::string out, err;
+};
+
+Run run_tlparse(const std::string& args, const fs::path& scratch) {
+  const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
+  Run r;
+  const int status = std::system(
+      (std::string(kTlparse) + " " + args + " > '" + out.string() + "' 2> '" + err.string() + "'")
+          .c_str());
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = test_support::read_file(out);
+  r.err = test_support::read_file(err);
+  return r;
+}
+
+fs::path rank_log(int rank) {
+  const fs::path dir = test_support::source_dir() / "tests/data/pytorch-2.11/w14_ddp_nccl";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with("dedicated_log_torch_trace_rank_" +
+                                                 std::to_string(rank) + "_")) {
+      return e.path();
+    }
+  }
+  FAIL("no rank " << rank << " log under " << dir);
+  return {};
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+} // namespace
+
+TEST_CASE("--all-ranks-html on a messy folder: extra files, a missing rank, a crashed rank") {
+  if (kTlparse == nullptr) {
+    TORCHSCOPE_SKIP("the tlparse binary is not built");
+  }
+  test_support::TempDir tmp("multi-rank");
+  const fs::path logs = tmp.path() / "logs";
+  fs::create_directories(logs / "dedicated_log_torch_trace_rank_9.log"); // a folder: ignored
+  fs::copy_file(rank_log(0), logs / "dedicated_log_torch_trace_rank_0_a.log");
+  // Rank 3 (ranks 1 and 2 missing) crashed: its log stops in the middle of a line.
+  const std::string full = test_support::read_file(rank_log(1));
+  write(logs / "dedicated_log_torch_trace_rank_3_b.log", full.substr(0, full.size() * 2 / 3));
+  write(logs / "another.log", "not a rank log\n");
+  write(logs / "notes.txt", "hello\n");
+  write(logs / "dedicated_log_torch_trace_rank_x.log", "no rank number\n");
+
+  const fs::path out = tmp.path() / "out";
+  const Run r =
+      run_tlparse("'" + logs.string() + "' --all-ranks-html -o '" + out.string() + "' --no-browser",
+                  tmp.path());
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("Multi-rank report generated under") != std::string::npos);
+  CHECK(r.out.find("Processing rank 0") != std::string::npos);
+  CHECK(r.out.find("Processing rank 3") != std::string::npos);
+  for (const char* f :
+       {"index.html", "rank_0/index.html", "rank_3/index.html", "rank_0/compile_directory.json",
+        "rank_3/raw.jsonl", "rank_0/collectives_parity.json", "rank_3/collectives_parity.json",
+        "chromium_events.json", "index.sqlite"}) {
+    INFO(f);
+    CHECK(fs::exists(out / f));
+  }
+  CHECK(!fs::exists(out / "rank_1"));
+  CHECK(!fs::exists(out / "rank_9"));
+  const std::string landing = test_support::read_file(out / "index.html");
+  CHECK(landing.find("href=\"rank_0/index.html\"") != std::string::npos);
+  CHECK(landing.find("href=\"rank_3/index.html\"") != std::string::npos);
+  // The crashed rank compiled less: the compile-id check says so.
+  CHECK(landing.find("Diverging Compilation IDs") != std::string::npos);
+  // One index, both ranks, ingested together.
+  auto reader = tlparse::index::IndexReader::open(out / "index.sqlite");
+  REQUIRE(reader);
+  auto files = (*reader)->files();
+  REQUIRE(files);
+  REQUIRE(files->size() == 2);
+  CHECK((*files)[0].rank_from_name == 0);
+  CHECK((*files)[1].rank_from_name == 3);
+  // The cut line is counted, everything before it kept.
+  CHECK(r.err.find("fail_") != std::string::npos);
+
+  SECTION("--overwrite replaces the previous report's files only") {
+    write(out / "rank_0" / "my-notes.txt", "keep me\n");
+    const Run again = run_tlparse("'" + logs.string() + "' --all-ranks-html --overwrite -o '" +
+                                      out.string() + "' --no-browser",
+                                  tmp.path());
+    INFO(again.err);
+    CHECK(again.rc == 0);
+    CHECK(test_support::read_file(out / "rank_0" / "my-notes.txt") == "keep me\n");
+    CHECK(fs::exists(out / "rank_3" / "index.html"));
+  }
+  SECTION("without --overwrite an existing folder is refused") {
+    const Run again = run_tlparse("'" + logs.string() + "' --all-ranks-html -o '" + out.string() +
+                                      "' --no-browser",
+                                  tmp.path());
+    CHECK(again.rc == 1);
+    CHECK(again.err.find("already exists") != std::string::npos);
+  }
+}
+
+TEST_CASE("--all-ranks-html refuses what tlparse 0.4.3 refuses, and writes nothing then") {
+  if (kTlparse == nullptr) {
+    TORCHSCOPE_SKIP("the tlparse binary is not built");
+  }
+  test_support::TempDir tmp("multi-rank-errors");
+  const fs::path empty = tmp.path() / "empty";
+  fs::create_directories(empty);
+  write(empty / "another.log", "x\n");
+  const fs::path out = tmp.path() / "out";
+
+  const Run none = run_tlparse(
+      "'" + empty.string() + "' --all-ranks-html -o '" + out.string() + "'", tmp.path());
+  CHECK(none.rc == 1);
+  CHECK(none.err.find("No rank log files found") != std::string::npos);
+  CHECK(!fs::exists(out)); // 0.4.3 created it
+
+  const Run latest = run_tlparse(
+      "'" + empty.string() + "' --all-ranks-html --latest -o '" + out.string() + "'", tmp.path());
+  CHECK(latest.rc == 1);
+  CHECK(latest.err.find("--latest cannot be used with --all-ranks-html") != std::string::npos);
+
+  const Run file = run_tlparse(
+      "'" + rank_log(0).string() + "' --all-ranks-html -o '" + out.string() + "'", tmp.path());
+  CHECK(file.rc == 1);
+  CHECK(file.err.find("must be a directory") != std::string::npos);
+  CHECK(!fs::exists(out));
+}

@@ -152,3 +152,66 @@ TEST_CASE("--all-ranks-html refuses what tlparse 0.4.3 refuses, and writes nothi
   CHECK(file.err.find("must be a directory") != std::string::npos);
   CHECK(!fs::exists(out));
 }
+
+TEST_CASE("gzip-compressed logs read as their text: same report, --all-ranks-html too") {
+  if (kTlparse == nullptr) {
+    TORCHSCOPE_SKIP("the tlparse binary is not built");
+  }
+  test_support::TempDir tmp("gzip-logs");
+  const fs::path logs = tmp.path() / "logs";
+  fs::create_directories(logs);
+  // Two gzip members concatenated, as `cat a.gz b.gz` makes: one stream of text.
+  const std::string text = test_support::read_file(rank_log(0));
+  const std::size_t half = text.find('\n', text.size() / 2) + 1;
+  write(tmp.path() / "a.txt", text.substr(0, half));
+  write(tmp.path() / "b.txt", text.substr(half));
+  const fs::path gz = logs / "dedicated_log_torch_trace_rank_0_x.log.gz";
+  REQUIRE(std::system(("gzip -c '" + (tmp.path() / "a.txt").string() + "' > '" + gz.string() +
+                       "' && gzip -c '" + (tmp.path() / "b.txt").string() + "' >> '" + gz.string() +
+                       "'")
+                          .c_str()) == 0);
+  fs::copy_file(rank_log(1), logs / "dedicated_log_torch_trace_rank_1_y.log");
+
+  const Run plain = run_tlparse("'" + rank_log(0).string() + "' -o '" +
+                                    (tmp.path() / "plain").string() + "' --no-browser",
+                                tmp.path());
+  const Run zipped = run_tlparse("'" + gz.string() + "' -o '" + (tmp.path() / "zipped").string() +
+                                     "' --no-browser",
+                                 tmp.path());
+  INFO(zipped.err);
+  REQUIRE(plain.rc == 0);
+  REQUIRE(zipped.rc == 0);
+  int compared = 0;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path() / "plain")) {
+    const fs::path rel = fs::relative(e.path(), tmp.path() / "plain");
+    if (!e.is_regular_file() || rel == "index.sqlite" || rel == "index.html") {
+      continue; // the index and the page name the file they came from
+    }
+    INFO(rel.string());
+    REQUIRE(fs::exists(tmp.path() / "zipped" / rel));
+    CHECK(test_support::read_file(e.path()) ==
+          test_support::read_file(tmp.path() / "zipped" / rel));
+    ++compared;
+  }
+  CHECK(compared > 10); // raw.log (the text), raw.jsonl, compile directory, artifacts
+
+  const Run ranks = run_tlparse("'" + logs.string() + "' --all-ranks-html -o '" +
+                                    (tmp.path() / "ranks").string() + "' --no-browser",
+                                tmp.path());
+  INFO(ranks.err);
+  CHECK(ranks.rc == 0);
+  CHECK(fs::exists(tmp.path() / "ranks/rank_0/index.html"));
+  CHECK(fs::exists(tmp.path() / "ranks/rank_1/index.html"));
+
+  SECTION("a cut gzip file keeps what it holds, and says so") {
+    const std::string whole = test_support::read_file(gz);
+    write(logs / "dedicated_log_torch_trace_rank_0_x.log.gz", whole.substr(0, whole.size() / 3));
+    const Run cut =
+        run_tlparse("'" + (logs / "dedicated_log_torch_trace_rank_0_x.log.gz").string() + "' -o '" +
+                        (tmp.path() / "cut").string() + "' --no-browser",
+                    tmp.path());
+    CHECK(cut.rc == 0);
+    CHECK(cut.err.find("gzip stream ends early") != std::string::npos);
+    CHECK(fs::exists(tmp.path() / "cut/raw.jsonl"));
+  }
+}

@@ -7,6 +7,7 @@
 #include "cli/report_folder.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
+#include "tlparse/ingest/log_files.h"
 #include "tlparse/report/multi_rank.h"
 #include "tlparse/report/render.h"
 
@@ -35,13 +36,13 @@ struct RankLog {
   fs::path path;
 };
 
-// The rank logs of a folder: regular files named dedicated_log_torch_trace_rank_<N>[_*].log,
+// The rank logs of a folder: regular files named dedicated_log_torch_trace_rank_<N>[_*].log[.gz],
 // sorted by rank. Two logs of one rank (a restarted job) keep the newest, said on stderr.
 std::vector<RankLog> find_rank_logs(const fs::path& dir, std::string& error) {
   std::map<std::uint32_t, std::vector<fs::path>> by_rank;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const auto rank = report::rank_of_log_name(entry.path().filename().string());
+    const auto rank = ingest::rank_of_log_name(entry.path().filename().string());
     std::error_code fec;
     if (rank && fs::is_regular_file(entry.path(), fec)) {
       by_rank[*rank].push_back(entry.path());

@@ -1340,32 +1340,4 @@ MultiRankResult render_multi_rank_landing(const index::IndexReader& reader,
   return Landing(reader, ranks, options, out_dir).run();
 }
 
-std::optional<std::uint32_t> rank_of_log_name(const std::string& file_name) {
-  constexpr std::string_view prefix = "dedicated_log_torch_trace_rank_";
-  if (!file_name.starts_with(prefix) || !file_name.ends_with(".log") ||
-      file_name.size() < prefix.size() + 4) {
-    return std::nullopt;
-  }
-  std::string_view rest(file_name);
-  rest = rest.substr(prefix.size(), rest.size() - prefix.size() - 4);
-  rest = rest.substr(0, rest.find('_'));
-  if (rest.starts_with('+')) {
-    rest.remove_prefix(1); // Rust's u32 parser accepts a plus sign
-  }
-  if (rest.empty() || rest.size() > 10) {
-    return std::nullopt;
-  }
-  std::uint64_t value = 0;
-  for (char c : rest) {
-    if (c < '0' || c > '9') {
-      return std::nullopt;
-    }
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (value > UINT32_MAX) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint32_t>(value);
-}
-
 } // namespace tlparse::report

@@ -88,8 +88,4 @@ MultiRankResult render_multi_rank_landing(const tlparse::index::IndexReader& rea
                                           const MultiRankOptions& options,
                                           const std::filesystem::path& out_dir);
 
-// The rank in a log's file name, as tlparse 0.4.3 reads it: `dedicated_log_torch_trace_rank_`,
-// then digits up to the next `_` or the `.log` ending (`..._rank_3_ab12.log` is rank 3).
-std::optional<std::uint32_t> rank_of_log_name(const std::string& file_name);
-
 } // namespace tlparse::report

@@ -19,6 +19,7 @@
 #include "tlparse/index/index_reader.h"
 #include "tlparse/report/multi_rank.h"
 #include "tlparse/report/serde_json.h"
+#include "tlparse_cli.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -36,19 +37,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#ifdef TORCHSCOPE_TLPARSE_BIN
-constexpr const char* kTlparse = TORCHSCOPE_TLPARSE_BIN;
-#else
-constexpr const char* kTlparse = nullptr;
-#endif
-
-std::string quoted(const fs::path& p) {
-  std::string out = "'";
-  for (char c : p.string()) {
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return out + "'";
-}
+using test_support::kTlparse;
+using test_support::quoted;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

@@ -4,6 +4,7 @@
 // PyTorch 2.11 DDP/NCCL run committed under tests/data (ranks diverge and the job hangs).
 #include "support/test_paths.h"
 #include "tlparse/index/index_reader.h"
+#include "tlparse_cli.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -16,11 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#ifdef TORCHSCOPE_TLPARSE_BIN
-constexpr const char* kTlparse = TORCHSCOPE_TLPARSE_BIN;
-#else
-constexpr const char* kTlparse = nullptr;
-#endif
+using test_support::kTlparse;
+using test_support::quoted;
 
 struct Run {
   int rc = -1;
@@ -57,7 +55,8 @@ void write(const fs::path& p, const std::string& text) {
 
 } // namespace
 
-TEST_CASE("--all-ranks-html on a messy folder: extra files, a missing rank, a crashed rank") {
+TEST_CASE(
+    "tlparse --all-ranks-html on a messy folder: extra files, a missing rank, a crashed rank") {
   if (kTlparse == nullptr) {
     TORCHSCOPE_SKIP("the tlparse binary is not built");
   }
@@ -125,7 +124,7 @@ TEST_CASE("--all-ranks-html on a messy folder: extra files, a missing rank, a cr
   }
 }
 
-TEST_CASE("--all-ranks-html refuses what tlparse 0.4.3 refuses, and writes nothing then") {
+TEST_CASE("tlparse --all-ranks-html refuses what tlparse 0.4.3 refuses, and writes nothing then") {
   if (kTlparse == nullptr) {
     TORCHSCOPE_SKIP("the tlparse binary is not built");
   }

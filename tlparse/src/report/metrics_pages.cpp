@@ -248,6 +248,32 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     out.append("</td></tr>\n");
   }
   out.append(any_guard ? "</table>\n" : "<p class=\"note\">None.</p>\n");
+
+  // Symbols the shape environment created for this compile (tlparse 0.4.3 did not show them:
+  // `create_symbol` was an unknown key to it).
+  out.append("<h2>Created symbols</h2>\n");
+  bool any_symbol = false;
+  const auto symbols = ctx.symbols_by_forced_key.find(key);
+  for (const std::size_t i : symbols == ctx.symbols_by_forced_key.end() ? kNone : symbols->second) {
+    const index::SymbolEvent& sym = ctx.created_symbols[i];
+    if (!any_symbol) {
+      out.append("<table>\n<tr><th>Symbol</th><th>Kind</th><th>Hint</th><th>Value range</th>"
+                 "<th>Source</th></tr>\n");
+      any_symbol = true;
+    }
+    out.append("<tr><td><code>");
+    esc(out, sym.symbol.symbol);
+    out.append("</code></td><td>");
+    out.append(sym.event_key == "create_unbacked_symbol" ? "unbacked (data-dependent)" : "backed");
+    out.append("</td><td><code>");
+    esc(out, sym.symbol.val);
+    out.append("</code></td><td><code>");
+    esc(out, sym.symbol.vr);
+    out.append("</code></td><td>");
+    esc(out, sym.symbol.source);
+    out.append("</td></tr>\n");
+  }
+  out.append(any_symbol ? "</table>\n" : "<p class=\"note\">None.</p>\n");
   all_fields_section(out, metadata);
 }
 

@@ -191,6 +191,9 @@ void build_lookups(RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
     ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
   }
+  for (std::size_t i = 0; i < ctx.created_symbols.size(); ++i) {
+    ctx.symbols_by_forced_key[forced_key(ctx.created_symbols[i].event.cid)].push_back(i);
+  }
 }
 
 } // namespace detail
@@ -292,6 +295,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
     ctx.specializations = ctx.take(reader.specializations(id));
     ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
+    ctx.created_symbols = ctx.take(reader.created_symbols(id));
     ctx.restarts_and_failures = ctx.take(reader.restarts_and_failures(id));
     ctx.stats = ctx.take(reader.stats(id));
     ctx.health = ctx.take(reader.health(id));

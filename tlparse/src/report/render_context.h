@@ -74,6 +74,7 @@ struct RenderContext {
   std::vector<index::EventStack> unknown_stacks;
   std::vector<index::SpecializationEvent> specializations;
   std::vector<index::GuardAddedFastEvent> guards_added_fast;
+  std::vector<index::SymbolEvent> created_symbols; // create_symbol, create_unbacked_symbol
   std::vector<index::RestartOrFailure> restarts_and_failures;
   index::Stats stats;
   std::vector<index::HealthCounter> health;
@@ -84,6 +85,7 @@ struct RenderContext {
   std::unordered_map<std::string, std::size_t> start_by_forced_key;          // last wins
   std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
+  std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_forced_key;
   // Payloads by verified MD5: trusted only when the file had no MD5 mismatch at all, so the
   // declared digest names the content. Scaled logs then fetch and inflate each payload once.
   bool md5_trusted = false;

@@ -8,6 +8,7 @@
 #include "cli/all_ranks.h"
 #include "cli/browser.h"
 #include "cli/report_folder.h"
+#include "cli/serve.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -17,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -66,6 +68,10 @@ constexpr const char* kHelp =
     "                               runtime estimates, execution order)\n"
     "  -i, --inductor-provenance    Also write provenance_tracking_<compile>.html: pre-grad\n"
     "                               graph, post-grad graph and generated code, lines linked\n"
+    "      --serve                  Ingest, then serve the report over HTTP, each page rendered\n"
+    "                               from the index when first asked for (OUT keeps the index)\n"
+    "      --port <N>               Port for --serve [default: the first free of 8000-8099]\n"
+    "      --host <ADDRESS>         Address for --serve to bind [default: 127.0.0.1]\n"
     "      --strict                 Fail (writing nothing) if any line failed to parse\n"
     "      --strict-compile-id      Fail if some events had an invalid compile id\n"
     "      --no-browser             Do not open the report in a browser (it is opened only when\n"
@@ -86,7 +92,9 @@ struct Args {
   std::optional<std::string> out;
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
   bool verbose = false, plain_text = false, fts = false, all_ranks = false;
-  bool provenance = false, no_browser = false;
+  bool provenance = false, no_browser = false, serve = false;
+  std::optional<std::uint16_t> port;
+  std::string host = "127.0.0.1";
   std::string custom_header_html;
   int64_t file_id = 0;
 };
@@ -162,6 +170,21 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
         return usage_error("a value is required for '--file-id <N>'");
       }
       a.file_id = std::atoll(v->c_str());
+    } else if (arg == "--serve") {
+      a.serve = true;
+    } else if (arg == "--port") {
+      auto v = value("--port");
+      const long n = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
+      if (!v || n < 1 || n > 65535) {
+        return usage_error("'--port <N>' needs a port number from 1 to 65535");
+      }
+      a.port = static_cast<std::uint16_t>(n);
+    } else if (arg == "--host") {
+      auto v = value("--host");
+      if (!v || v->empty()) {
+        return usage_error("a value is required for '--host <ADDRESS>'");
+      }
+      a.host = *v;
     } else if (arg == "--all-ranks-html") {
       a.all_ranks = true;
     } else if (arg == "-i" || arg == "--inductor-provenance") {
@@ -465,6 +488,23 @@ int run_direct(const Args& a) {
       }
     }
   }
+  if (a.serve) {
+    // The report is not written: OUT keeps the index, and pages are rendered when asked for.
+    if (const Status st = (*folder)->commit(); !st) {
+      return fail(st.error());
+    }
+    ServeRequest request;
+    request.index = (*folder)->out() / report::files::index;
+    request.host = a.host;
+    request.port = a.port;
+    request.stop = &g_interrupted;
+    report::RenderOptions pages;
+    pages.plain_text = a.plain_text;
+    pages.custom_header_html = a.custom_header_html;
+    pages.inductor_provenance = a.provenance;
+    pages.raw_log_source = path;
+    return serve_report(request, pages);
+  }
   if (const int rc = render_into(index_path, a, staging, path); rc != kExitOk) {
     return rc;
   }
@@ -477,7 +517,7 @@ int run_direct(const Args& a) {
 // Opens the finished report for a person at a display (cli/browser.h); a failure to open it is
 // a warning, the report is there.
 int show(int rc, const std::filesystem::path& page, const Args& a) {
-  if (rc == kExitOk && browser_wanted(a.no_browser)) {
+  if (rc == kExitOk && !a.serve && browser_wanted(a.no_browser)) {
     std::string warning;
     if (!open_in_browser(page, warning)) {
       std::cerr << "Warning: " << warning << "\n";
@@ -501,6 +541,9 @@ int run(int argc, char** argv) {
     return run_render(a);
   }
   if (a.all_ranks) {
+    if (a.serve) {
+      return fail("--serve with --all-ranks-html is not supported yet; open OUT/index.html");
+    }
     if (a.latest) {
       return fail("--latest cannot be used with --all-ranks-html");
     }

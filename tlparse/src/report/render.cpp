@@ -257,23 +257,13 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
   return out;
 }
 
-RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
-                           const std::filesystem::path& out_dir) {
-  RenderResult result;
-  auto phase_start = std::chrono::steady_clock::now();
-  detail::OutputFolder folder(out_dir);
-  if (!folder.prepare(result.error)) {
-    return result;
-  }
-  detail::RenderContext ctx(reader, options, folder);
+namespace detail {
 
-  auto listed = reader.files();
-  if (!listed) {
-    result.error = listed.error();
-    return result;
-  }
-  const std::vector<index::File>& files = *listed;
-  bool found = false;
+bool load_context(RenderContext& ctx, const std::vector<index::File>& files, bool& found,
+                  std::string& error) {
+  const index::IndexReader& reader = ctx.reader;
+  const RenderOptions& options = ctx.options;
+  found = false;
   for (const index::File& f : files) {
     if (options.file_id == 0 || f.id == options.file_id) {
       ctx.file = f;
@@ -282,8 +272,8 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     }
   }
   if (!found && options.file_id != 0) {
-    result.error = "the index has no file with id " + std::to_string(options.file_id);
-    return result;
+    error = "the index has no file with id " + std::to_string(options.file_id);
+    return false;
   }
   if (found) {
     const int64_t id = ctx.file.id;
@@ -301,14 +291,39 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     ctx.health = ctx.take(reader.health(id));
     ctx.unknown_keys = ctx.take(reader.unknown_keys(id));
     if (!ctx.read_error.empty()) {
-      result.error = ctx.read_error; // nothing is written from a damaged index
-      return result;
+      error = ctx.read_error; // nothing is written from a damaged index
+      return false;
     }
   } else {
     ctx.warnings.push_back("the index holds no file; writing an empty report");
   }
-  detail::build_lookups(ctx);
+  build_lookups(ctx);
   ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
+  return true;
+}
+
+} // namespace detail
+
+RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
+                           const std::filesystem::path& out_dir) {
+  RenderResult result;
+  auto phase_start = std::chrono::steady_clock::now();
+  detail::OutputFolder folder(out_dir);
+  if (!folder.prepare(result.error)) {
+    return result;
+  }
+  detail::RenderContext ctx(reader, options, folder);
+
+  auto listed = reader.files();
+  if (!listed) {
+    result.error = listed.error();
+    return result;
+  }
+  const std::vector<index::File>& files = *listed;
+  bool found = false;
+  if (!detail::load_context(ctx, files, found, result.error)) {
+    return result;
+  }
 
   const auto end_phase = [&](const char* name) {
     const auto now = std::chrono::steady_clock::now();

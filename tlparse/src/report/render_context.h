@@ -137,6 +137,11 @@ void output_link(std::string& out, const index::Output& o, std::string_view pref
 std::string_view status_class(index::CompileStatus status);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);
+// Loads what the pages read for the file options.file_id of `files` (the first when 0) and
+// builds the lookups; `found` says whether the index had it. False (with `error`) on a read error
+// or an unknown file id.
+bool load_context(RenderContext& ctx, const std::vector<index::File>& files, bool& found,
+                  std::string& error);
 
 // Every per-event output (payload files, JSON artifacts, HTML pages).
 void render_output(RenderContext& ctx, const index::Output& output);

@@ -151,6 +151,10 @@ public:
       int64_t file_id,
       const std::function<bool(const ChromiumEvent&, std::string_view payload)>& fn) const;
 
+  // How many chromium events of a file parsed (what chromium_events.json lists), counted by the
+  // index without reading them.
+  Result<int64_t> chromium_event_count(int64_t file_id) const;
+
   // The file's string table: index -> string, nullopt for gaps (raw.jsonl's first line).
   // Indexes of 4M and above (only hostile logs have them) are left out.
   Result<std::vector<std::optional<std::string>>> string_table(int64_t file_id) const;

@@ -841,6 +841,12 @@ Result<std::vector<UnknownKey>> IndexReader::unknown_keys(int64_t file_id) const
   return impl_->rows<UnknownKey>("WHERE file_id=? ORDER BY first_line, key", {file_id});
 }
 
+Result<std::vector<Event>> IndexReader::runtime_metrics_events(int64_t key_id) const {
+  return impl_->rows<Event>("WHERE key_id=? AND kind IN ('compilation_metrics_runtime', "
+                            "'bwd_compilation_metrics_runtime') ORDER BY id",
+                            {key_id});
+}
+
 Result<int64_t> IndexReader::chromium_event_count(int64_t file_id) const {
   int64_t count = 0;
   const Status st =

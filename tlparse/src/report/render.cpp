@@ -191,6 +191,15 @@ void build_lookups(RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
     ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
   }
+  for (const index::CompileKey& k : ctx.keys) {
+    if (const auto id = index::compile_id_of(k)) {
+      ctx.key_ids_by_forced_key[forced_key(id)].push_back(k.id);
+    }
+  }
+  for (const index::UnknownKey& u : ctx.unknown_keys) {
+    ctx.has_runtime_metrics = ctx.has_runtime_metrics || u.key == "compilation_metrics_runtime" ||
+                              u.key == "bwd_compilation_metrics_runtime";
+  }
   for (std::size_t i = 0; i < ctx.created_symbols.size(); ++i) {
     ctx.symbols_by_forced_key[forced_key(ctx.created_symbols[i].event.cid)].push_back(i);
   }

@@ -86,6 +86,9 @@ struct RenderContext {
   std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_forced_key;
+  std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_forced_key;
+  // Whether the log has compilation_metrics_runtime events at all (an unknown key to 0.4.3).
+  bool has_runtime_metrics = false;
   // Payloads by verified MD5: trusted only when the file had no MD5 mismatch at all, so the
   // declared digest names the content. Scaled logs then fetch and inflate each payload once.
   bool md5_trusted = false;

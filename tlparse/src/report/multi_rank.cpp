@@ -1119,7 +1119,8 @@ private:
     detail::begin_page(page, po);
     page.append(options_.custom_header_html); // trusted: from the command line
     if (f.any_divergence()) {
-      page.append("<div class=\"warning-box\">\n");
+      page.append("<div class=\"warning-box\" style=\"border: 1px solid #d4a72c; background: "
+                  "#fff8c5; padding: 0.2rem 1rem; border-radius: 6px\">\n");
       if (f.compile_id_divergence) {
         page.append("<p><strong>Warning:</strong> Diverging Compilation IDs detected across "
                     "ranks: some ranks compiled frames the others did not. Collectives issued "

@@ -343,15 +343,20 @@ foreach(i RANGE ${ilast})
 endforeach()
 
 set(sql_views "")
+set(sql_temp_views "")
 set(doc_views "")
+set(pub_views "")
 string(JSON nviews LENGTH "${json}" views)
 math(EXPR vlast "${nviews} - 1")
 foreach(v RANGE ${vlast})
   string(JSON vname GET "${json}" views ${v} name)
   string(JSON vdoc GET "${json}" views ${v} doc)
   string(JSON vsql GET "${json}" views ${v} sql)
+  string(JSON vexample GET "${json}" views ${v} example)
   string(APPEND sql_views "CREATE VIEW ${vname} AS ${vsql};\n")
-  string(APPEND doc_views "\n### `${vname}`\n\n${vdoc}\n\n```sql\n${vsql}\n```\n")
+  string(APPEND sql_temp_views "CREATE TEMP VIEW ${vname} AS ${vsql};\n")
+  string(APPEND doc_views "\n### `${vname}`\n\n${vdoc}\n\n```sql\n${vsql}\n```\n\nExample: `${vexample}`\n")
+  string(APPEND pub_views "    {\"${vname}\", R\"v(${vdoc})v\", R\"v(${vexample})v\"},\n")
 endforeach()
 
 string(JSON search_name GET "${json}" search name)
@@ -374,7 +379,18 @@ namespace tlparse::index {
 
 inline constexpr int kSchemaVersion = ${version};
 
-${pub_enums}${pub_rows}} // namespace tlparse::index
+${pub_enums}${pub_rows}
+// The views over the tables (SQL in the index and in docs/INDEX-SCHEMA.md): what each answers
+// and an example query (`tlparse query --list`).
+struct ViewInfo {
+  const char* name;
+  const char* doc;
+  const char* example;
+};
+inline constexpr ViewInfo kViewInfos[] = {
+${pub_views}};
+
+} // namespace tlparse::index
 ")
 
 set(io "// Generated from schemas/index/index_schema.json by cmake/scripts/GenerateIndexSchema.cmake.
@@ -398,6 +414,9 @@ inline constexpr const char* kIngestIndexes = R\"sql(${sql_ingest_indexes})sql\"
 // Indexes built once after the last file.
 inline constexpr const char* kEndIndexes = R\"sql(${sql_end_indexes})sql\";
 inline constexpr const char* kViews = R\"sql(${sql_views})sql\";
+// The same views as temporary views of a reader's connection: they exist, as declared now, over
+// an index whatever views it holds itself (an index from elsewhere may hold others).
+inline constexpr const char* kTempViews = R\"sql(${sql_temp_views})sql\";
 inline constexpr const char* kSearchTableName = \"${search_name}\";
 inline constexpr const char* kCreateSearchTable = R\"sql(${search_sql})sql\";
 

@@ -168,7 +168,14 @@ std::string executable_markup(std::string_view page) {
     if (tag.starts_with("<script") && !is_our_script(page, at)) {
       return tag;
     }
-    for (const char* element : {"<img", "<iframe", "<object", "<embed", "<svg", "<math", "<base",
+    // The compile-time charts are our own SVG (report/flame_chart.cpp): its tags are scanned
+    // like any other, so script or handlers inside it would still be found.
+    const bool our_chart =
+        tag.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\"");
+    if (tag.starts_with("<svg") && !our_chart) {
+      return tag;
+    }
+    for (const char* element : {"<img", "<iframe", "<object", "<embed", "<math", "<base",
                                 "<meta http", "<link", "<form", "<i>", "<b>"}) {
       if (tag.starts_with(element)) {
         return tag;

@@ -82,14 +82,18 @@ QString CompilePage::overviewHtml(const CompileDetail& d) {
   h += QStringLiteral("<h3>%1 <span style='color:%2'>%3</span></h3>")
            .arg(esc(s.label()), CompileTreeModel::outcomeColor(s.outcome).name(),
                 esc(outcomeName(s.outcome)));
-  h += QStringLiteral("<p>rank %1").arg(s.rank < 0 ? QStringLiteral("-") : QString::number(s.rank));
+  // A log without ranks shows no rank at all (never "rank -1").
+  QStringList facts;
+  if (s.rank >= 0) {
+    facts << QStringLiteral("rank %1").arg(s.rank);
+  }
   if (!d.location.isEmpty()) {
-    h += QStringLiteral(" &middot; <code>%1</code>").arg(esc(d.location));
+    facts << QStringLiteral("<code>%1</code>").arg(esc(d.location));
   }
   if (s.durationSeconds >= 0) {
-    h += QStringLiteral(" &middot; %1 s").arg(s.durationSeconds, 0, 'f', 3);
+    facts << QStringLiteral("%1 s").arg(s.durationSeconds, 0, 'f', 3);
   }
-  h += QStringLiteral("</p>");
+  h += QStringLiteral("<p>%1</p>").arg(facts.join(QStringLiteral(" &middot; ")));
   if (!d.failType.isEmpty() || !d.failReason.isEmpty()) {
     h += QStringLiteral("<h4 style='color:#c62828'>Failure</h4><p><b>%1</b></p><pre>%2</pre>")
              .arg(esc(d.failType), esc(d.failReason));

@@ -58,9 +58,9 @@ void RecompilePage::clear() {
 void RecompilePage::setFrame(int rank, int frameId, const QString& location) {
   rank_ = rank;
   frameId_ = frameId;
-  title_->setText(tr("Frame %1 on rank %2%3 (loading)")
+  title_->setText(tr("Frame %1%2%3 (loading)")
                       .arg(frameId)
-                      .arg(rank)
+                      .arg(rank < 0 ? QString() : tr(" on rank %1").arg(rank))
                       .arg(location.isEmpty() ? QString() : QStringLiteral(": ") + location));
 }
 

@@ -98,7 +98,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       p.setPen(palette().color(QPalette::Text));
       const int rank = layout_.rankOfLane(lane);
       p.drawText(r.adjusted(4, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                 rank < 0 ? tr("rank -") : tr("rank %1").arg(rank));
+                 rank < 0 ? tr("this process") : tr("rank %1").arg(rank));
     }
   }
   p.setClipRect(QRect(kLabelWidth, 0, width() - kLabelWidth, height()));

@@ -154,7 +154,8 @@ struct FileCache {
   std::vector<ti::MetricsEvent> metrics;
   std::unordered_map<int64_t, std::vector<size_t>> metricsByKey; // indexes into `metrics`
   std::unordered_map<int64_t, ti::StackFrames> stackByKey;       // first dynamo_start stack
-  std::unordered_map<int64_t, std::vector<ti::RecompileReason>> reasonsByKey;
+  // Each reason with its category and a suggestion (the read API's `recompiles` view).
+  std::unordered_map<int64_t, std::vector<ti::RecompileExplained>> reasonsByKey;
   std::unordered_map<int64_t, std::vector<ti::GraphBreak>> breaksByKey;
   bool spansLoaded = false;
   std::vector<ti::Span> spans;
@@ -236,11 +237,12 @@ public:
     d.summary = info.summary;
     d.location = info.location;
     if (auto it = fc.reasonsByKey.find(compileId); it != fc.reasonsByKey.end()) {
-      for (const ti::RecompileReason& r : it->second) {
-        QString text = qs(r.reason);
+      for (const ti::RecompileExplained& r : it->second) {
+        QString text = qs(r.cached_entry ? *r.cached_entry + ": " + r.guard : r.guard);
         if (r.user_file && r.user_line) {
           text += QStringLiteral("  (at %1:%2)").arg(qs(*r.user_file)).arg(*r.user_line);
         }
+        text += QStringLiteral("\n  %1: %2").arg(qs(r.category), qs(r.suggestion));
         d.recompileReasons.append(text);
       }
     }
@@ -634,7 +636,7 @@ private:
         fc.stackByKey.emplace(*s.event.key_id, std::move(s.frames));
       }
     }
-    for (ti::RecompileReason& r : must(reader_->recompile_reasons(fileId))) {
+    for (ti::RecompileExplained& r : must(reader_->recompiles_explained(fileId))) {
       fc.reasonsByKey[r.key_id].push_back(std::move(r));
     }
     for (ti::GraphBreak& b : must(reader_->graph_breaks(fileId))) {

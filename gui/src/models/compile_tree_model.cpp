@@ -183,7 +183,7 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
   case NodeKind::Rank:
     if (role == Qt::DisplayRole) {
       if (index.column() == NameColumn) {
-        return rank.rank < 0 ? tr("rank -") : tr("rank %1").arg(rank.rank);
+        return rank.rank < 0 ? tr("single process (no rank)") : tr("rank %1").arg(rank.rank);
       }
       if (index.column() == DetailColumn) {
         return tr("%n frame(s)", nullptr, int(rank.frames.size()));
@@ -197,7 +197,10 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DisplayRole) {
       if (index.column() == NameColumn) {
-        const QString id = frame.frameId < 0 ? QStringLiteral("-") : QString::number(frame.frameId);
+        if (frame.frameId < 0) {
+          return tr("outside any compile");
+        }
+        const QString id = QString::number(frame.frameId);
         return frame.location.isEmpty() ? tr("frame %1").arg(id)
                                         : tr("%1  %2").arg(id, frame.location);
       }
@@ -228,8 +231,9 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
       return outcomeColor(c.outcome);
     case Qt::ToolTipRole:
-      return tr("%1 on rank %2: %3")
-          .arg(c.label(), QString::number(c.rank), outcomeName(c.outcome));
+      return c.rank < 0 ? tr("%1: %2").arg(c.label(), outcomeName(c.outcome))
+                        : tr("%1 on rank %2: %3")
+                              .arg(c.label(), QString::number(c.rank), outcomeName(c.outcome));
     case CompileIdRole:
       return c.id;
     case FrameIdRole:

@@ -7,6 +7,7 @@
 
 #include "cli/all_ranks.h"
 #include "cli/browser.h"
+#include "cli/query_command.h"
 #include "cli/report_folder.h"
 #include "cli/serve.h"
 #include "tlparse/index/index_reader.h"
@@ -52,7 +53,10 @@ constexpr const char* kHelp =
     "with tlparse 0.4.3)\n\n"
     "Usage: tlparse [OPTIONS] <PATH>\n"
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]   ingest only, write an index\n"
-    "       tlparse render <INDEX> -o <OUT> [OPTIONS]          render a report from an index\n\n"
+    "       tlparse render <INDEX> -o <OUT> [OPTIONS]          render a report from an index\n"
+    "       tlparse query <SOURCE> <SQL> [--format F]          SQL over the index (--list: views)\n"
+    "       tlparse check <SOURCE> [LIMITS] [--baseline OLD]   CI gate: exit 1 on a violation\n"
+    "       tlparse diff <A> <B> [--format json|--html OUT]    what changed between two runs\n\n"
     "Arguments:\n"
     "  <PATH>  A log file (plain or gzip-compressed), or a folder (its newest *.log or *.log.gz\n"
     "          file is used; with --all-ranks-html, its dedicated_log_torch_trace_rank_<N>*.log\n"
@@ -529,6 +533,15 @@ int show(int rc, const std::filesystem::path& page, const Args& a) {
 } // namespace
 
 int run(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "query") == 0) {
+    return run_query_command(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "check") == 0) {
+    return run_check_command(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "diff") == 0) {
+    return run_diff_command(argc - 1, argv + 1);
+  }
   Args a;
   if (auto rc = parse_args(argc, argv, a)) {
     return *rc;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace tlparse::index {
@@ -142,6 +143,47 @@ struct IndexReader::Impl {
   Db db;
   std::filesystem::path path;
   bool search_attached = false;
+  bool views_created = false;
+  bool query_pragmas_set = false;
+
+  // The declared views as temporary views of this connection (the index is not written): the
+  // views as this version declares them, whatever an index from elsewhere holds.
+  Status ensure_views() {
+    if (views_created) {
+      return {};
+    }
+    std::string error;
+    if (!db.exec(io::kTempViews, &error)) {
+      return Error{path.string() + ": cannot declare the views (" + error + ")"};
+    }
+    views_created = true;
+    return {};
+  }
+
+  // The rows of one of the declared views for a file; `read(stmt, row, column)` reads a row's
+  // columns in order, advancing `column`, and is false at the first value of the wrong type.
+  template <class Row, class Read>
+  Result<std::vector<Row>> view_rows(std::string_view what, const std::string& sql, int64_t file_id,
+                                     Read&& read) {
+    if (Status st = ensure_views(); !st) {
+      return Error{st.error()};
+    }
+    std::vector<Row> out;
+    const Status st = each_row(what, sql, {file_id}, [&](const Stmt& s, int& bad) {
+      Row r;
+      int c = 0;
+      if (!read(s, r, c)) {
+        bad = c - 1;
+        return Next::bad;
+      }
+      out.push_back(std::move(r));
+      return Next::more;
+    });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return out;
+  }
 
   Error damaged(std::string_view what, const std::string& detail) const {
     return Error{path.string() + ": cannot read " + std::string(what) + " (" + detail +
@@ -182,6 +224,22 @@ struct IndexReader::Impl {
       }
       }
     }
+  }
+
+  // Streams the rows of a table matching `where` (with its binds); fn returns false to stop.
+  template <class Row>
+  Status for_each_row(const std::string& where, std::initializer_list<int64_t> binds,
+                      const std::function<bool(const Row&)>& fn) const {
+    const char* table = io::Table<Row>::kName;
+    return each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
+                    [&](const Stmt& s, int& bad) {
+                      Row r;
+                      bad = io::read_row(s, 0, r);
+                      if (bad >= 0) {
+                        return Next::bad;
+                      }
+                      return fn(r) ? Next::more : Next::stop;
+                    });
   }
 
   // Every row of a table matching `where` (with its binds), as the schema's row type.
@@ -483,15 +541,7 @@ Result<std::optional<std::string>> IndexReader::payload(int64_t event_id) const 
 
 Status IndexReader::for_each_event(int64_t file_id,
                                    const std::function<bool(const Event&)>& fn) const {
-  return impl_->each_row("events", "SELECT events.* FROM events WHERE file_id=? ORDER BY id",
-                         {file_id}, [&](const Stmt& s, int& bad) {
-                           Event e;
-                           bad = io::read_row(s, 0, e);
-                           if (bad >= 0) {
-                             return Next::bad;
-                           }
-                           return fn(e) ? Next::more : Next::stop;
-                         });
+  return impl_->for_each_row<Event>("WHERE file_id=? ORDER BY id", {file_id}, fn);
 }
 
 Status IndexReader::for_each_chromium_event(
@@ -801,6 +851,181 @@ Result<std::vector<RecompileReason>> IndexReader::recompile_reasons(int64_t file
 
 Result<std::vector<GraphBreak>> IndexReader::graph_breaks(int64_t file_id) const {
   return impl_->rows<GraphBreak>("WHERE file_id=? ORDER BY event_id", {file_id});
+}
+
+Status IndexReader::for_each_span(int64_t file_id,
+                                  const std::function<bool(const Span&)>& fn) const {
+  return impl_->for_each_row<Span>("WHERE file_id=? ORDER BY start_us, id", {file_id}, fn);
+}
+
+Result<std::vector<RecompileExplained>> IndexReader::recompiles_explained(int64_t file_id) const {
+  return impl_->view_rows<RecompileExplained>(
+      "recompiles",
+      "SELECT compile, key_id, frame_id, frame_compile_id, line, pos, shape, cached_entry, guard, "
+      "category, suggestion, user_file, user_line, user_stack FROM temp.recompiles WHERE "
+      "file_id=? ORDER BY line, pos",
+      file_id, [](const Stmt& s, RecompileExplained& r, int& c) {
+        return read_column(s, c++, r.compile) && read_column(s, c++, r.key_id) &&
+               read_column(s, c++, r.frame_id) && read_column(s, c++, r.frame_compile_id) &&
+               read_column(s, c++, r.line) && read_column(s, c++, r.pos) &&
+               read_column(s, c++, r.shape) && read_column(s, c++, r.cached_entry) &&
+               read_column(s, c++, r.guard) && read_column(s, c++, r.category) &&
+               read_column(s, c++, r.suggestion) && read_column(s, c++, r.user_file) &&
+               read_column(s, c++, r.user_line) && read_column(s, c++, r.user_stack);
+      });
+}
+
+Result<std::vector<GraphBreakSummary>> IndexReader::graph_break_summary(int64_t file_id) const {
+  return impl_->view_rows<GraphBreakSummary>(
+      "graph_break_summary",
+      "SELECT reason, user_file, user_line, count, compiles, compile_ids, user_stack FROM "
+      "temp.graph_break_summary WHERE file_id=? ORDER BY count DESC, user_file, user_line, reason",
+      file_id, [](const Stmt& s, GraphBreakSummary& g, int& c) {
+        return read_column(s, c++, g.reason) && read_column(s, c++, g.user_file) &&
+               read_column(s, c++, g.user_line) && read_column(s, c++, g.count) &&
+               read_column(s, c++, g.compiles) && read_column(s, c++, g.compile_ids) &&
+               read_column(s, c++, g.user_stack);
+      });
+}
+
+namespace {
+
+// What a caller's statement may do: read tables and views, call functions other than
+// load_extension, use CTEs and the schema PRAGMAs. Everything else (writes, schema changes,
+// ATTACH/DETACH, transactions, other PRAGMAs) is refused at prepare time.
+extern "C" int query_authorizer(void*, int action, const char* a, const char* b, const char*,
+                                const char*) {
+  switch (action) {
+  case SQLITE_SELECT:
+  case SQLITE_READ:
+  case SQLITE_RECURSIVE:
+    return SQLITE_OK;
+  case SQLITE_FUNCTION: {
+    const std::string_view name = b != nullptr ? b : "";
+    return name == "load_extension" || name == "fts3_tokenizer" ? SQLITE_DENY : SQLITE_OK;
+  }
+  case SQLITE_PRAGMA: {
+    const std::string_view name = a != nullptr ? a : "";
+    const bool schema_only = name == "table_info" || name == "table_xinfo" ||
+                             name == "table_list" || name == "index_list" || name == "index_info" ||
+                             name == "foreign_key_list";
+    // A PRAGMA with an argument after '=' sets something; the schema ones take a name.
+    return schema_only ? SQLITE_OK : SQLITE_DENY;
+  }
+  default:
+    return SQLITE_DENY;
+  }
+}
+
+extern "C" int query_progress(void* cancel) {
+  return static_cast<const std::atomic<bool>*>(cancel)->load() ? 1 : 0;
+}
+
+bool only_space_or_semicolons(const char* p) {
+  for (; p != nullptr && *p != '\0'; ++p) {
+    if (*p != ';' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+Status
+IndexReader::query(const std::string& sql,
+                   const std::function<void(const std::vector<std::string>& columns)>& on_columns,
+                   const std::function<bool(const std::vector<QueryValue>& row)>& on_row,
+                   const QueryOptions& options) const {
+  if (Status st = impl_->ensure_views(); !st) {
+    return st;
+  }
+  // A caller's query groups and sorts whole tables: a larger page cache and in-memory temporary
+  // b-trees keep that off the disk (this connection only, set once; the index is unchanged).
+  if (!impl_->query_pragmas_set) {
+    std::string error;
+    if (!impl_->db.exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;", &error)) {
+      return Error{impl_->path.string() + ": " + error};
+    }
+    impl_->query_pragmas_set = true;
+  }
+  sqlite3* db = impl_->db.get();
+  struct Guard {
+    sqlite3* db;
+    ~Guard() {
+      sqlite3_set_authorizer(db, nullptr, nullptr);
+      sqlite3_progress_handler(db, 0, nullptr, nullptr);
+    }
+  } guard{db};
+  sqlite3_set_authorizer(db, query_authorizer, nullptr);
+  if (options.cancel != nullptr) {
+    sqlite3_progress_handler(db, 10000, query_progress,
+                             const_cast<std::atomic<bool>*>(options.cancel));
+  }
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail) != SQLITE_OK) {
+    return Error{std::string("the query failed: ") + sqlite3_errmsg(db)};
+  }
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
+  if (stmt == nullptr) {
+    return Error{"the query is empty"};
+  }
+  if (!only_space_or_semicolons(tail)) {
+    return Error{"give one SQL statement (found more after the first ';')"};
+  }
+  if (sqlite3_stmt_readonly(stmt.get()) == 0) {
+    return Error{"the query must only read (this index is read-only)"};
+  }
+  const int n = sqlite3_column_count(stmt.get());
+  std::vector<std::string> columns;
+  for (int c = 0; c < n; ++c) {
+    const char* name = sqlite3_column_name(stmt.get(), c);
+    columns.emplace_back(name != nullptr ? name : "");
+  }
+  on_columns(columns);
+  std::vector<QueryValue> row(static_cast<size_t>(n));
+  for (;;) {
+    const int rc = sqlite3_step(stmt.get());
+    if (rc == SQLITE_DONE) {
+      return {};
+    }
+    if (rc != SQLITE_ROW) {
+      if (rc == SQLITE_INTERRUPT && options.cancel != nullptr && options.cancel->load()) {
+        return Error{"interrupted"};
+      }
+      return Error{std::string("the query failed: ") + sqlite3_errmsg(db)};
+    }
+    for (int c = 0; c < n; ++c) {
+      QueryValue& v = row[static_cast<size_t>(c)];
+      switch (sqlite3_column_type(stmt.get(), c)) {
+      case SQLITE_INTEGER:
+        v.type = QueryValue::Type::integer;
+        v.integer = sqlite3_column_int64(stmt.get(), c);
+        break;
+      case SQLITE_FLOAT:
+        v.type = QueryValue::Type::real;
+        v.real = sqlite3_column_double(stmt.get(), c);
+        break;
+      case SQLITE_TEXT:
+      case SQLITE_BLOB: {
+        const bool text = sqlite3_column_type(stmt.get(), c) == SQLITE_TEXT;
+        const void* p = text ? static_cast<const void*>(sqlite3_column_text(stmt.get(), c))
+                             : sqlite3_column_blob(stmt.get(), c);
+        const int len = sqlite3_column_bytes(stmt.get(), c);
+        v.type = text ? QueryValue::Type::text : QueryValue::Type::blob;
+        v.bytes.assign(p != nullptr ? static_cast<const char*>(p) : "", static_cast<size_t>(len));
+        break;
+      }
+      default:
+        v.type = QueryValue::Type::null;
+        break;
+      }
+    }
+    if (!on_row(row)) {
+      return {};
+    }
+  }
 }
 
 Result<std::vector<Span>> IndexReader::spans(int64_t file_id) const {

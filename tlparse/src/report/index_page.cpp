@@ -1,5 +1,6 @@
 // index.html (stack trie, failures and restarts, the compile-id explainer, chromium events, build
 // products per compile, unknown stacks, data health) and failures_and_restarts.html.
+#include "report/answers_sections.h"
 #include "report/html_page.h"
 #include "report/render_context.h"
 #include "report/stack_trie.h"
@@ -102,6 +103,9 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
                 "waited on (the landing page, <a href=\"../index.html\">../index.html</a>, "
                 "compares the ranks).</p>\n");
   }
+
+  // Recompilations, graph breaks, compile time, artifacts explained.
+  render_answer_sections(ctx, page);
 
   // Build products.
   page.append("<h2>Build products</h2>\n<ul class=\"compiles\">\n");

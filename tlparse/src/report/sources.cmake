@@ -6,7 +6,10 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/highlight/html.cpp
   src/highlight/json_lexer.cpp
   src/highlight/python_lexer.cpp
+  src/report/answers_sections.cpp
   src/report/artifact_pages.cpp
+  src/report/diff_page.cpp
+  src/report/flame_chart.cpp
   src/report/html_page.cpp
   src/report/index_page.cpp
   src/report/json_outputs.cpp

@@ -16,6 +16,7 @@
 #include "tlparse/model/compile_id.h"
 #include "tlparse/result.h"
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -113,6 +114,41 @@ struct PayloadMatch {
   std::vector<PayloadUse> uses; // in log order
 };
 
+// One value of a query's result row, with SQLite's storage class.
+struct QueryValue {
+  enum class Type { null, integer, real, text, blob };
+  Type type = Type::null;
+  int64_t integer = 0;
+  double real = 0;
+  std::string bytes; // text or blob
+};
+
+struct QueryOptions {
+  // Set from another thread (Ctrl-C) to stop a running query with an error.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// A row of the `recompiles` view (docs/INDEX-SCHEMA.md): one reason for a recompile, with its
+// category and a suggestion.
+struct RecompileExplained {
+  std::string compile; // as PyTorch prints it: [0/1]
+  int64_t key_id = 0;  // its compile-directory entry
+  std::optional<int64_t> frame_id, frame_compile_id;
+  int64_t line = 0, pos = 0;
+  std::string shape, guard, category, suggestion;
+  std::optional<std::string> cached_entry, user_file, user_stack;
+  std::optional<int64_t> user_line;
+};
+
+// A row of the `graph_break_summary` view: one distinct graph break.
+struct GraphBreakSummary {
+  std::string reason;
+  std::optional<std::string> user_file, user_stack;
+  std::optional<int64_t> user_line;
+  int64_t count = 0, compiles = 0;
+  std::string compile_ids; // comma-separated, as PyTorch prints them
+};
+
 class IndexReader {
 public:
   struct OpenOptions {
@@ -176,6 +212,22 @@ public:
   Result<std::vector<GraphBreak>> graph_breaks(int64_t file_id) const;
   // Spans by start time.
   Result<std::vector<Span>> spans(int64_t file_id) const;
+  // The same, streamed (a large log has too many to hold for a chart); return false to stop.
+  Status for_each_span(int64_t file_id, const std::function<bool(const Span&)>& fn) const;
+
+  // The views that answer questions (docs/INDEX-SCHEMA.md, "Views"), in log order.
+  Result<std::vector<RecompileExplained>> recompiles_explained(int64_t file_id) const;
+  // Most frequent first.
+  Result<std::vector<GraphBreakSummary>> graph_break_summary(int64_t file_id) const;
+
+  // Runs one SQL statement of the caller's (`tlparse query`) over the index and its views and
+  // calls on_columns once, then on_row per row (return false to stop). The statement may only
+  // read: an authorizer refuses writes, schema changes, ATTACH, PRAGMAs other than the schema
+  // ones and load_extension. A bad statement is an error naming SQLite's reason.
+  Status query(const std::string& sql,
+               const std::function<void(const std::vector<std::string>& columns)>& on_columns,
+               const std::function<bool(const std::vector<QueryValue>& row)>& on_row,
+               const QueryOptions& options = {}) const;
 
   // tlparse's statistics and our data-health counters of a file.
   Result<Stats> stats(int64_t file_id) const;

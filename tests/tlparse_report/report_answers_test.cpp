@@ -1,0 +1,119 @@
+// index.html's answer sections (recompilation explorer, graph-break summary, compile-time chart,
+// artifact explanations): present on real logs, and log text in them is always escaped.
+#include "ingest/md5.h"
+#include "support/must.h"
+#include "support/test_paths.h"
+#include "tlparse/index/index_reader.h"
+#include "tlparse/ingest/ingest.h"
+#include "tlparse/report/render.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string glog(const std::string& envelope) {
+  return "V1122 02:58:48.528000 539 torch/_dynamo/guards.py:1] " + envelope + "\n";
+}
+
+std::string with_payload(const std::string& head, const std::string& payload) {
+  std::string out =
+      glog(head + ", \"has_payload\": \"" + tlparse::ingest::md5_hex(payload) + "\"}");
+  size_t start = 0;
+  while (true) {
+    const size_t nl = payload.find('\n', start);
+    out += "\t" + payload.substr(start, nl == std::string::npos ? std::string::npos : nl - start) +
+           "\n";
+    if (nl == std::string::npos) {
+      return out;
+    }
+    start = nl + 1;
+  }
+}
+
+std::string index_html_of(const test_support::TempDir& tmp, const fs::path& log) {
+  const fs::path index = tmp.path() / "index.sqlite";
+  const auto result = tlparse::ingest::ingest_files({log}, index, {});
+  REQUIRE(result.ok);
+  auto reader = test_support::must(tlparse::index::IndexReader::open(index));
+  const auto r = tlparse::report::render_report(*reader, {}, tmp.path() / "out");
+  INFO(r.error);
+  REQUIRE(r.ok);
+  return test_support::read_file(tmp.path() / "out/index.html");
+}
+
+fs::path committed_log(const std::string& workload) {
+  for (const auto& e :
+       fs::directory_iterator(test_support::source_dir() / "tests/data/pytorch-2.11" / workload)) {
+    if (e.path().extension() == ".log") {
+      return e.path();
+    }
+  }
+  FAIL("no log for " << workload);
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("index.html explains recompiles, graph breaks and compile time on a real log",
+          "[tlparse][answers]") {
+  test_support::TempDir tmp;
+  const std::string page = index_html_of(tmp, committed_log("w02_recompile"));
+  CHECK(page.find("<h2 id=\"recompilations\">Recompilations</h2>") != std::string::npos);
+  // Each shape of reason payload is shown with its category (never "no reason").
+  CHECK(page.find("tensor &#39;x&#39; size mismatch at index 0") != std::string::npos);
+  CHECK(page.find("<td>shape</td>") != std::string::npos);
+  CHECK(page.find("<td>dtype</td>") != std::string::npos);
+  CHECK(page.find("<td>value</td>") != std::string::npos);
+  CHECK(page.find("no recompile reason in the log") == std::string::npos);
+  CHECK(page.find("mark_dynamic") != std::string::npos);
+  CHECK(page.find("<h2 id=\"graph-breaks\">Graph breaks</h2>") != std::string::npos);
+  CHECK(page.find("1 distinct graph break(s), 1 in all") != std::string::npos);
+  CHECK(page.find("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\"") !=
+        std::string::npos);
+  CHECK(page.find("<h2 id=\"missing-artifacts\">") != std::string::npos);
+}
+
+TEST_CASE("index.html says why a compile has no output code", "[tlparse][answers]") {
+  test_support::TempDir tmp;
+  const std::string failure = index_html_of(tmp, committed_log("w04_failure"));
+  CHECK(failure.find("The compile failed (BackendCompilerFailed)") != std::string::npos);
+  test_support::TempDir tmp2;
+  const std::string hit = index_html_of(tmp2, committed_log("w13_cache_run2"));
+  CHECK(hit.find("AOTAutograd cache hit") != std::string::npos);
+}
+
+TEST_CASE("log text in the answer sections is escaped", "[tlparse][answers]") {
+  test_support::TempDir tmp;
+  const std::string cid0 = R"J("frame_id": 0, "frame_compile_id": 0, "attempt": 0)J";
+  const std::string cid1 = R"J("frame_id": 0, "frame_compile_id": 1, "attempt": 0)J";
+  std::string log;
+  log += glog(
+      R"J({"compilation_metrics": {"co_name": "<script>f", "co_filename": "/x/<b>.py", "co_firstlineno": 1}, )J" +
+      cid0 + "}");
+  log +=
+      with_payload(R"J({"artifact": {"name": "recompile_reasons", "encoding": "json"}, )J" + cid1,
+                   R"J(["0/0: <script>alert(1)</script> == 3"])J");
+  log += with_payload(
+      R"J({"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, )J" + cid1,
+      "Graph break in user code at /x/<img src=x onerror=alert(2)>.py:3\n"
+      "Graph Break Reason: <script>alert(3)</script>\nUser code traceback:\n"
+      "  File \"<script>.py\", line 3, in f");
+  log += with_payload(
+      R"J({"chromium_event": {}, )J" + cid1,
+      R"J({"name": "<script>alert(4)</script>", "ph": "X", "ts": 1.0, "dur": 5.0, "pid": 0, "tid": 0})J");
+  log += glog(
+      R"J({"compilation_metrics": {"co_name": "<script>f", "co_filename": "/x/<b>.py", "co_firstlineno": 1}, )J" +
+      cid1 + "}");
+  const fs::path path = tmp.path() / "hostile.log";
+  std::ofstream(path, std::ios::binary) << log;
+  const std::string page = index_html_of(tmp, path);
+  CHECK(page.find("<script>alert") == std::string::npos);
+  CHECK(page.find("<img src=x") == std::string::npos);
+  CHECK(page.find("&lt;script&gt;alert(1)") != std::string::npos); // the reason, escaped
+  CHECK(page.find("&lt;script&gt;alert(3)") != std::string::npos); // the break, escaped
+  CHECK(page.find("&lt;script&gt;alert(4)") != std::string::npos); // the span, escaped
+}

@@ -1,0 +1,385 @@
+// index.html's recompilation explorer, graph-break summary, compile-time chart and artifact
+// explanations (see answers_sections.h).
+#include "report/answers_sections.h"
+
+#include "report/flame_chart.h"
+#include "report/html_page.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace tlparse::report::detail {
+namespace {
+
+// PyTorch's default torch._dynamo.config.recompile_limit: past it a frame runs eagerly.
+constexpr std::size_t kRecompileLimit = 8;
+// Per-compile flame charts drawn (the slowest compiles).
+constexpr std::size_t kCompileCharts = 20;
+// Spans kept per charted compile.
+constexpr std::size_t kSpansPerCompile = 2000;
+
+std::string location(const std::optional<std::string>& file, const std::optional<int64_t>& line) {
+  if (!file) {
+    return "";
+  }
+  return *file + (line ? ":" + std::to_string(*line) : std::string());
+}
+
+void compile_link(std::string& out, const std::string& display) {
+  out += "<a href=\"#";
+  esc(out, display);
+  out += "\">";
+  esc(out, display);
+  out += "</a>";
+}
+
+void recompilation_explorer(RenderContext& ctx, std::string& page) {
+  const auto reasons = ctx.take(ctx.reader.recompiles_explained(ctx.file.id));
+  // Frames with more than one compile, in first-seen order.
+  std::map<std::pair<int64_t, int64_t>, std::vector<const index::Compile*>> frames;
+  std::vector<std::pair<int64_t, int64_t>> order;
+  for (const index::Compile& c : ctx.compiles) {
+    if (c.scope != index::CompileScope::compile) {
+      continue;
+    }
+    const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
+    auto& list = frames[key];
+    if (list.empty()) {
+      order.push_back(key);
+    }
+    list.push_back(&c);
+  }
+  std::unordered_map<std::string, std::vector<const index::RecompileExplained*>> by_compile;
+  for (const auto& r : reasons) {
+    by_compile[r.compile].push_back(&r);
+  }
+  page += "<h2 id=\"recompilations\">Recompilations</h2>\n";
+  std::size_t shown = 0;
+  for (const auto& key : order) {
+    const auto& list = frames[key];
+    if (list.size() < 2) {
+      continue;
+    }
+    ++shown;
+    const index::Compile& first = *list.front();
+    page += "<h3>";
+    if (first.co_name) {
+      page += "<code>";
+      esc(page, *first.co_name);
+      page += "</code> ";
+    }
+    if (first.co_filename) {
+      page += "<span class=\"badge\">";
+      esc(page, location(first.co_filename, first.co_firstlineno));
+      page += "</span> ";
+    }
+    page += "&middot; " + std::to_string(list.size()) + " compiles</h3>\n";
+    if (list.size() >= kRecompileLimit) {
+      page += "<p class=\"health-warning\">This frame reached PyTorch's default recompile "
+              "limit (" +
+              std::to_string(kRecompileLimit) +
+              "): later calls with new inputs run "
+              "eagerly. Fix the cause below, or raise "
+              "<code>torch._dynamo.config.recompile_limit</code>.</p>\n";
+    }
+    page += "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
+            "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
+            "</th></tr>\n";
+    for (const index::Compile* c : list) {
+      const auto it = by_compile.find(c->display);
+      const std::size_t rows = it == by_compile.end() ? 1 : it->second.size();
+      for (std::size_t k = 0; k < rows; ++k) {
+        page += "<tr>";
+        if (k == 0) {
+          page += "<td rowspan=\"" + std::to_string(rows) + "\">";
+          compile_link(page, c->display);
+          page += "</td><td rowspan=\"" + std::to_string(rows) + "\"><span class=\"" +
+                  std::string(status_class(c->status)) + "\">" + std::string(to_string(c->status)) +
+                  "</span></td>";
+        }
+        if (it == by_compile.end()) {
+          page += c->frame_compile_id.value_or(0) == 0
+                      ? "<td colspan=\"4\" class=\"note\">first compile of the frame</td>"
+                      : "<td colspan=\"4\" class=\"note\">no recompile reason in the log</td>";
+        } else {
+          const index::RecompileExplained& r = *it->second[k];
+          page += "<td><code>";
+          if (r.cached_entry) {
+            esc(page, *r.cached_entry);
+            page += ": ";
+          }
+          esc(page, r.guard);
+          page += "</code></td><td>";
+          esc(page, r.category);
+          page += "</td><td>";
+          if (r.user_file) {
+            page += "<code>";
+            esc(page, location(r.user_file, r.user_line));
+            page += "</code>";
+          }
+          if (r.user_stack) {
+            page += "<details><summary>user stack</summary><pre>";
+            esc(page, *r.user_stack);
+            page += "</pre></details>";
+          }
+          page += "</td><td>";
+          esc(page, r.suggestion);
+          page += "</td>";
+        }
+        page += "</tr>\n";
+      }
+    }
+    page += "</table>\n";
+  }
+  if (shown == 0) {
+    page += "<p class=\"note\">No frame was compiled more than once.</p>\n";
+  }
+}
+
+void graph_break_summary(RenderContext& ctx, std::string& page) {
+  const auto breaks = ctx.take(ctx.reader.graph_break_summary(ctx.file.id));
+  page += "<h2 id=\"graph-breaks\">Graph breaks</h2>\n";
+  if (breaks.empty()) {
+    page += "<p class=\"note\">No graph break was logged.</p>\n";
+    return;
+  }
+  int64_t total = 0;
+  for (const auto& b : breaks) {
+    total += b.count;
+  }
+  page += "<p>" + std::to_string(breaks.size()) + " distinct graph break(s), " +
+          std::to_string(total) +
+          " in all, most frequent first. Each splits the compiled "
+          "region in two; fix the first ones to get the largest graphs.</p>\n"
+          "<table><tr><th>count</th><th>where</th><th>reason</th><th>in compiles</th></tr>\n";
+  for (const auto& b : breaks) {
+    page += "<tr><td>" + std::to_string(b.count) + "</td><td><code>";
+    esc(page, location(b.user_file, b.user_line));
+    page += "</code></td><td><pre>";
+    esc(page, b.reason);
+    page += "</pre>";
+    if (b.user_stack) {
+      page += "<details><summary>user stack</summary><pre>";
+      esc(page, *b.user_stack);
+      page += "</pre></details>";
+    }
+    page += "</td><td>";
+    std::size_t start = 0;
+    bool first = true;
+    while (start <= b.compile_ids.size() && !b.compile_ids.empty()) {
+      const std::size_t comma = b.compile_ids.find(',', start);
+      const std::string id = b.compile_ids.substr(
+          start, comma == std::string::npos ? std::string::npos : comma - start);
+      page += first ? "" : " ";
+      compile_link(page, id);
+      first = false;
+      if (comma == std::string::npos) {
+        break;
+      }
+      start = comma + 1;
+    }
+    page += "</td></tr>\n";
+  }
+  page += "</table>\n";
+}
+
+std::string compile_label(const RenderContext& ctx, const std::optional<int64_t>& compile_id) {
+  if (!compile_id) {
+    return "(outside any compile)";
+  }
+  const auto it = ctx.compile_by_id.find(*compile_id);
+  if (it == ctx.compile_by_id.end()) {
+    return "(outside any compile)";
+  }
+  const index::Compile& c = ctx.compiles[it->second];
+  switch (c.scope) {
+  case index::CompileScope::compile:
+    return c.display;
+  case index::CompileScope::outside:
+    return "(outside any compile)";
+  case index::CompileScope::invalid_id:
+    return "(invalid compile id)";
+  }
+  return c.display;
+}
+
+void compile_time_charts(RenderContext& ctx, std::string& page) {
+  // Pass 1: the run's extent and each compile's time at depth 0.
+  double t0 = 0, t1 = 0;
+  bool any = false;
+  std::unordered_map<int64_t, double> compile_time; // compile id -> top-level span time
+  std::unordered_map<int64_t, std::pair<double, double>> compile_extent;
+  Status st = ctx.reader.for_each_span(ctx.file.id, [&](const index::Span& s) {
+    const double end = s.start_us + s.duration_us.value_or(0);
+    t0 = any ? std::min(t0, s.start_us) : s.start_us;
+    t1 = any ? std::max(t1, end) : end;
+    any = true;
+    if (s.compile_id) {
+      if (s.depth == 0) {
+        compile_time[*s.compile_id] += s.duration_us.value_or(0);
+      }
+      auto [it, inserted] = compile_extent.emplace(*s.compile_id, std::make_pair(s.start_us, end));
+      if (!inserted) {
+        it->second.first = std::min(it->second.first, s.start_us);
+        it->second.second = std::max(it->second.second, end);
+      }
+    }
+    return true;
+  });
+  page += "<h2 id=\"compile-time\">Compile time</h2>\n";
+  if (!st) {
+    ctx.take<int>(Error{st.error()});
+    return;
+  }
+  if (!any) {
+    page += "<p class=\"note\">No chromium events were logged, so there is no timeline.</p>\n";
+    return;
+  }
+  // The slowest compiles get their own chart.
+  std::vector<std::pair<double, int64_t>> slowest;
+  for (const auto& [id, t] : compile_time) {
+    if (compile_label(ctx, id).front() == '[') {
+      slowest.emplace_back(t, id);
+    }
+  }
+  std::sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (slowest.size() > kCompileCharts) {
+    slowest.resize(kCompileCharts);
+  }
+  std::unordered_map<int64_t, std::vector<ChartSpan>> per_compile;
+  for (const auto& [t, id] : slowest) {
+    per_compile[id];
+  }
+  // Pass 2: the spans to draw.
+  std::vector<ChartSpan> run;
+  const double min_us = (t1 - t0) / 2400; // half a pixel of the 1200 px chart
+  std::size_t run_skipped = 0;
+  st = ctx.reader.for_each_span(ctx.file.id, [&](const index::Span& s) {
+    const double dur = s.duration_us.value_or(t1 - s.start_us);
+    ChartSpan cs{s.name, compile_label(ctx, s.compile_id), s.start_us, s.duration_us, s.depth};
+    if (s.compile_id) {
+      if (auto it = per_compile.find(*s.compile_id);
+          it != per_compile.end() && it->second.size() < kSpansPerCompile) {
+        it->second.push_back(cs);
+      }
+    }
+    if (dur >= min_us && run.size() < kMaxRects) {
+      run.push_back(std::move(cs));
+    } else {
+      ++run_skipped;
+    }
+    return true;
+  });
+  if (!st) {
+    ctx.take<int>(Error{st.error()});
+    return;
+  }
+  page += "<p>Where compile time went, from the chromium events the compiler logged (hover a "
+          "bar for its phase, compile and duration; the same events are in "
+          "<a href=\"chromium_events.json\">chromium_events.json</a> for Perfetto). A phase has "
+          "one colour in every chart.</p>\n<h3>The whole run</h3>\n";
+  page += flame_chart_svg(run, t0, t1);
+  if (run_skipped > 0) {
+    page += "<p class=\"note\">" + std::to_string(run_skipped) +
+            " span(s) shorter than half a pixel of this chart are left out of it.</p>\n";
+  }
+  page += "<h3>Per compile (the " + std::to_string(slowest.size()) + " slowest)</h3>\n";
+  for (const auto& [t, id] : slowest) {
+    const auto& spans = per_compile[id];
+    const auto ext = compile_extent[id];
+    page += "<h4>";
+    compile_link(page, compile_label(ctx, id));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " &middot; %.3f s", t / 1e6);
+    page += buf;
+    page += "</h4>\n";
+    page += flame_chart_svg(spans, ext.first, ext.second, 900);
+  }
+}
+
+// Why a compile has no generated code (or lacks the graphs of the later stages).
+void artifact_explanations(RenderContext& ctx, std::string& page) {
+  std::unordered_map<int64_t, std::set<std::string>> artifacts; // compile id -> artifacts
+  for (const index::CompileKey& k : ctx.keys) {
+    const auto it = ctx.outputs_by_key.find(k.id);
+    if (it == ctx.outputs_by_key.end()) {
+      continue;
+    }
+    for (const std::size_t i : it->second) {
+      artifacts[k.compile_id].insert(ctx.outputs[i].artifact);
+    }
+  }
+  std::vector<std::pair<const index::Compile*, std::string>> rows;
+  for (const index::Compile& c : ctx.compiles) {
+    if (c.scope != index::CompileScope::compile) {
+      continue;
+    }
+    const auto& a = artifacts[c.id];
+    const bool code = a.count("inductor_output_code") > 0;
+    const bool inductor = std::any_of(a.begin(), a.end(), [](const std::string& s) {
+      return s.starts_with("inductor_") || s.starts_with("fx_graph_cache");
+    });
+    const bool aot_hit = a.count("aotautograd_cache_hit") > 0;
+    std::string why;
+    if (c.status == index::CompileStatus::error) {
+      why = "The compile failed (" + c.fail_type.value_or("error") + ")" +
+            (code ? "." : " before code was generated, so there is no output code.");
+    } else if (c.status == index::CompileStatus::empty) {
+      why = "The captured graph has no operators: there was nothing to compile.";
+    } else if (aot_hit && !a.count("aot_joint_graph") && !a.count("aot_forward_graph")) {
+      why = std::string("AOTAutograd cache hit: the compiled graphs were loaded from the cache, so "
+                        "the joint, forward/backward and post-grad graphs were not traced again "
+                        "and are not in the log") +
+            (code ? " (the output code was loaded with them)." : ", nor is output code.");
+    } else if (!code && a.count("fx_graph_cache_hit") > 0) {
+      why = "FX graph cache hit: the generated code was loaded from the cache and not logged.";
+    } else if (!code && c.status == index::CompileStatus::missing) {
+      why = "No compilation_metrics were logged: the compile did not finish before the log "
+            "ended (a crash, a hang or a kill).";
+    } else if (!code && !inductor && a.count("dynamo_output_graph") > 0) {
+      why = "No Inductor artifacts: the backend (eager, aot_eager or a custom backend) writes "
+            "no generated code.";
+    } else if (!code && c.status == index::CompileStatus::restart) {
+      why = "Dynamo restarted the analysis (for example at a graph break); the compile that "
+            "produced code is the next attempt or frame.";
+    } else if (!code) {
+      why = "No output code was logged for this compile.";
+    }
+    if (!why.empty()) {
+      rows.emplace_back(&c, std::move(why));
+    }
+  }
+  page += "<h2 id=\"missing-artifacts\">Artifacts explained</h2>\n";
+  if (rows.empty()) {
+    page += "<p class=\"note\">Every compile has its generated code.</p>\n";
+    return;
+  }
+  page += "<p>Compiles without generated code, or without the graphs of the later stages, and "
+          "why.</p>\n<table><tr><th>compile</th><th>cache</th><th>why</th></tr>\n";
+  for (const auto& [c, why] : rows) {
+    page += "<tr><td>";
+    compile_link(page, c->display);
+    page += "</td><td>";
+    page += to_string(c->cache_state);
+    page += "</td><td>";
+    esc(page, why);
+    page += "</td></tr>\n";
+  }
+  page += "</table>\n";
+}
+
+} // namespace
+
+void render_answer_sections(RenderContext& ctx, std::string& page) {
+  recompilation_explorer(ctx, page);
+  graph_break_summary(ctx, page);
+  compile_time_charts(ctx, page);
+  artifact_explanations(ctx, page);
+}
+
+} // namespace tlparse::report::detail

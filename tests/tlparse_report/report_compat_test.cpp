@@ -3,6 +3,7 @@
 // every path tlparse 0.4.3 wrote, the same compile_directory.json bytes and the same statistics
 // line. `tlparse render INDEX` must then reproduce the direct run byte for byte.
 #include "support/test_paths.h"
+#include "tlparse_cli.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -15,23 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#ifdef TORCHSCOPE_TLPARSE_BIN
-constexpr const char* kTlparse = TORCHSCOPE_TLPARSE_BIN;
-#else
-constexpr const char* kTlparse = nullptr;
-#endif
-
-std::string quoted(const fs::path& p) {
-  std::string out = "'";
-  for (char c : p.string()) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+using test_support::kTlparse;
+using test_support::quoted;
 
 std::string stats_line(const std::string& text) {
   std::istringstream in(text);

@@ -1,11 +1,15 @@
 // The tlparse command line (docs/TLPARSE-INGEST.md, "Command line"): tlparse 0.4.3's flags with its
 // exit codes and messages, made safer: output goes to a temporary sibling folder that is renamed
 // into place only when everything succeeded (no empty OUT after an error), --overwrite refuses to
-// delete a folder that does not look like a report, --latest works, and a browser is never opened.
+// delete a folder that does not look like a report, --latest works, and the browser is opened only
+// for a person at a display (cli/browser.h). --all-ranks-html is in cli/all_ranks.cpp.
 #include "cli/cli.h"
 
+#include "cli/all_ranks.h"
+#include "cli/browser.h"
 #include "cli/query_command.h"
 #include "cli/report_folder.h"
+#include "cli/serve.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -15,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +44,7 @@ constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "Usage: tlparse [OPTIONS] <PATH>\n"
+    "       tlparse <DIR> --all-ranks-html [OPTIONS]\n"
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]\n"
     "       tlparse render <INDEX> -o <OUT> [--overwrite] [--custom-header-html <HTML>]\n";
 
@@ -52,15 +58,28 @@ constexpr const char* kHelp =
     "       tlparse check <SOURCE> [LIMITS] [--baseline OLD]   CI gate: exit 1 on a violation\n"
     "       tlparse diff <A> <B> [--format json|--html OUT]    what changed between two runs\n\n"
     "Arguments:\n"
-    "  <PATH>  A log file, or a folder (its newest *.log file is used)\n\n"
+    "  <PATH>  A log file (plain or gzip-compressed), or a folder (its newest *.log or *.log.gz\n"
+    "          file is used; with --all-ranks-html, its dedicated_log_torch_trace_rank_<N>*.log\n"
+    "          files)\n\n"
     "Options:\n"
     "  -o, --out <OUT>              Output folder [default: tl_out]\n"
     "      --overwrite              Replace OUT if it exists. Refuses a non-empty folder that is\n"
     "                               not a previous report (no index.html or index.sqlite)\n"
     "      --latest                 PATH is a folder: use its most recently modified log\n"
+    "      --all-ranks-html         PATH is a folder of rank logs: every rank's report under\n"
+    "                               OUT/rank_<N>/ and a landing page comparing the ranks\n"
+    "                               (compile ids, cache hits, collectives, tensor metadata,\n"
+    "                               runtime estimates, execution order)\n"
+    "  -i, --inductor-provenance    Also write provenance_tracking_<compile>.html: pre-grad\n"
+    "                               graph, post-grad graph and generated code, lines linked\n"
+    "      --serve                  Ingest, then serve the report over HTTP, each page rendered\n"
+    "                               from the index when first asked for (OUT keeps the index)\n"
+    "      --port <N>               Port for --serve [default: the first free of 8000-8099]\n"
+    "      --host <ADDRESS>         Address for --serve to bind [default: 127.0.0.1]\n"
     "      --strict                 Fail (writing nothing) if any line failed to parse\n"
     "      --strict-compile-id      Fail if some events had an invalid compile id\n"
-    "      --no-browser             Accepted for compatibility: a browser is never opened\n"
+    "      --no-browser             Do not open the report in a browser (it is opened only when\n"
+    "                               a display exists, stdout is a terminal and CI is unset)\n"
     "      --custom-header-html <H> HTML inserted at the top of index.html\n"
     "  -v, --verbose                Print every unknown envelope key occurrence\n"
     "  -p, --plain-text             inductor_output_code as plain .txt files\n"
@@ -68,6 +87,7 @@ constexpr const char* kHelp =
     "      --file-id <N>            (render) which file of the index to render [default: first]\n"
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
+    "Not yet supported: -e/--export (tlparse 0.4.3's export report).\n\n"
     "Exit status: 0 success, 1 error (message on stderr), 2 usage error.\n";
 
 struct Args {
@@ -75,7 +95,10 @@ struct Args {
   std::vector<std::string> positional;
   std::optional<std::string> out;
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
-  bool verbose = false, plain_text = false, fts = false;
+  bool verbose = false, plain_text = false, fts = false, all_ranks = false;
+  bool provenance = false, no_browser = false, serve = false;
+  std::optional<std::uint16_t> port;
+  std::string host = "127.0.0.1";
   std::string custom_header_html;
   int64_t file_id = 0;
 };
@@ -132,7 +155,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
     } else if (arg == "--strict-compile-id") {
       a.strict_compile_id = true;
     } else if (arg == "--no-browser") {
-      // We never open a browser; accepted so existing scripts keep working.
+      a.no_browser = true;
     } else if (arg == "--custom-header-html") {
       auto v = value("--custom-header-html");
       if (!v) {
@@ -151,11 +174,29 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
         return usage_error("a value is required for '--file-id <N>'");
       }
       a.file_id = std::atoll(v->c_str());
-    } else if (arg == "-e" || arg == "--export" || arg == "-i" || arg == "--inductor-provenance" ||
-               arg == "--all-ranks-html") {
+    } else if (arg == "--serve") {
+      a.serve = true;
+    } else if (arg == "--port") {
+      auto v = value("--port");
+      const long n = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
+      if (!v || n < 1 || n > 65535) {
+        return usage_error("'--port <N>' needs a port number from 1 to 65535");
+      }
+      a.port = static_cast<std::uint16_t>(n);
+    } else if (arg == "--host") {
+      auto v = value("--host");
+      if (!v || v->empty()) {
+        return usage_error("a value is required for '--host <ADDRESS>'");
+      }
+      a.host = *v;
+    } else if (arg == "--all-ranks-html") {
+      a.all_ranks = true;
+    } else if (arg == "-i" || arg == "--inductor-provenance") {
+      a.provenance = true;
+    } else if (arg == "-e" || arg == "--export") {
       return usage_error("'" + arg +
-                         "' (tlparse 0.4.3's export, provenance and multi-rank "
-                         "modes) is not supported by this version yet");
+                         "' (tlparse 0.4.3's export mode) is not supported by this "
+                         "version yet");
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usage_error("unexpected argument '" + arg + "' found");
     } else {
@@ -238,6 +279,8 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
+} // namespace
+
 void print_file_summary(const ingest::FileResult& f) {
   std::cerr << f.stats.to_tlparse_string() << "\n";
   if (!f.unknown_keys.empty()) {
@@ -261,6 +304,8 @@ void print_file_summary(const ingest::FileResult& f) {
     std::cerr << "Data health: " << health << " (details in index.sqlite: bad_lines, health)\n";
   }
 }
+
+namespace {
 
 ingest::IngestOptions ingest_options(const Args& a, Progress& progress) {
   ingest::IngestOptions o;
@@ -342,6 +387,7 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.plain_text = a.plain_text;
   opts.custom_header_html = a.custom_header_html;
   opts.file_id = a.file_id;
+  opts.inductor_provenance = a.provenance;
   opts.raw_log_source = raw_log;
   opts.index_path = index_path; // lets the renderer stream big files on extra threads
   opts.cancel = &g_interrupted;
@@ -446,6 +492,23 @@ int run_direct(const Args& a) {
       }
     }
   }
+  if (a.serve) {
+    // The report is not written: OUT keeps the index, and pages are rendered when asked for.
+    if (const Status st = (*folder)->commit(); !st) {
+      return fail(st.error());
+    }
+    ServeRequest request;
+    request.index = (*folder)->out() / report::files::index;
+    request.host = a.host;
+    request.port = a.port;
+    request.stop = &g_interrupted;
+    report::RenderOptions pages;
+    pages.plain_text = a.plain_text;
+    pages.custom_header_html = a.custom_header_html;
+    pages.inductor_provenance = a.provenance;
+    pages.raw_log_source = path;
+    return serve_report(request, pages);
+  }
   if (const int rc = render_into(index_path, a, staging, path); rc != kExitOk) {
     return rc;
   }
@@ -453,6 +516,18 @@ int run_direct(const Args& a) {
     return fail(st.error());
   }
   return kExitOk;
+}
+
+// Opens the finished report for a person at a display (cli/browser.h); a failure to open it is
+// a warning, the report is there.
+int show(int rc, const std::filesystem::path& page, const Args& a) {
+  if (rc == kExitOk && !a.serve && browser_wanted(a.no_browser)) {
+    std::string warning;
+    if (!open_in_browser(page, warning)) {
+      std::cerr << "Warning: " << warning << "\n";
+    }
+  }
+  return rc;
 }
 
 } // namespace
@@ -478,7 +553,28 @@ int run(int argc, char** argv) {
   if (a.command == "render") {
     return run_render(a);
   }
-  return run_direct(a);
+  if (a.all_ranks) {
+    if (a.serve) {
+      return fail("--serve with --all-ranks-html is not supported yet; open OUT/index.html");
+    }
+    if (a.latest) {
+      return fail("--latest cannot be used with --all-ranks-html");
+    }
+    AllRanksRequest r;
+    r.input = a.positional.front();
+    r.out = a.out.value_or("tl_out");
+    r.overwrite = a.overwrite;
+    r.strict = a.strict;
+    r.verbose = a.verbose;
+    r.plain_text = a.plain_text;
+    r.custom_header_html = a.custom_header_html;
+    r.provenance = a.provenance;
+    r.cancel = &g_interrupted;
+    std::filesystem::path landing;
+    return show(run_all_ranks(r, landing), landing, a);
+  }
+  const int rc = run_direct(a);
+  return show(rc, normalised_output_path(a.out.value_or("tl_out")) / report::files::index_html, a);
 }
 
 } // namespace tlparse::cli

@@ -1066,6 +1066,29 @@ Result<std::vector<UnknownKey>> IndexReader::unknown_keys(int64_t file_id) const
   return impl_->rows<UnknownKey>("WHERE file_id=? ORDER BY first_line, key", {file_id});
 }
 
+Result<std::vector<Event>> IndexReader::runtime_metrics_events(int64_t key_id) const {
+  return impl_->rows<Event>("WHERE key_id=? AND kind IN ('compilation_metrics_runtime', "
+                            "'bwd_compilation_metrics_runtime') ORDER BY id",
+                            {key_id});
+}
+
+Result<int64_t> IndexReader::chromium_event_count(int64_t file_id) const {
+  int64_t count = 0;
+  const Status st =
+      impl_->each_row("chromium_events", "SELECT count(*) FROM chromium_events WHERE file_id=?",
+                      {file_id}, [&](const Stmt& s, int& bad) {
+                        if (!read_column(s, 0, count)) {
+                          bad = 0;
+                          return Next::bad;
+                        }
+                        return Next::stop;
+                      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return count;
+}
+
 Result<std::vector<BadLine>> IndexReader::bad_lines(int64_t file_id, int64_t limit) const {
   return impl_->rows<BadLine>("WHERE file_id=? ORDER BY rowid LIMIT ?", {file_id, limit});
 }

@@ -13,6 +13,7 @@
 #include "ingest/line_reader.h"
 #include "ingest/md5.h"
 #include "model/file_model.h"
+#include "tlparse/ingest/log_files.h"
 
 #include <algorithm>
 #include <atomic>
@@ -39,24 +40,6 @@ using index::HealthId;
 // 150 MB whatever the log; longer payloads are truncated (payload_too_large) and fail their MD5.
 constexpr size_t kMaxPayloadBytes = 32u << 20;
 constexpr uint64_t kMaxMessagesPerFile = 1000;
-
-std::optional<uint32_t> rank_from_file_name(const std::string& name) {
-  static constexpr std::string_view kPrefix = "dedicated_log_torch_trace_rank_";
-  if (!std::string_view(name).starts_with(kPrefix) || !std::string_view(name).ends_with(".log")) {
-    return std::nullopt;
-  }
-  uint64_t v = 0;
-  size_t i = kPrefix.size();
-  const size_t start = i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && v <= UINT32_MAX) {
-    v = v * 10 + static_cast<uint64_t>(name[i] - '0');
-    ++i;
-  }
-  if (i == start || v > UINT32_MAX || (name[i] != '_' && name[i] != '.')) {
-    return std::nullopt;
-  }
-  return static_cast<uint32_t>(v);
-}
 
 struct VerifiedPayload {
   std::string declared;
@@ -537,7 +520,7 @@ bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileRes
   file.path = path_text;
   file.name = name;
   file.size_bytes = static_cast<int64_t>(st.st_size);
-  if (const auto rank = rank_from_file_name(name)) {
+  if (const auto rank = rank_of_log_name(name)) {
     file.rank_from_name = *rank;
   }
   file.timestamp_year = tm_utc.tm_year + 1900;
@@ -568,6 +551,10 @@ bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileRes
   }
   // Lines consumed as payload also advance the count.
   lines = std::max<uint64_t>(lines, line.number);
+  if (reader.gzip_truncated()) {
+    message(path.filename().string() +
+            ": the gzip stream ends early (the file was cut); its lines up to there were read");
+  }
   ::close(fd);
   if (!reader.error().empty()) {
     error = path.string() + ": " + reader.error();

@@ -15,6 +15,9 @@ constexpr size_t kExcerpt = 160;
 LineReader::LineReader(int fd, size_t max_line_bytes)
     : fd_(fd), max_line_(std::max<size_t>(max_line_bytes, 1024)) {
   buf_.resize(std::min(kChunk, max_line_) + kChunk);
+  if (is_gzip(fd)) {
+    gz_ = std::make_unique<GzipReader>(fd);
+  }
 }
 
 bool LineReader::fill() {
@@ -29,12 +32,13 @@ bool LineReader::fill() {
     return false; // full: the caller handles long lines
   }
   while (true) {
-    const ssize_t n = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
+    const ssize_t n = gz_ ? gz_->read(buf_.data() + end_, buf_.size() - end_)
+                          : ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (n < 0) {
-      if (errno == EINTR) {
+      if (!gz_ && errno == EINTR) {
         continue;
       }
-      error_ = std::string("read failed: ") + std::strerror(errno);
+      error_ = gz_ ? gz_->error() : std::string("read failed: ") + std::strerror(errno);
       eof_ = true;
       return false;
     }

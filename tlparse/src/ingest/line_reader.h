@@ -3,9 +3,13 @@
 // longer than the limit is skipped as it streams by (only an excerpt is kept), so a 50 MB line
 // of garbage costs no more memory than the limit. Each line says whether it is valid UTF-8;
 // validation runs over large blocks and falls back to per-line checks only where a block fails.
+// A gzip-compressed file is inflated as it streams (gzip_reader.h).
 #pragma once
 
+#include "ingest/gzip_reader.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,12 +34,16 @@ public:
   void push_back() { pushed_back_ = true; }
   uint64_t bytes_consumed() const { return consumed_; }
   const std::string& error() const { return error_; }
+  bool gzip() const { return gz_ != nullptr; }
+  // A gzip stream that ended inside a member (the file was cut): its lines up to there were read.
+  bool gzip_truncated() const { return gz_ != nullptr && gz_->truncated(); }
 
 private:
   bool fill(); // reads more data after compacting; false at EOF or error
   bool skip_long_line(Line& line);
 
   int fd_;
+  std::unique_ptr<GzipReader> gz_; // set for a gzip file
   size_t max_line_;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;

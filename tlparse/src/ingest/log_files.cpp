@@ -35,7 +35,7 @@ Result<std::vector<Candidate>> regular_files(const fs::path& folder) {
     if (e2) {
       continue;
     }
-    out.push_back(Candidate{it->path(), t, it->path().extension() == ".log"});
+    out.push_back(Candidate{it->path(), t, is_log_name(it->path().filename().string())});
   }
   return out;
 }
@@ -65,7 +65,7 @@ Result<std::vector<fs::path>> find_logs(const fs::path& path) {
     }
   }
   if (logs.empty()) {
-    return Error{"No log files (*.log) found in directory " + path.string()};
+    return Error{"No log files (*.log, *.log.gz) found in directory " + path.string()};
   }
   std::sort(logs.begin(), logs.end());
   return logs;
@@ -89,6 +89,44 @@ Result<fs::path> newest_log(const fs::path& folder) {
     return Error{"No files found in directory " + folder.string()};
   }
   return best->path;
+}
+
+bool is_log_name(std::string_view name) {
+  return name.ends_with(".log") || name.ends_with(".log.gz");
+}
+
+std::optional<std::uint32_t> rank_of_log_name(std::string_view name) {
+  constexpr std::string_view prefix = "dedicated_log_torch_trace_rank_";
+  std::string_view rest = name;
+  if (!rest.starts_with(prefix)) {
+    return std::nullopt;
+  }
+  rest.remove_prefix(prefix.size());
+  if (rest.ends_with(".log.gz")) {
+    rest.remove_suffix(3);
+  }
+  if (!rest.ends_with(".log")) {
+    return std::nullopt;
+  }
+  rest.remove_suffix(4);
+  rest = rest.substr(0, rest.find('_'));
+  if (rest.starts_with('+')) {
+    rest.remove_prefix(1);
+  }
+  if (rest.empty() || rest.size() > 10) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  for (const char c : rest) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (value > UINT32_MAX) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(value);
 }
 
 } // namespace tlparse::ingest

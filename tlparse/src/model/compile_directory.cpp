@@ -7,6 +7,8 @@
 #include <cassert>
 #include <climits>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <tuple>
 
 namespace tlparse::model {
@@ -246,13 +248,17 @@ std::string FileModel::add_payload_copy(handlers::EventContext& ctx) {
     count(index::HealthId::unsafe_output_name, ctx.line, ctx.declared_md5);
   }
   std::string path = "payloads/" + safe.name + ".txt";
-  // Listed once per path (later duplicates would overwrite the same bytes). The set is bounded;
-  // past the bound a path may be listed twice, which only makes the renderer write it twice.
+  // Listed once per (path, content): a later duplicate would write the same bytes. The same
+  // declared digest with other bytes (an MD5 mismatch) is listed again, so the renderer writes
+  // the last one, as tlparse does. The set is bounded; past the bound a path may be listed
+  // twice, which only makes the renderer write it twice.
   constexpr size_t kMaxRemembered = 100000;
   if (payload_copies_.size() >= kMaxRemembered) {
     payload_copies_.clear();
   }
-  if (payload_copies_.insert(path).second) {
+  const std::string seen_key =
+      path + '\n' + std::to_string(std::hash<std::string_view>{}(ctx.payload));
+  if (payload_copies_.insert(seen_key).second) {
     index::io::OutputRecord row;
     row.artifact = "payload";
     row.kind = index::OutputKind::payload_copy;

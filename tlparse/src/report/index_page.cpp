@@ -7,6 +7,7 @@
 #include "tlparse/model/compile_id.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tlparse::report::detail {
 void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
@@ -78,6 +79,29 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append(" trace events of the compiler's phases are in <a href=\"chromium_events.json\">"
                 "chromium_events.json</a>; open it in Perfetto (ui.perfetto.dev) or "
                 "chrome://tracing.</p>\n");
+  }
+  if (ctx.options.inductor_provenance) {
+    page.append("<h2>Provenance tracking</h2>\n<p>For each compile, its pre-grad graph, post-grad "
+                "graph and generated code side by side, lines linked by Inductor's node "
+                "mappings:</p>\n<ul>\n");
+    std::set<std::string> seen;
+    for (const index::CompileKey& k : ctx.keys) {
+      if (seen.insert(k.dir_name).second) {
+        page.append("<li><a href=\"");
+        esc(page, provenance_page_name(k.dir_name));
+        page.append("\">");
+        esc(page, k.display);
+        page.append("</a></li>\n");
+      }
+    }
+    page.append("</ul>\n");
+  }
+  if (ctx.options.multi_rank) {
+    page.append("<h2>Collectives parity</h2>\n<p><a href=\"collectives_parity.json\">"
+                "collectives_parity.json</a>: for each graph, how many collectives Inductor's "
+                "schedule holds against the calls in its generated code, and calls never "
+                "waited on (the landing page, <a href=\"../index.html\">../index.html</a>, "
+                "compares the ranks).</p>\n");
   }
 
   // Recompilations, graph breaks, compile time, artifacts explained.

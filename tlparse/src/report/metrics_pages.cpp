@@ -248,6 +248,60 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     out.append("</td></tr>\n");
   }
   out.append(any_guard ? "</table>\n" : "<p class=\"note\">None.</p>\n");
+
+  // Symbols the shape environment created for this compile (tlparse 0.4.3 did not show them:
+  // `create_symbol` was an unknown key to it).
+  out.append("<h2>Created symbols</h2>\n");
+  bool any_symbol = false;
+  const auto symbols = ctx.symbols_by_forced_key.find(key);
+  for (const std::size_t i : symbols == ctx.symbols_by_forced_key.end() ? kNone : symbols->second) {
+    const index::SymbolEvent& sym = ctx.created_symbols[i];
+    if (!any_symbol) {
+      out.append("<table>\n<tr><th>Symbol</th><th>Kind</th><th>Hint</th><th>Value range</th>"
+                 "<th>Source</th></tr>\n");
+      any_symbol = true;
+    }
+    out.append("<tr><td><code>");
+    esc(out, sym.symbol.symbol);
+    out.append("</code></td><td>");
+    out.append(sym.event_key == "create_unbacked_symbol" ? "unbacked (data-dependent)" : "backed");
+    out.append("</td><td><code>");
+    esc(out, sym.symbol.val);
+    out.append("</code></td><td><code>");
+    esc(out, sym.symbol.vr);
+    out.append("</code></td><td>");
+    esc(out, sym.symbol.source);
+    out.append("</td></tr>\n");
+  }
+  out.append(any_symbol ? "</table>\n" : "<p class=\"note\">None.</p>\n");
+
+  // Metrics PyTorch records when the compiled code first runs (compilation_metrics_runtime and
+  // bwd_compilation_metrics_runtime, logged without an attempt, so under the attempt-0 entry):
+  // unknown keys to tlparse 0.4.3, shown here as logged.
+  bool any_runtime = false;
+  const auto entries = ctx.key_ids_by_forced_key.find(key);
+  if (ctx.has_runtime_metrics && entries != ctx.key_ids_by_forced_key.end()) {
+    for (const std::int64_t entry : entries->second) {
+      for (const index::Event& e : ctx.take(ctx.reader.runtime_metrics_events(entry))) {
+        if (!any_runtime) {
+          out.append("<h2>Runtime metrics</h2>\n");
+          any_runtime = true;
+        }
+        out.append("<h3>");
+        esc(out, e.kind);
+        out.append(" (line ");
+        out.append(std::to_string(e.line));
+        out.append(")</h3>\n<pre>");
+        const std::string_view logged = index::event_metadata(e);
+        if (auto pretty = pretty_print_json(logged)) {
+          esc(out, *pretty);
+        } else {
+          esc(out, logged);
+        }
+        out.append("</pre>\n");
+      }
+    }
+  }
   all_fields_section(out, metadata);
 }
 

@@ -1,6 +1,8 @@
 // Checked, buffered file output for the renderer (see output_folder.h).
 #include "report/output_folder.h"
 
+#include "ingest/gzip_reader.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -196,6 +198,22 @@ bool OutputFolder::copy_file(const std::filesystem::path& source, std::string_vi
   if (!open_stream(relative, out)) {
     ::close(in);
     return false;
+  }
+  if (ingest::is_gzip(in)) {
+    // raw.log of a compressed log is its text, as tlparse's raw.log is the log's text.
+    ingest::GzipReader gz(in);
+    std::string chunk(1u << 20, '\0');
+    ssize_t n = 0;
+    while ((n = gz.read(chunk.data(), chunk.size())) > 0) {
+      out.write(std::string_view(chunk.data(), static_cast<std::size_t>(n)));
+    }
+    ::close(in);
+    const bool closed = finish_stream(out);
+    if (n < 0) {
+      record_error("copy failed: " + source.string() + ": " + gz.error());
+      return false;
+    }
+    return closed;
   }
   // copy_file_range keeps the bytes in the kernel (and may share extents); fall back to
   // read/write where the file systems do not support it.

@@ -7,6 +7,7 @@
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/model/compile_id.h"
+#include "tlparse/report/multi_rank.h"
 
 #include <algorithm>
 #include <chrono>
@@ -190,40 +191,127 @@ void build_lookups(RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
     ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
   }
+  for (const index::CompileKey& k : ctx.keys) {
+    if (const auto id = index::compile_id_of(k)) {
+      ctx.key_ids_by_forced_key[forced_key(id)].push_back(k.id);
+    }
+  }
+  for (const index::UnknownKey& u : ctx.unknown_keys) {
+    ctx.has_runtime_metrics = ctx.has_runtime_metrics || u.key == "compilation_metrics_runtime" ||
+                              u.key == "bwd_compilation_metrics_runtime";
+  }
+  for (std::size_t i = 0; i < ctx.created_symbols.size(); ++i) {
+    ctx.symbols_by_forced_key[forced_key(ctx.created_symbols[i].event.cid)].push_back(i);
+  }
 }
 
 } // namespace detail
 
 Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader) {
-  std::vector<std::string> out = {files::index_html,
-                                  files::failures_html,
-                                  files::compile_directory,
-                                  files::chromium_events,
-                                  files::raw_jsonl,
-                                  files::raw_log,
-                                  files::index};
+  const std::vector<std::string> per_report = {files::index_html,        files::failures_html,
+                                               files::compile_directory, files::chromium_events,
+                                               files::raw_jsonl,         files::raw_log};
+  std::vector<std::string> out = per_report;
+  out.push_back(files::index);
   auto listed = reader.files();
   if (!listed) {
     return Error{listed.error()};
   }
+  // A report of all ranks (--all-ranks-html) holds each rank's report under rank_<N>/ (the
+  // rank of its file name) and the landing files; a single-rank report, the first file's.
+  std::vector<std::uint32_t> ranks;
   for (const index::File& f : *listed) {
+    const bool ranked = f.rank_from_name && *f.rank_from_name >= 0 &&
+                        *f.rank_from_name <= static_cast<std::int64_t>(UINT32_MAX);
+    std::string prefix;
+    if (ranked) {
+      const auto rank = static_cast<std::uint32_t>(*f.rank_from_name);
+      ranks.push_back(rank);
+      prefix = rank_folder(rank) + "/";
+      for (const std::string& name : per_report) {
+        out.push_back(prefix + name);
+      }
+    }
     auto outputs = reader.outputs(f.id);
     if (!outputs) {
       return Error{outputs.error()};
     }
+    auto keys = reader.compile_keys(f.id);
+    if (!keys) {
+      return Error{keys.error()};
+    }
+    for (const index::CompileKey& k : *keys) {
+      out.push_back(detail::provenance_page_name(k.dir_name));
+    }
     for (const index::Output& o : *outputs) {
       if (o.kind != index::OutputKind::link) {
         out.push_back(o.path);
+        if (ranked) {
+          out.push_back(prefix + o.path);
+        }
         if (o.readable_url && !o.readable_url->empty()) {
           out.push_back(*o.readable_url);
+          if (ranked) {
+            out.push_back(prefix + *o.readable_url);
+          }
         }
       }
     }
+  }
+  for (std::string& name : multi_rank_landing_files(ranks)) {
+    out.push_back(std::move(name));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+namespace detail {
+
+bool load_context(RenderContext& ctx, const std::vector<index::File>& files, bool& found,
+                  std::string& error) {
+  const index::IndexReader& reader = ctx.reader;
+  const RenderOptions& options = ctx.options;
+  found = false;
+  for (const index::File& f : files) {
+    if (options.file_id == 0 || f.id == options.file_id) {
+      ctx.file = f;
+      found = true;
+      break;
+    }
+  }
+  if (!found && options.file_id != 0) {
+    error = "the index has no file with id " + std::to_string(options.file_id);
+    return false;
+  }
+  if (found) {
+    const int64_t id = ctx.file.id;
+    ctx.compiles = ctx.take(reader.compiles(id));
+    ctx.keys = ctx.take(reader.compile_keys(id));
+    ctx.outputs = ctx.take(reader.outputs(id));
+    ctx.metrics = ctx.take(reader.compilation_metrics(id));
+    ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
+    ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
+    ctx.specializations = ctx.take(reader.specializations(id));
+    ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
+    ctx.created_symbols = ctx.take(reader.created_symbols(id));
+    ctx.restarts_and_failures = ctx.take(reader.restarts_and_failures(id));
+    ctx.stats = ctx.take(reader.stats(id));
+    ctx.health = ctx.take(reader.health(id));
+    ctx.unknown_keys = ctx.take(reader.unknown_keys(id));
+    if (!ctx.read_error.empty()) {
+      error = ctx.read_error; // nothing is written from a damaged index
+      return false;
+    }
+  } else {
+    ctx.warnings.push_back("the index holds no file; writing an empty report");
+  }
+  build_lookups(ctx);
+  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
+  return true;
+}
+
+} // namespace detail
 
 RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
                            const std::filesystem::path& out_dir) {
@@ -242,40 +330,9 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   }
   const std::vector<index::File>& files = *listed;
   bool found = false;
-  for (const index::File& f : files) {
-    if (options.file_id == 0 || f.id == options.file_id) {
-      ctx.file = f;
-      found = true;
-      break;
-    }
-  }
-  if (!found && options.file_id != 0) {
-    result.error = "the index has no file with id " + std::to_string(options.file_id);
+  if (!detail::load_context(ctx, files, found, result.error)) {
     return result;
   }
-  if (found) {
-    const int64_t id = ctx.file.id;
-    ctx.compiles = ctx.take(reader.compiles(id));
-    ctx.keys = ctx.take(reader.compile_keys(id));
-    ctx.outputs = ctx.take(reader.outputs(id));
-    ctx.metrics = ctx.take(reader.compilation_metrics(id));
-    ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
-    ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
-    ctx.specializations = ctx.take(reader.specializations(id));
-    ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
-    ctx.restarts_and_failures = ctx.take(reader.restarts_and_failures(id));
-    ctx.stats = ctx.take(reader.stats(id));
-    ctx.health = ctx.take(reader.health(id));
-    ctx.unknown_keys = ctx.take(reader.unknown_keys(id));
-    if (!ctx.read_error.empty()) {
-      result.error = ctx.read_error; // nothing is written from a damaged index
-      return result;
-    }
-  } else {
-    ctx.warnings.push_back("the index holds no file; writing an empty report");
-  }
-  detail::build_lookups(ctx);
-  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
 
   const auto end_phase = [&](const char* name) {
     const auto now = std::chrono::steady_clock::now();
@@ -388,6 +445,9 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     end_phase("side jobs (waiting)");
     detail::render_compile_directory(ctx);
     detail::render_index_page(ctx, chromium_result.items);
+    if (options.inductor_provenance) {
+      detail::render_provenance_pages(ctx);
+    }
     end_phase("index.html and compile_directory.json");
     if (side_jobs.empty()) {
       raw_log_job();

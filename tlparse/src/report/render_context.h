@@ -74,6 +74,7 @@ struct RenderContext {
   std::vector<index::EventStack> unknown_stacks;
   std::vector<index::SpecializationEvent> specializations;
   std::vector<index::GuardAddedFastEvent> guards_added_fast;
+  std::vector<index::SymbolEvent> created_symbols; // create_symbol, create_unbacked_symbol
   std::vector<index::RestartOrFailure> restarts_and_failures;
   index::Stats stats;
   std::vector<index::HealthCounter> health;
@@ -84,6 +85,10 @@ struct RenderContext {
   std::unordered_map<std::string, std::size_t> start_by_forced_key;          // last wins
   std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
+  std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_forced_key;
+  std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_forced_key;
+  // Whether the log has compilation_metrics_runtime events at all (an unknown key to 0.4.3).
+  bool has_runtime_metrics = false;
   // Payloads by verified MD5: trusted only when the file had no MD5 mismatch at all, so the
   // declared digest names the content. Scaled logs then fetch and inflate each payload once.
   bool md5_trusted = false;
@@ -135,6 +140,11 @@ void output_link(std::string& out, const index::Output& o, std::string_view pref
 std::string_view status_class(index::CompileStatus status);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);
+// Loads what the pages read for the file options.file_id of `files` (the first when 0) and
+// builds the lookups; `found` says whether the index had it. False (with `error`) on a read error
+// or an unknown file id.
+bool load_context(RenderContext& ctx, const std::vector<index::File>& files, bool& found,
+                  std::string& error);
 
 // Every per-event output (payload files, JSON artifacts, HTML pages).
 void render_output(RenderContext& ctx, const index::Output& output);
@@ -144,6 +154,9 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
 void render_failures_page(RenderContext& ctx);
 void render_compile_directory(RenderContext& ctx);
 void render_index_page(RenderContext& ctx, std::uint64_t chromium_events);
+// -i: provenance_tracking_<folder>.html for every compile folder (provenance_pages.cpp).
+void render_provenance_pages(RenderContext& ctx);
+std::string provenance_page_name(std::string_view dir);
 
 // The two streamed files read the whole event table, so they can run on their own thread with
 // their own reader; they touch nothing of a RenderContext.

@@ -6,6 +6,7 @@
 #include "tlparse/highlight/html.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -439,6 +440,11 @@ private:
           return true;
         }
         constexpr std::uint64_t kMinMagnitude = std::uint64_t{1} << 63;
+        if (magnitude == 0) {
+          out.kind_ = JsonValue::Kind::Float; // serde_json reads -0 as the float -0.0
+          out.float_ = -0.0;
+          return true;
+        }
         if (magnitude <= kMinMagnitude) {
           out.kind_ = JsonValue::Kind::Int;
           out.int_ = magnitude == kMinMagnitude ? std::numeric_limits<std::int64_t>::min()
@@ -451,22 +457,105 @@ private:
     return parse_float(literal, out);
   }
 
+  // serde_json's own float reader (without its float_roundtrip feature), reproduced because its
+  // result is what tlparse 0.4.3 writes back: the digits are gathered into a u64 significand
+  // (digits past 19-20 are dropped and only counted in the exponent), converted to f64, then
+  // multiplied or divided once by an exact power of ten. Two roundings instead of one, so some
+  // 17-digit values come back one unit in the last place off the correctly rounded value
+  // (1715885247.9018195 reads as ...197); the byte-compatible outputs must show the same.
   static bool parse_float(std::string_view literal, JsonValue& out) {
-    double value = 0;
-    const auto [ptr, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
-    if (ec == std::errc::result_out_of_range) {
-      // from_chars leaves `value` unset; strtod tells overflow (inf, an error in serde_json)
-      // from underflow (0.0, accepted).
-      const std::string copy(literal);
-      value = std::strtod(copy.c_str(), nullptr);
-      if (std::isinf(value)) {
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+    std::size_t i = 0;
+    const bool negative = literal[0] == '-';
+    if (negative) {
+      ++i;
+    }
+    std::uint64_t significand = 0;
+    std::int64_t exponent = 0;
+    bool saturated = false;
+    auto take_digit = [&](char c, bool fraction) {
+      const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+      if (!saturated &&
+          (significand > kMax / 10 || (significand == kMax / 10 && digit > kMax % 10))) {
+        saturated = true;
+      }
+      if (saturated) {
+        if (!fraction) {
+          ++exponent; // a dropped integer digit still scales the value
+        }
+        return;
+      }
+      significand = significand * 10 + digit;
+      if (fraction) {
+        --exponent;
+      }
+    };
+    for (; i < literal.size() && is_digit(literal[i]); ++i) {
+      take_digit(literal[i], false);
+    }
+    if (i < literal.size() && literal[i] == '.') {
+      for (++i; i < literal.size() && is_digit(literal[i]); ++i) {
+        take_digit(literal[i], true);
+      }
+    }
+    if (i < literal.size() && (literal[i] == 'e' || literal[i] == 'E')) {
+      ++i;
+      bool exp_negative = false;
+      if (literal[i] == '+' || literal[i] == '-') {
+        exp_negative = literal[i] == '-';
+        ++i;
+      }
+      std::int64_t e = 0;
+      for (; i < literal.size() && is_digit(literal[i]); ++i) {
+        e = e * 10 + (literal[i] - '0');
+        if (e > std::numeric_limits<std::int32_t>::max()) {
+          // serde: an out-of-range exponent is an error unless the value is zero or tiny.
+          if (significand != 0 && !exp_negative) {
+            return false;
+          }
+          out.kind_ = JsonValue::Kind::Float;
+          out.float_ = negative ? -0.0 : 0.0;
+          return true;
+        }
+      }
+      exponent = exp_negative ? exponent - e : exponent + e;
+      exponent = std::clamp<std::int64_t>(exponent, std::numeric_limits<std::int32_t>::min(),
+                                          std::numeric_limits<std::int32_t>::max());
+    }
+    static const auto kPow10 = [] {
+      std::array<double, 309> p{};
+      for (int k = 0; k < 309; ++k) {
+        // Each power as the correctly rounded literal 1eK (what Rust's table holds).
+        const std::string lit = "1e" + std::to_string(k);
+        std::from_chars(lit.data(), lit.data() + lit.size(), p[static_cast<std::size_t>(k)]);
+      }
+      return p;
+    }();
+    double f = static_cast<double>(significand);
+    while (true) {
+      const std::int64_t magnitude = exponent < 0 ? -exponent : exponent;
+      if (magnitude < 309) {
+        if (exponent >= 0) {
+          f *= kPow10[static_cast<std::size_t>(magnitude)];
+          if (std::isinf(f)) {
+            return false;
+          }
+        } else {
+          f /= kPow10[static_cast<std::size_t>(magnitude)];
+        }
+        break;
+      }
+      if (f == 0.0) {
+        break;
+      }
+      if (exponent >= 0) {
         return false;
       }
-    } else if (ec != std::errc() || ptr != literal.data() + literal.size()) {
-      return false;
+      f /= 1e308;
+      exponent += 308;
     }
     out.kind_ = JsonValue::Kind::Float;
-    out.float_ = value;
+    out.float_ = negative ? -f : f;
     return true;
   }
 

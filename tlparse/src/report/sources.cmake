@@ -14,7 +14,10 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/index_page.cpp
   src/report/json_outputs.cpp
   src/report/metrics_pages.cpp
+  src/report/multi_rank.cpp
+  src/report/on_demand.cpp
   src/report/output_folder.cpp
+  src/report/provenance_pages.cpp
   src/report/render.cpp
   src/report/serde_json.cpp
   src/report/stack_trie.cpp

@@ -187,6 +187,13 @@ public:
       int64_t file_id,
       const std::function<bool(const ChromiumEvent&, std::string_view payload)>& fn) const;
 
+  // The compilation_metrics_runtime and bwd_compilation_metrics_runtime events of one
+  // compile-directory entry (metrics PyTorch records when compiled code first runs), log order.
+  Result<std::vector<Event>> runtime_metrics_events(int64_t key_id) const;
+  // How many chromium events of a file parsed (what chromium_events.json lists), counted by the
+  // index without reading them.
+  Result<int64_t> chromium_event_count(int64_t file_id) const;
+
   // The file's string table: index -> string, nullopt for gaps (raw.jsonl's first line).
   // Indexes of 4M and above (only hostile logs have them) are left out.
   Result<std::vector<std::optional<std::string>>> string_table(int64_t file_id) const;

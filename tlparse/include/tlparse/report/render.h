@@ -49,6 +49,12 @@ struct RenderOptions {
   // --custom-header-html: inserted verbatim at the top of index.html. It comes from the person
   // running the tool, not from the log, so it is trusted like tlparse does.
   std::string custom_header_html;
+  // One rank of an --all-ranks-html report: index.html links the rank's collectives_parity.json
+  // (written beside it by the multi-rank landing).
+  bool multi_rank = false;
+  // -i/--inductor-provenance: also write provenance_tracking_<folder>.html for every compile
+  // folder (the three-panel highlighter) and list them on index.html.
+  bool inductor_provenance = false;
   // Stop at the first output that cannot be written (default: count it and go on).
   bool strict = false;
   // Which ingested file to render (single-rank mode renders one file); 0 = the first one.

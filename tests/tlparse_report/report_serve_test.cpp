@@ -1,0 +1,106 @@
+// `tlparse LOG --serve` (docs/TLPARSE-SERVE.md): pages rendered from the index when asked for are
+// the bytes `tlparse LOG` writes, only the report's own names are answered (no path outside it,
+// encoded or not), and the server binds where it is told.
+#include "support/test_paths.h"
+#include "tlparse_cli.h"
+
+#include <arpa/inet.h>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <netinet/in.h>
+#include <string>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using test_support::kTlparse;
+using test_support::quoted;
+
+namespace {
+
+// One HTTP/1.0 exchange with 127.0.0.1:port; the whole response, or "" when nothing answers.
+std::string http_get(int port, const std::string& target) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return "";
+  }
+  const std::string req = "GET " + target + " HTTP/1.0\r\nHost: x\r\n\r\n";
+  (void)::send(fd, req.data(), req.size(), 0);
+  std::string out;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) {
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+std::string body_of(const std::string& response) {
+  const auto at = response.find("\r\n\r\n");
+  return at == std::string::npos ? "" : response.substr(at + 4);
+}
+
+} // namespace
+
+TEST_CASE("tlparse --serve renders the report's pages on demand, and only those") {
+  if (kTlparse == nullptr) {
+    TORCHSCOPE_SKIP("the tlparse binary is not built");
+  }
+  const fs::path log = test_support::source_dir() / "tests/data/pytorch-2.11/w14_ddp_nccl" /
+                       "dedicated_log_torch_trace_rank_1_odxhborf.log";
+  test_support::TempDir tmp("serve");
+  const int port = 20000 + static_cast<int>(::getpid() % 20000);
+  const fs::path pid_file = tmp.path() / "pid";
+  const std::string cmd = quoted(kTlparse) + " " + quoted(log) + " -o " +
+                          quoted(tmp.path() / "served") + " --serve --port " +
+                          std::to_string(port) + " > " + quoted(tmp.path() / "out.txt") +
+                          " 2>&1 & echo $! > " + quoted(pid_file);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::string index;
+  for (int i = 0; i < 300 && index.empty(); ++i) { // up to 30 s on a loaded machine
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    index = http_get(port, "/");
+  }
+  const pid_t server = static_cast<pid_t>(std::stol(test_support::read_file(pid_file)));
+  struct Stop {
+    pid_t pid;
+    ~Stop() { ::kill(pid, SIGTERM); }
+  } stop{server};
+  INFO(test_support::read_file(tmp.path() / "out.txt"));
+  REQUIRE(index.starts_with("HTTP/1.0 200"));
+  CHECK(index.find("Content-Type: text/html") != std::string::npos);
+  // Only the index was written: no report in OUT.
+  CHECK(!fs::exists(tmp.path() / "served" / "compile_directory.json"));
+  CHECK(fs::exists(tmp.path() / "served" / "index.sqlite"));
+
+  // The same bytes as the written report.
+  const fs::path written = tmp.path() / "written";
+  REQUIRE(std::system((quoted(kTlparse) + " " + quoted(log) + " -o " + quoted(written) +
+                       " --no-browser > /dev/null 2>&1")
+                          .c_str()) == 0);
+  for (const char* page : {"compile_directory.json", "raw.jsonl", "chromium_events.json", "raw.log",
+                           "failures_and_restarts.html", "-_0_0_0/dynamo_graph_break_reason_0.txt",
+                           "-_0_0_3/compilation_metrics_4.html"}) {
+    INFO(page);
+    const std::string response = http_get(port, std::string("/") + page);
+    REQUIRE(response.starts_with("HTTP/1.0 200"));
+    CHECK(body_of(response) == test_support::read_file(written / page));
+  }
+  // Encoded names resolve; nothing outside the report does.
+  CHECK(http_get(port, "/-_0_0_0%2Fdynamo_graph_break_reason_0.txt").starts_with("HTTP/1.0 200"));
+  for (const char* bad : {"/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/index.sqlite",
+                          "//etc/passwd", "/-_0_0_0/../index.html", "/nope.html", "/.%2F"}) {
+    INFO(bad);
+    CHECK(http_get(port, bad).starts_with("HTTP/1.0 404"));
+  }
+}

@@ -1,0 +1,25 @@
+// `tlparse DIR --all-ranks-html` (docs/TLPARSE-MULTI-RANK.md): every rank's log of a folder
+// ingested in parallel into one index, each rank's report under rank_<N>/, and the landing page
+// that compares the ranks (tlparse/report/multi_rank.h).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace tlparse::cli {
+
+struct AllRanksRequest {
+  std::filesystem::path input; // the folder of rank logs
+  std::filesystem::path out;
+  bool overwrite = false, strict = false, verbose = false, plain_text = false, provenance = false;
+  std::string custom_header_html;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Runs the whole mode; prints tlparse's messages and returns the exit status (0 or 1). `index`
+// receives the landing page's path on success (for opening a browser).
+int run_all_ranks(const AllRanksRequest& request, std::filesystem::path& landing);
+
+} // namespace tlparse::cli

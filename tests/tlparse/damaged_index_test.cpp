@@ -5,6 +5,7 @@
 // schema version from elsewhere, a file that is no database at all.
 #include "ingest_test_util.h"
 #include "support/must.h"
+#include "support/read_everything.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
@@ -44,43 +45,7 @@ std::string read_everything(const fs::path& index) {
   if (!opened) {
     return opened.error();
   }
-  const ti::IndexReader& r = **opened;
-  auto files = r.files();
-  if (!files) {
-    return files.error();
-  }
-  std::string error;
-  const auto note = [&](const auto& result) {
-    if (error.empty() && !result.ok()) {
-      error = result.error();
-    }
-  };
-  for (const ti::File& f : *files) {
-    note(r.compiles(f.id));
-    note(r.compile_keys(f.id));
-    auto outputs = r.outputs(f.id);
-    note(outputs);
-    if (outputs) {
-      for (const ti::Output& o : *outputs) {
-        note(r.payload(o.event_id));
-      }
-    }
-    note(r.for_each_event(f.id, [](const ti::Event&) { return true; }));
-    note(r.for_each_chromium_event(
-        f.id, [](const ti::ChromiumEvent&, std::string_view) { return true; }));
-    auto metrics = r.compilation_metrics(f.id);
-    note(metrics);
-    if (metrics) {
-      for (const ti::MetricsEvent& m : *metrics) {
-        note(r.metrics_other_fields(m.metrics.event_id));
-      }
-    }
-    note(r.stacks(f.id, ti::StackRole::dynamo_start));
-    note(r.spans(f.id));
-    note(r.recompile_reasons(f.id));
-    note(r.health(f.id));
-  }
-  return error;
+  return test_support::read_everything(**opened);
 }
 
 struct Damage {

@@ -4,6 +4,7 @@
 #include "tlparse/report/render.h"
 
 #include "report/html_page.h"
+#include "report/output_collisions.h"
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/model/compile_id.h"
@@ -105,11 +106,17 @@ void output_link(std::string& out, const index::Output& o, std::string_view pref
     out.append(")</span>");
     return;
   }
-  out.append("<a href=\"");
-  if (!external) {
-    esc(out, prefix);
+  if (external) {
+    out.append("<a href=\"");
+    esc(out, o.path);
+  } else {
+    std::string href;
+    if (!append_report_href(href, prefix, o.path)) {
+      esc(out, label); // a path the report never writes: nothing to link to
+      return;
+    }
+    out.append("<a href=\"").append(href);
   }
-  esc(out, o.path);
   out.append("\">");
   esc(out, external ? std::string_view(o.name) : label);
   out.append("</a>");
@@ -162,6 +169,28 @@ std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack) {
   return frames;
 }
 
+void note_collisions(RenderContext& ctx, std::size_t renamed) {
+  if (renamed == 0) {
+    return;
+  }
+  ctx.warnings.push_back(std::to_string(renamed) +
+                         " output(s) renamed because their names collided (output_name_collision)");
+  const index::HealthInfo& info = index::health_info(index::HealthId::output_name_collision);
+  for (index::HealthCounter& h : ctx.health) {
+    if (h.counter == info.name) {
+      h.count += static_cast<std::int64_t>(renamed);
+      return;
+    }
+  }
+  index::HealthCounter h;
+  h.file_id = ctx.file.id;
+  h.counter = std::string(info.name);
+  h.severity = info.severity;
+  h.description = std::string(info.description);
+  h.count = static_cast<std::int64_t>(renamed);
+  ctx.health.push_back(std::move(h));
+}
+
 void build_lookups(RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.compiles.size(); ++i) {
     ctx.compile_by_id.emplace(ctx.compiles[i].id, i);
@@ -211,6 +240,7 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
     if (!outputs) {
       return Error{outputs.error()};
     }
+    detail::rename_colliding_outputs(*outputs); // the names the report really wrote
     for (const index::Output& o : *outputs) {
       if (o.kind != index::OutputKind::link) {
         out.push_back(o.path);
@@ -274,8 +304,14 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   } else {
     ctx.warnings.push_back("the index holds no file; writing an empty report");
   }
+  detail::note_collisions(ctx, detail::rename_colliding_outputs(ctx.outputs));
   detail::build_lookups(ctx);
-  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
+  // A payload cut at the size limit keeps its declared MD5, which then names other bytes.
+  const auto truncated = std::find_if(ctx.health.begin(), ctx.health.end(), [](const auto& h) {
+    return h.counter == index::health_info(index::HealthId::payload_too_large).name;
+  });
+  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0 &&
+                    (truncated == ctx.health.end() || truncated->count == 0);
 
   const auto end_phase = [&](const char* name) {
     const auto now = std::chrono::steady_clock::now();
@@ -307,9 +343,10 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   double raw_log_seconds = 0;
   bool raw_log_ok = true;
   bool raw_log_missing = false;
-  const std::filesystem::path raw_source = options.raw_log_source.empty()
+  const std::filesystem::path raw_source = !options.raw_log_source.empty() ? options.raw_log_source
+                                           : options.raw_log_from_index
                                                ? std::filesystem::path(ctx.file.path)
-                                               : options.raw_log_source;
+                                               : std::filesystem::path();
   const auto timed = [](double& seconds, const auto& job) {
     const auto t0 = std::chrono::steady_clock::now();
     job();
@@ -402,7 +439,11 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
       }
     }
     ctx.note_write(raw_log_ok, files::raw_log);
-    if (raw_log_missing) {
+    if (raw_log_missing && raw_source.empty()) {
+      ctx.warnings.push_back("raw.log not written: a file named by the index is never read (the "
+                             "log was " +
+                             ctx.file.path + "; pass it with --raw-log to copy it)");
+    } else if (raw_log_missing) {
       ctx.warnings.push_back("raw.log not written: the original log " + raw_source.string() +
                              " is not available");
     }

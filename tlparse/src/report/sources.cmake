@@ -11,6 +11,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/index_page.cpp
   src/report/json_outputs.cpp
   src/report/metrics_pages.cpp
+  src/report/output_collisions.cpp
   src/report/output_folder.cpp
   src/report/render.cpp
   src/report/serde_json.cpp

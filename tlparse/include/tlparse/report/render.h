@@ -53,8 +53,13 @@ struct RenderOptions {
   bool strict = false;
   // Which ingested file to render (single-rank mode renders one file); 0 = the first one.
   std::int64_t file_id = 0;
-  // Path of the original log, for raw.log; empty = the path stored in the index.
+  // Path of the original log, for raw.log.
   std::filesystem::path raw_log_source;
+  // With no raw_log_source: copy the file whose path the index stores as raw.log. Off by default
+  // because an index is untrusted input (it is what people attach to bug reports): a tampered one
+  // could name ~/.ssh/id_rsa, which would then be copied into a report meant to be shared. Turn
+  // it on only for an index this process just wrote.
+  bool raw_log_from_index = false;
   // The index file `reader` reads. When given, the renderer opens two more read-only
   // connections and writes chromium_events.json and raw.jsonl on their own threads while the
   // per-event outputs render (same bytes, less wall time).

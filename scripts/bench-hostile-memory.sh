@@ -31,7 +31,7 @@ measure() {  # label, command...
     echo "$label: FAILED" >&2; tail -5 "$work/err.txt" >&2; return 1; }
   read -r kb secs <"$work/time.txt"
   awk -v l="$label" -v kb="$kb" -v s="$secs" 'BEGIN {
-    printf "  %-8s peak RSS %7.1f MB  %7.2f s%s\n", l, kb / 1024, s, kb > 150 * 1024 ? "  OVER BUDGET" : "" }'
+    printf "  %-8s peak RSS %7.1f MB  %7.2f s%s\n", l, kb / 1024, s, (kb > 150 * 1024) ? "  OVER BUDGET" : "" }'
 }
 
 for shape in "${shapes[@]}"; do

@@ -42,7 +42,7 @@ for target in "${targets[@]}"; do
     -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 "corpus/$target" \
     "${seeds[@]/#/$root/}") >"$log" 2>&1 || status=$?
   ran=$(($(date +%s) - start))
-  execs=$(awk -F': *' '/stat::number_of_executed_units/ { print $2 }' "$log")
+  execs=$(awk '/stat::number_of_executed_units/ { print $NF }' "$log")
   files=$(find "$corpus" -type f | wc -l)
   bytes=$(du -sb "$corpus" | cut -f1)
   printf '%-18s %6d s  %10s execs  corpus %6d files %9d bytes  %s\n' "$target" "$ran" \

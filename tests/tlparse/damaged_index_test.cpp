@@ -28,17 +28,6 @@ fs::path good_index(const fs::path& dir) {
   return index;
 }
 
-void sql(const fs::path& index, const std::string& statements) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(index.c_str(), &db) == SQLITE_OK);
-  char* msg = nullptr;
-  const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &msg);
-  INFO((msg != nullptr ? msg : ""));
-  sqlite3_free(msg);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-}
-
 // Everything a report reads; the first failure's message, or "" when all reads succeed.
 std::string read_everything(const fs::path& index) {
   auto opened = ti::IndexReader::open(index);

@@ -49,8 +49,8 @@ std::vector<std::string> split_lines(const uint8_t* data, size_t size) {
 }
 
 void check_out_path(const std::string& raw) {
-  if (raw.find('\0') != std::string::npos) {
-    return; // argv cannot hold a NUL
+  if (raw.empty() || raw.find('\0') != std::string::npos) {
+    return; // argv cannot hold a NUL; an empty OUT is refused by ReportFolder::prepare
   }
   const fs::path p = tlparse::cli::normalised_output_path(raw);
   if (!p.is_absolute()) {

@@ -10,7 +10,6 @@
 
 #include <catch2/catch.hpp>
 #include <map>
-#include <sqlite3.h>
 
 using namespace tlparse_test;
 using test_support::must;
@@ -178,17 +177,6 @@ fs::path sample_index(const fs::path& dir) {
   const fs::path index = dir / "index.sqlite";
   REQUIRE(tlparse::ingest::ingest_files({log}, index, {}).ok);
   return index;
-}
-
-void sql(const fs::path& index, const std::string& statements) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(index.c_str(), &db) == SQLITE_OK);
-  char* msg = nullptr;
-  const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &msg);
-  INFO((msg != nullptr ? msg : ""));
-  sqlite3_free(msg);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
 }
 
 } // namespace

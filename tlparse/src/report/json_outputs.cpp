@@ -208,8 +208,9 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
       if (!fresh) {
         return true; // not a JSON object: tlparse drops the row
       }
-      if (cache_bytes < budget::kJsonlCacheBytes) {
-        cache_bytes += cached_cost(e.envelope, *fresh);
+      if (const std::size_t cost = cached_cost(e.envelope, *fresh);
+          cache_bytes + cost <= budget::kJsonlCacheBytes) {
+        cache_bytes += cost;
         members = &cache.emplace(e.envelope, std::move(*fresh)).first->second;
       } else {
         members = &*fresh;

@@ -14,21 +14,13 @@
 namespace tlparse::report::detail {
 namespace {
 
-constexpr std::string_view kReserved[] = {files::index_html,
-                                          files::failures_html,
-                                          files::compile_directory,
-                                          files::chromium_events,
-                                          files::raw_jsonl,
-                                          files::raw_log,
-                                          files::index};
-
 bool is_reserved(std::string_view path) {
-  return std::find(std::begin(kReserved), std::end(kReserved), path) != std::end(kReserved);
+  return std::find(std::begin(files::all), std::end(files::all), path) != std::end(files::all);
 }
 
 // The first reserved file that `path` is, or needs as a folder ("index.html/x").
 bool touches_reserved(std::string_view path) {
-  for (const std::string_view r : kReserved) {
+  for (const std::string_view r : files::all) {
     if (path == r || (path.size() > r.size() && path.starts_with(r) && path[r.size()] == '/')) {
       return true;
     }
@@ -109,7 +101,7 @@ std::string moved_name(std::string_view path, const PathSet& paths) {
 
 std::size_t rename_colliding_outputs(std::vector<index::Output>& outputs) {
   PathSet paths;
-  for (std::string_view r : kReserved) {
+  for (const std::string_view r : files::all) {
     paths.add(r);
   }
   const auto is_file = [](const index::Output& o) {

@@ -156,8 +156,13 @@ void RenderContext::emit(const std::string& path, std::string bytes) {
 
 std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack) {
   std::vector<TrieFrame> frames;
-  frames.reserve(stack.size());
+  // The trie shows no deeper; a 100k-frame stack from a hostile log is not copied whole.
+  const std::size_t shown = std::min(stack.size(), StackTrie::kMaxDepth);
+  frames.reserve(shown);
   for (const index::StackFrame& f : stack) {
+    if (frames.size() == shown) {
+      break;
+    }
     TrieFrame t;
     t.filename =
         f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
@@ -224,13 +229,7 @@ void build_lookups(RenderContext& ctx) {
 } // namespace detail
 
 Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader) {
-  std::vector<std::string> out = {files::index_html,
-                                  files::failures_html,
-                                  files::compile_directory,
-                                  files::chromium_events,
-                                  files::raw_jsonl,
-                                  files::raw_log,
-                                  files::index};
+  std::vector<std::string> out(std::begin(files::all), std::end(files::all));
   auto listed = reader.files();
   if (!listed) {
     return Error{listed.error()};
@@ -291,6 +290,16 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     ctx.metrics = ctx.take(reader.compilation_metrics(id));
     ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
     ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
+    // Pages show at most StackTrie::kMaxDepth frames: deeper ones are let go before the side
+    // jobs start, so a pathological stack does not hold memory through the whole render.
+    for (auto* stacks : {&ctx.dynamo_starts, &ctx.unknown_stacks}) {
+      for (index::EventStack& s : *stacks) {
+        if (s.frames.size() > detail::StackTrie::kMaxDepth) {
+          s.frames.resize(detail::StackTrie::kMaxDepth);
+          s.frames.shrink_to_fit();
+        }
+      }
+    }
     ctx.specializations = ctx.take(reader.specializations(id));
     ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
     ctx.restarts_and_failures = ctx.take(reader.restarts_and_failures(id));

@@ -36,6 +36,9 @@ inline constexpr const char* chromium_events = "chromium_events.json";
 inline constexpr const char* raw_jsonl = "raw.jsonl";
 inline constexpr const char* raw_log = "raw.log";
 inline constexpr const char* index = "index.sqlite"; // the index the report was rendered from
+// All of the above: names no per-event output may take (report/output_collisions.h).
+inline constexpr const char* all[] = {
+    index_html, failures_html, compile_directory, chromium_events, raw_jsonl, raw_log, index};
 } // namespace files
 
 // Every file (relative path) a report rendered from `reader` may hold: the files above and each

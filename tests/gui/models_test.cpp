@@ -9,6 +9,7 @@
 #include "gui/search_results_model.h"
 #include "gui/text_diff.h"
 #include "gui/timeline_layout.h"
+#include "gui/untrusted_text.h"
 #include "qt_support.h"
 #include "support/test_paths.h"
 
@@ -410,4 +411,24 @@ TEST_CASE("cancelling a long open stops it and leaves no index open", "[gui]") {
   REQUIRE(gui_test::waitFor([&] { return cancelled; }, 5000));
   CHECK_FALSE(session.isOpening());
   CHECK_FALSE(session.isOpen());
+}
+
+TEST_CASE("tooltips show text from the index literally, never as rich text", "[gui][models]") {
+  ArtifactListModel artifacts;
+  ArtifactRef a;
+  a.id = 1;
+  a.name = QStringLiteral("a");
+  a.kind = QStringLiteral("<img src=\"file:///etc/passwd\"><a href=\"javascript:x\">k</a>");
+  a.encoding = QStringLiteral("string");
+  a.sizeBytes = 3;
+  artifacts.setArtifacts({a});
+  const QString tip = artifacts.data(artifacts.index(0), Qt::ToolTipRole).toString();
+  CHECK(tip.contains(QStringLiteral("&lt;img")));
+  CHECK_FALSE(tip.contains(QStringLiteral("<img")));
+  CHECK_FALSE(tip.contains(QStringLiteral("<a ")));
+  // What a QToolTip shows of it is the text itself.
+  QTextDocument shown;
+  shown.setHtml(tip);
+  CHECK(shown.toPlainText().contains(a.kind));
+  CHECK(plainToolTip(QString()).isEmpty());
 }

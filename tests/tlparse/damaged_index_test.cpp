@@ -5,6 +5,7 @@
 // schema version from elsewhere, a file that is no database at all.
 #include "ingest_test_util.h"
 #include "support/must.h"
+#include "support/read_everything.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
@@ -27,60 +28,13 @@ fs::path good_index(const fs::path& dir) {
   return index;
 }
 
-void sql(const fs::path& index, const std::string& statements) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(index.c_str(), &db) == SQLITE_OK);
-  char* msg = nullptr;
-  const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &msg);
-  INFO((msg != nullptr ? msg : ""));
-  sqlite3_free(msg);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-}
-
 // Everything a report reads; the first failure's message, or "" when all reads succeed.
 std::string read_everything(const fs::path& index) {
   auto opened = ti::IndexReader::open(index);
   if (!opened) {
     return opened.error();
   }
-  const ti::IndexReader& r = **opened;
-  auto files = r.files();
-  if (!files) {
-    return files.error();
-  }
-  std::string error;
-  const auto note = [&](const auto& result) {
-    if (error.empty() && !result.ok()) {
-      error = result.error();
-    }
-  };
-  for (const ti::File& f : *files) {
-    note(r.compiles(f.id));
-    note(r.compile_keys(f.id));
-    auto outputs = r.outputs(f.id);
-    note(outputs);
-    if (outputs) {
-      for (const ti::Output& o : *outputs) {
-        note(r.payload(o.event_id));
-      }
-    }
-    note(r.for_each_event(f.id, [](const ti::Event&) { return true; }));
-    note(r.for_each_chromium_event(
-        f.id, [](const ti::ChromiumEvent&, std::string_view) { return true; }));
-    auto metrics = r.compilation_metrics(f.id);
-    note(metrics);
-    if (metrics) {
-      for (const ti::MetricsEvent& m : *metrics) {
-        note(r.metrics_other_fields(m.metrics.event_id));
-      }
-    }
-    note(r.stacks(f.id, ti::StackRole::dynamo_start));
-    note(r.spans(f.id));
-    note(r.recompile_reasons(f.id));
-    note(r.health(f.id));
-  }
-  return error;
+  return test_support::read_everything(**opened);
 }
 
 struct Damage {

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 namespace tlparse_test {
@@ -88,6 +89,17 @@ Run run_tlparse(const std::vector<std::string>& args, const std::filesystem::pat
   r.out = test_support::read_file(out);
   r.err = test_support::read_file(err);
   return r;
+}
+
+void sql(const std::filesystem::path& index, const std::string& statements) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(index.c_str(), &db) == SQLITE_OK);
+  char* msg = nullptr;
+  const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &msg);
+  INFO((msg != nullptr ? msg : ""));
+  sqlite3_free(msg);
+  sqlite3_close(db);
+  REQUIRE(rc == SQLITE_OK);
 }
 
 Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,

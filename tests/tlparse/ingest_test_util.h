@@ -39,6 +39,9 @@ struct Run {
 };
 Run run_tlparse(const std::vector<std::string>& args, const std::filesystem::path& cwd);
 
+// Runs SQL statements on an index (to damage or tamper with it); REQUIREs success.
+void sql(const std::filesystem::path& index, const std::string& statements);
+
 // Ingests `log` into `dir/index.sqlite` and opens the index (REQUIREs success).
 Ingested ingest(const std::filesystem::path& log, const std::filesystem::path& dir,
                 const tlparse::ingest::IngestOptions& options = {});

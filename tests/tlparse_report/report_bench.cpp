@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     tlparse::report::RenderOptions options;
     options.index_path = work / "index.sqlite";
+    options.raw_log_from_index = true; // the index this benchmark just wrote
     const auto r = tlparse::report::render_report(*reader, options, out);
     const double render_s = seconds_since(t0);
     std::printf("log %.1f MB (%s x%.0f): ingest %.3f s, render[%d] %.3f s, %llu files, %.1f MB "

@@ -2,6 +2,7 @@
 // field that reaches a page, a javascript: link, invalid UTF-8) must give pages with no
 // executable markup; the same index must always give the same bytes; every listed output exists.
 #include "ingest/md5.h"
+#include "support/html_checks.h"
 #include "support/must.h"
 #include "support/test_paths.h"
 #include "tlparse/highlight/html.h"
@@ -138,96 +139,12 @@ fs::path ingest(const test_support::TempDir& tmp, const std::string& log_text) {
 
 Rendered render(const fs::path& index, const fs::path& out,
                 tlparse::report::RenderOptions options = {}) {
+  options.raw_log_from_index = true; // the tests' own indexes
   auto reader = test_support::must(tlparse::index::IndexReader::open(index));
   const auto result = tlparse::report::render_report(*reader, options, out);
   INFO(result.error);
   REQUIRE(result.ok);
   return read_tree(out);
-}
-
-bool is_our_script(std::string_view page, std::size_t at) {
-  const std::string_view rest = page.substr(at);
-  return rest.starts_with("<script>\ndocument.addEventListener(\"DOMContentLoaded\"") ||
-         rest.starts_with("<script>\nfunction toggleList(marker)");
-}
-
-// Scans every tag of `page` and returns a description of the first one that could run script:
-// a <script> that is not one of ours, an element a log could have injected (img, iframe, ...),
-// an on* event attribute other than the trie's own toggle, or a javascript: URL.
-std::string executable_markup(std::string_view page) {
-  std::size_t at = 0;
-  while ((at = page.find('<', at)) != std::string_view::npos) {
-    const std::size_t end = page.find('>', at);
-    if (end == std::string_view::npos) {
-      return "unterminated tag at " + std::to_string(at);
-    }
-    std::string tag(page.substr(at, end - at + 1));
-    for (char& c : tag) {
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    if (tag.starts_with("<script") && !is_our_script(page, at)) {
-      return tag;
-    }
-    // The compile-time charts are our own SVG (report/flame_chart.cpp): its tags are scanned
-    // like any other, so script or handlers inside it would still be found.
-    const bool our_chart =
-        tag.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\"");
-    if (tag.starts_with("<svg") && !our_chart) {
-      return tag;
-    }
-    for (const char* element : {"<img", "<iframe", "<object", "<embed", "<math", "<base",
-                                "<meta http", "<link", "<form", "<i>", "<b>"}) {
-      if (tag.starts_with(element)) {
-        return tag;
-      }
-    }
-    // Attributes: name[=value], values quoted with " or ' (their content is not markup).
-    std::size_t i = 1;
-    while (i < tag.size() && !std::isspace(static_cast<unsigned char>(tag[i])) && tag[i] != '>') {
-      ++i;
-    }
-    while (i < tag.size() && tag[i] != '>') {
-      if (std::isspace(static_cast<unsigned char>(tag[i])) || tag[i] == '/') {
-        ++i;
-        continue;
-      }
-      const std::size_t name_start = i;
-      while (i < tag.size() && tag[i] != '=' && tag[i] != '>' &&
-             !std::isspace(static_cast<unsigned char>(tag[i]))) {
-        ++i;
-      }
-      const std::string name = tag.substr(name_start, i - name_start);
-      std::string value;
-      if (i < tag.size() && tag[i] == '=') {
-        ++i;
-        if (i < tag.size() && (tag[i] == '"' || tag[i] == '\'')) {
-          const char q = tag[i];
-          const std::size_t close = tag.find(q, i + 1);
-          if (close == std::string::npos) {
-            return "unterminated attribute in " + tag;
-          }
-          value = tag.substr(i + 1, close - i - 1);
-          i = close + 1;
-        } else {
-          const std::size_t value_start = i;
-          while (i < tag.size() && tag[i] != '>' &&
-                 !std::isspace(static_cast<unsigned char>(tag[i]))) {
-            ++i;
-          }
-          value = tag.substr(value_start, i - value_start);
-        }
-      }
-      if (name.starts_with("on") && !(name == "onclick" && value == "togglelist(this)")) {
-        return tag;
-      }
-      if ((name == "href" || name == "src") &&
-          (value.starts_with("javascript:") || value.starts_with("data:"))) {
-        return tag;
-      }
-    }
-    at = end + 1;
-  }
-  return {};
 }
 
 } // namespace
@@ -244,7 +161,7 @@ TEST_CASE("markup from a hostile log never becomes executable in any page") {
     ++pages;
     INFO(path);
     CHECK(tlparse::highlight::is_valid_utf8(bytes));
-    CHECK(executable_markup(bytes) == "");
+    CHECK(test_support::executable_markup(bytes) == "");
     CHECK(bytes.find("\"onload=") == std::string::npos);
   }
   CHECK(pages >= 7); // index, failures, guards, output code, dump_file, readable, metrics, bwd
@@ -322,12 +239,13 @@ TEST_CASE("an empty log renders an empty but complete report") {
 }
 
 TEST_CASE("the markup checker itself flags injected script, handlers and javascript links") {
-  CHECK(executable_markup("<p>x</p><script>alert(1)</script>") == "<script>");
-  CHECK(executable_markup("<img src=x onerror=alert(1)>") != "");
-  CHECK(executable_markup("<a href=\"javascript:alert(1)\">x</a>") != "");
-  CHECK(executable_markup("<div onload=\"x()\">") != "");
-  CHECK(executable_markup("<a href=\"a&lt;img onerror=x&gt;.json\">ok</a>") == "");
-  CHECK(executable_markup("<span class=\"marker\" onclick=\"toggleList(this)\"></span>") == "");
+  CHECK(test_support::executable_markup("<p>x</p><script>alert(1)</script>") == "<script>");
+  CHECK(test_support::executable_markup("<img src=x onerror=alert(1)>") != "");
+  CHECK(test_support::executable_markup("<a href=\"javascript:alert(1)\">x</a>") != "");
+  CHECK(test_support::executable_markup("<div onload=\"x()\">") != "");
+  CHECK(test_support::executable_markup("<a href=\"a&lt;img onerror=x&gt;.json\">ok</a>") == "");
+  CHECK(test_support::executable_markup(
+            "<span class=\"marker\" onclick=\"toggleList(this)\"></span>") == "");
 }
 
 TEST_CASE("the custom header is placed verbatim at the top of index.html only") {

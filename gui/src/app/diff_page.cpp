@@ -40,6 +40,7 @@ QStringList lines(const QString& text) {
 
 DiffPage::DiffPage(QWidget* parent) : QWidget(parent) {
   title_ = new QLabel(this);
+  title_->setTextFormat(Qt::PlainText); // compile labels come from the index
   list_ = new QListWidget(this);
   list_->setObjectName(QStringLiteral("diffArtifactList"));
   left_ = new CodeView(this);

@@ -2,6 +2,8 @@
 // wide (narrower ones are merged into a tick), so a trace of thousands of spans stays fluid.
 #include "timeline_widget.h"
 
+#include "gui/untrusted_text.h"
+
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -220,8 +222,9 @@ bool TimelineWidget::event(QEvent* event) {
     const int i = spanAtPosition(help->pos());
     if (i >= 0) {
       const TimelineSpan& s = layout_.spans()[i];
-      QToolTip::showText(help->globalPos(),
-                         tr("%1\n%2 ms").arg(s.name).arg(s.durationUs / 1000.0, 0, 'f', 3), this);
+      QToolTip::showText(
+          help->globalPos(),
+          plainToolTip(tr("%1\n%2 ms").arg(s.name).arg(s.durationUs / 1000.0, 0, 'f', 3)), this);
     } else {
       QToolTip::hideText();
     }

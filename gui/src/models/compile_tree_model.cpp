@@ -2,6 +2,8 @@
 // many of them views see, so a view never lays out more rows than a person scrolls to.
 #include "gui/compile_tree_model.h"
 
+#include "gui/untrusted_text.h"
+
 #include <algorithm>
 
 namespace gui {
@@ -209,7 +211,7 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
       }
     }
     if (role == Qt::ToolTipRole) {
-      return frame.location;
+      return plainToolTip(frame.location);
     }
     return {};
   }
@@ -231,9 +233,10 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
       return outcomeColor(c.outcome);
     case Qt::ToolTipRole:
-      return c.rank < 0 ? tr("%1: %2").arg(c.label(), outcomeName(c.outcome))
-                        : tr("%1 on rank %2: %3")
-                              .arg(c.label(), QString::number(c.rank), outcomeName(c.outcome));
+      return plainToolTip(
+          c.rank < 0 ? tr("%1: %2").arg(c.label(), outcomeName(c.outcome))
+                     : tr("%1 on rank %2: %3")
+                           .arg(c.label(), QString::number(c.rank), outcomeName(c.outcome)));
     case CompileIdRole:
       return c.id;
     case FrameIdRole:

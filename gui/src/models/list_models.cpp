@@ -2,6 +2,7 @@
 #include "gui/list_models.h"
 
 #include "gui/compile_tree_model.h"
+#include "gui/untrusted_text.h"
 
 #include <QColor>
 #include <QLocale>
@@ -46,7 +47,8 @@ QVariant ArtifactListModel::data(const QModelIndex& index, int role) const {
   case Qt::DisplayRole:
     return a.name;
   case Qt::ToolTipRole:
-    return tr("%1 (%2, %3 bytes)").arg(a.kind, a.encoding, QString::number(a.sizeBytes));
+    return plainToolTip(
+        tr("%1 (%2, %3 bytes)").arg(a.kind, a.encoding, QString::number(a.sizeBytes)));
   case ArtifactIdRole:
     return a.id;
   case NameRole:
@@ -70,7 +72,12 @@ QVariant RecompileModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && index.column() != ReasonColumn) {
     return CompileTreeModel::outcomeColor(r.compile.outcome);
   }
-  if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+  if (role == Qt::ToolTipRole) {
+    const bool reasons = index.column() == ReasonColumn && !r.reasons.isEmpty();
+    return plainToolTip(reasons ? r.reasons.join(QLatin1Char('\n'))
+                                : data(index, Qt::DisplayRole).toString());
+  }
+  if (role == Qt::DisplayRole) {
     switch (index.column()) {
     case CompileColumn:
       return r.compile.label();
@@ -80,8 +87,7 @@ QVariant RecompileModel::data(const QModelIndex& index, int role) const {
       if (r.reasons.isEmpty()) {
         return index.row() == 0 ? tr("first compile") : tr("(no reason recorded)");
       }
-      return role == Qt::DisplayRole ? r.reasons.join(QStringLiteral("; "))
-                                     : r.reasons.join(QLatin1Char('\n'));
+      return r.reasons.join(QStringLiteral("; "));
     default:
       return {};
     }
@@ -224,7 +230,7 @@ QVariant HealthIssueModel::data(const QModelIndex& index, int role) const {
     return index.column() == LineColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
                                         : QVariant();
   case Qt::ToolTipRole:
-    return index.column() == DetailColumn ? QVariant(i.detail) : QVariant();
+    return index.column() == DetailColumn ? QVariant(plainToolTip(i.detail)) : QVariant();
   case Qt::DisplayRole:
     switch (index.column()) {
     case FileColumn:

@@ -2,6 +2,8 @@
 // artifact, each insertion announced to views so selection and expansion survive paging.
 #include "gui/search_results_model.h"
 
+#include "gui/untrusted_text.h"
+
 namespace gui {
 
 SearchResultsModel::SearchResultsModel(QObject* parent) : QAbstractItemModel(parent) {}
@@ -114,7 +116,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const {
     }
     return n->text;
   case Qt::ToolTipRole:
-    return n->kind == Node::Hit ? n->hit.snippet : n->text;
+    return plainToolTip(n->kind == Node::Hit ? n->hit.snippet : n->text);
   case CompileIdRole: {
     const Node* c = n;
     while (c->kind != Node::Compile) {

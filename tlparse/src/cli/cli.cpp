@@ -14,6 +14,7 @@
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
 #include "tlparse/report/render.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <algorithm>
 #include <atomic>
@@ -85,6 +86,8 @@ constexpr const char* kHelp =
     "  -p, --plain-text             inductor_output_code as plain .txt files\n"
     "      --fts                    (index) also build the full-text search table\n"
     "      --file-id <N>            (render) which file of the index to render [default: first]\n"
+    "      --raw-log <LOG>          (render) the log to copy as raw.log (a path stored in the\n"
+    "                               index is never read: the index may come from anyone)\n"
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
     "Not yet supported: -e/--export (tlparse 0.4.3's export report).\n\n"
@@ -101,16 +104,22 @@ struct Args {
   std::string host = "127.0.0.1";
   std::string custom_header_html;
   int64_t file_id = 0;
+  std::string raw_log; // render: the log to copy as raw.log
 };
 
+// Every message printed goes through the terminal escaping (tlparse/text/terminal_text.h): they
+// quote log text, index values and file names found on disk.
+using text::terminal_safe;
+using text::terminal_safe_lines;
+
 int usage_error(const std::string& message) {
-  std::cerr << "error: " << message << "\n\n"
+  std::cerr << "error: " << terminal_safe_lines(message) << "\n\n"
             << kUsage << "\nFor more information, try '--help'.\n";
   return kExitUsage;
 }
 
 int fail(const std::string& message) {
-  std::cerr << "Error: " << message << "\n";
+  std::cerr << "Error: " << terminal_safe_lines(message) << "\n";
   return kExitError;
 }
 
@@ -168,6 +177,12 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
       a.plain_text = true;
     } else if (arg == "--fts") {
       a.fts = true;
+    } else if (arg == "--raw-log") {
+      auto v = value("--raw-log");
+      if (!v) {
+        return usage_error("a value is required for '--raw-log <LOG>'");
+      }
+      a.raw_log = *v;
     } else if (arg == "--file-id") {
       auto v = value("--file-id");
       if (!v) {
@@ -286,7 +301,7 @@ void print_file_summary(const ingest::FileResult& f) {
   if (!f.unknown_keys.empty()) {
     std::cerr << "Unknown fields: {";
     for (size_t i = 0; i < f.unknown_keys.size(); ++i) {
-      std::cerr << (i ? ", " : "") << '"' << f.unknown_keys[i] << '"';
+      std::cerr << (i ? ", " : "") << '"' << terminal_safe(f.unknown_keys[i]) << '"';
     }
     std::cerr << "} (consider updating tlparse to render these)\n";
   }
@@ -314,7 +329,7 @@ ingest::IngestOptions ingest_options(const Args& a, Progress& progress) {
   o.on_progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
   o.on_message = [&progress](const std::string& m) {
     progress.clear();
-    std::cerr << m << "\n";
+    std::cerr << terminal_safe_lines(m) << "\n";
   };
   return o;
 }
@@ -364,7 +379,7 @@ int run_index(const Args& a) {
   }
   for (const auto& f : result.files) {
     if (result.files.size() > 1) {
-      std::cerr << f.path.string() << ":\n";
+      std::cerr << terminal_safe(f.path.string()) << ":\n";
     }
     print_file_summary(f);
   }
@@ -398,7 +413,7 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   const auto r = report::render_report(**reader, opts, staging);
   progress.clear();
   for (const auto& w : r.warnings) {
-    std::cerr << "Warning: " << w << "\n";
+    std::cerr << "Warning: " << terminal_safe_lines(w) << "\n";
   }
   if (!r.ok) {
     return fail_or_interrupted(r.error);
@@ -427,7 +442,7 @@ int run_render(const Args& a) {
     return fail(folder.error());
   }
   const fs::path staging = (*folder)->staging();
-  if (const int rc = render_into(index_path, a, staging, {}); rc != kExitOk) {
+  if (const int rc = render_into(index_path, a, staging, a.raw_log); rc != kExitOk) {
     return rc;
   }
   // The folder holds its index, like a direct run's does.

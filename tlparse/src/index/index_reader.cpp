@@ -593,7 +593,6 @@ Result<std::vector<std::optional<std::string>>> IndexReader::string_table(int64_
   std::vector<std::optional<std::string>> out;
   // raw.jsonl's table has max_index+1 slots; a hostile index (4 billion) must not allocate them
   // all, so indexes beyond this bound are left out of the vector (they still resolve stacks).
-  constexpr int64_t kMaxStringTableSlots = int64_t{1} << 22;
   const Status st =
       impl_->each_row("strings", "SELECT strings.* FROM strings WHERE file_id=? ORDER BY rowid",
                       {file_id}, [&](const Stmt& s, int& bad) {
@@ -616,6 +615,22 @@ Result<std::vector<std::optional<std::string>>> IndexReader::string_table(int64_
     return Error{st.error()};
   }
   return out;
+}
+
+Status IndexReader::for_each_string(
+    int64_t file_id, const std::function<bool(int64_t idx, std::string_view value)>& fn) const {
+  // Sorted by index, and for one index in logged order: the caller keeps the last of each run.
+  return impl_->each_row(
+      "strings",
+      "SELECT strings.* FROM strings WHERE file_id=? AND idx>=0 AND idx<? ORDER BY idx, rowid",
+      {file_id, kMaxStringTableSlots}, [&](const Stmt& s, int& bad) {
+        InternedString row;
+        bad = io::read_row(s, 0, row);
+        if (bad >= 0) {
+          return Next::bad;
+        }
+        return fn(row.idx, row.value) ? Next::more : Next::stop;
+      });
 }
 
 Result<std::vector<EventStack>> IndexReader::stacks(int64_t file_id, StackRole role) const {

@@ -2,6 +2,7 @@
 #include "index/payload_store.h"
 
 #include "index/schema_io.gen.h"
+#include "tlparse/index/stats.h"
 
 #include <zlib.h>
 
@@ -28,13 +29,14 @@ bool compress_payload(std::string_view bytes, std::string& out) {
 }
 
 std::optional<std::string> inflate_payload(bool compressed, int64_t size, std::string_view data) {
-  if (!compressed) {
-    return std::string(data);
-  }
-  // The size comes from the index: refuse absurd ones rather than allocate them.
-  constexpr int64_t kMaxPayloadSize = int64_t{1} << 31;
-  if (size < 0 || size > kMaxPayloadSize) {
+  // The size comes from the index, which may have been tampered with: it must be what the ingest
+  // can write (never more than its payload limit, so nothing larger is allocated) and must match.
+  if (size < 0 || size > static_cast<int64_t>(kMaxPayloadBytes)) {
     return std::nullopt;
+  }
+  if (!compressed) {
+    return static_cast<int64_t>(data.size()) == size ? std::optional<std::string>(data)
+                                                     : std::nullopt;
   }
   std::string out(static_cast<size_t>(size), '\0');
   uLongf len = static_cast<uLongf>(size);

@@ -14,6 +14,7 @@
 #include "ingest/md5.h"
 #include "model/file_model.h"
 #include "tlparse/ingest/log_files.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <algorithm>
 #include <atomic>
@@ -37,9 +38,34 @@ namespace {
 using index::HealthId;
 
 // With the line buffer, the envelope copy and zlib's output buffer this keeps peak RSS under
-// 150 MB whatever the log; longer payloads are truncated (payload_too_large) and fail their MD5.
-constexpr size_t kMaxPayloadBytes = 32u << 20;
+// 150 MB whatever the log; longer payloads are truncated and counted once as payload_too_large
+// (their MD5 is not checked: the cut is ours, not a mismatch in the log).
+using index::kMaxPayloadBytes;
 constexpr uint64_t kMaxMessagesPerFile = 1000;
+
+// The target of `path` when it is a symlink leading out of the folder that holds the link (a log
+// folder's `x.log -> /etc/passwd`): such a log is read, and the data health says so.
+std::optional<std::string> symlink_outside(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) {
+    return std::nullopt;
+  }
+  const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const auto folder = std::filesystem::canonical(parent, ec);
+  std::error_code ec2;
+  const auto target = std::filesystem::canonical(path, ec2);
+  if (ec || ec2) {
+    return std::nullopt;
+  }
+  auto f = folder.begin();
+  auto t = target.begin();
+  for (; f != folder.end(); ++f, ++t) {
+    if (t == target.end() || *f != *t) {
+      return target.string();
+    }
+  }
+  return std::nullopt;
+}
 
 struct VerifiedPayload {
   std::string declared;
@@ -90,6 +116,7 @@ private:
   std::string envelope_buf_;
   std::string payload_;
   uint64_t payload_lines_ = 0;
+  bool payload_truncated_ = false; // the last payload read was cut at kMaxPayloadBytes
   std::vector<uint64_t> stray_payload_lines_;
   std::optional<uint32_t> expected_rank_;
   uint64_t messages_ = 0;
@@ -136,6 +163,7 @@ bool FileIngest::validate_fields(const Envelope& env, const std::vector<int>& ki
 void FileIngest::read_payload() {
   payload_.clear();
   payload_lines_ = 0;
+  payload_truncated_ = false;
   Line line;
   while (reader_->next(line)) {
     if (line.too_long) {
@@ -157,8 +185,11 @@ void FileIngest::read_payload() {
     if (line.no_newline) {
       model_->count(HealthId::truncated_last_line, static_cast<int64_t>(line.number), line.text);
     }
-    if (payload_.size() + line.text.size() > kMaxPayloadBytes) {
-      model_->count(HealthId::payload_too_large, static_cast<int64_t>(line.number));
+    if (payload_truncated_ || payload_.size() + line.text.size() > kMaxPayloadBytes) {
+      if (!payload_truncated_) {
+        model_->count(HealthId::payload_too_large, static_cast<int64_t>(line.number));
+        payload_truncated_ = true;
+      }
       ++payload_lines_;
       continue;
     }
@@ -175,7 +206,7 @@ std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int6
   const uint64_t h = content_hash(payload_);
   auto it = verified_.find(h);
   if (it != verified_.end() && it->second.declared == declared) {
-    if (!it->second.matches) {
+    if (!it->second.matches && !payload_truncated_) {
       ++model_->stats().fail_payload_md5;
       model_->count(HealthId::fail_payload_md5, line, declared);
     }
@@ -184,7 +215,7 @@ std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int6
   md5_.update(payload_);
   const Md5Digest digest = md5_.finish();
   const bool matches = md5_matches(digest, declared);
-  if (!matches) {
+  if (!matches && !payload_truncated_) {
     ++model_->stats().fail_payload_md5;
     model_->count(HealthId::fail_payload_md5, line, declared);
   }
@@ -332,7 +363,8 @@ void FileIngest::process_line(const Line& line) {
   if (!fields_ok) {
     ++stats.fail_json;
     constexpr size_t kMaxQuoted = 300; // messages quote the line, not a 16 MB envelope
-    message("Failed to parse metadata JSON: " + std::string(text.substr(0, kMaxQuoted)) +
+    message("Failed to parse metadata JSON: " +
+            ::tlparse::text::terminal_safe(text.substr(0, kMaxQuoted)) +
             (text.size() > kMaxQuoted ? "..." : "") + "\n" + env.error);
     if (!env.is_object) {
       ++stats.fail_json; // the raw.jsonl re-parse fails too
@@ -361,7 +393,7 @@ void FileIngest::process_line(const Line& line) {
       ++stats.unknown;
       model_->note_unknown_key(env.fields[i].key, lineno);
       if (options_.verbose) {
-        message("Unknown field " + std::string(env.fields[i].key));
+        message("Unknown field " + ::tlparse::text::terminal_safe(env.fields[i].key));
       }
     }
   }
@@ -400,7 +432,7 @@ void FileIngest::process_line(const Line& line) {
       }
       if (good && pos == 2) {
         ok = true;
-        model_->intern(static_cast<int64_t>(idx), std::move(value));
+        model_->intern(static_cast<int64_t>(idx), std::move(value), lineno);
       }
     }
     if (!ok) {
@@ -530,6 +562,9 @@ bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileRes
     return false;
   }
   model_ = std::make_unique<model::FileModel>(writer_, file_id, options_);
+  if (const auto target = symlink_outside(path)) {
+    model_->count(HealthId::log_symlink_outside, 0, *target);
+  }
   LineReader reader(fd, options_.max_line_bytes);
   reader_ = &reader;
   Line line;

@@ -271,13 +271,20 @@ std::string FileModel::add_payload_copy(handlers::EventContext& ctx) {
   return path;
 }
 
-void FileModel::intern(int64_t idx, std::string value) {
+void FileModel::intern(int64_t idx, std::string value, int64_t line) {
   if (idx < 0) {
     return;
   }
   writer_.add(index::io::InternedStringRecord{file_id_, idx, value});
+  if (idx >= index::kMaxStringTableSlots) {
+    count(index::HealthId::string_index_beyond_table, line, value);
+  }
   // A map, not a vector: an index like 4000000000 must not allocate 4 billion slots.
-  strings_[idx] = std::move(value);
+  auto [it, added] = strings_.try_emplace(idx);
+  if (!added && it->second != value) {
+    count(index::HealthId::string_rebound, line, value);
+  }
+  it->second = std::move(value);
 }
 
 std::optional<int64_t> FileModel::add_list(int64_t event_id, std::string_view field,

@@ -81,8 +81,9 @@ public:
   // payloads/<md5>.txt for an event whose handlers wrote no payload file.
   std::string add_payload_copy(handlers::EventContext& ctx);
 
-  // String table (one per file).
-  void intern(int64_t idx, std::string value);
+  // String table (one per file). Binding an index again to another string, and indexes beyond
+  // raw.jsonl's table, are counted (string_rebound, string_index_beyond_table).
+  void intern(int64_t idx, std::string value, int64_t line);
   // Parses a stack (array of frames); false on a type error. Resolves file names.
   bool parse_stack(std::string_view json, std::vector<index::StackFrame>& out, int64_t line);
   // The items of a list field of the event's metadata, as metadata_lists rows; their number, or

@@ -1,6 +1,8 @@
 // The shared page skeleton and stylesheet (see html_page.h).
 #include "report/html_page.h"
 
+#include "report/output_folder.h"
+
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -110,6 +112,19 @@ void end_page(std::string& out, const PageOptions& options) {
     out.append(kQueryScript);
   }
   out.append("</body>\n</html>\n");
+}
+
+bool append_report_href(std::string& out, std::string_view prefix, std::string_view relative) {
+  if (!OutputFolder::is_safe_relative_path(relative)) {
+    return false;
+  }
+  const std::string_view first = relative.substr(0, relative.find('/'));
+  if (prefix.empty() && first.find(':') != std::string_view::npos) {
+    out.append("./");
+  }
+  esc(out, prefix);
+  esc(out, relative);
+  return true;
 }
 
 std::string root_prefix(std::string_view page_path) {

@@ -35,6 +35,13 @@ inline bool is_safe_external_url(std::string_view url) {
   return url.starts_with("http://") || url.starts_with("https://");
 }
 
+// The href of one of the report's own files: `prefix` (a root_prefix) + `relative`, escaped.
+// `relative` comes from the index, which is untrusted input: it is linked only when it is a path
+// the output folder would write, and a first segment with a ':' ("javascript:x", "data:,x") is
+// written "./javascript:x" so that a browser reads it as a file name, never as a URL scheme.
+// Returns false, appending nothing, for a path that is not linkable.
+bool append_report_href(std::string& out, std::string_view prefix, std::string_view relative);
+
 // "../" repeated for each folder level of `page_path` (relative to the output root), so links
 // written relative to the root work from any page without a <base> element.
 std::string root_prefix(std::string_view page_path);

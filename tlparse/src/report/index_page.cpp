@@ -11,7 +11,13 @@
 
 namespace tlparse::report::detail {
 void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
-  std::string page;
+  // Streamed: the page lists every output, so it is written as it grows rather than held whole.
+  StreamedFile file;
+  if (!ctx.folder.open_stream(files::index_html, file)) {
+    ctx.note_write(false, files::index_html);
+    return;
+  }
+  std::string& page = file.buffer();
   PageOptions po;
   po.title = "tlparse report";
   po.trie_script = true;
@@ -124,10 +130,10 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
         }
         page.append("<li>");
         output_link(page, o, "", o.path);
-        if (o.readable_url) {
-          page.append(" (<a href=\"");
-          esc(page, *o.readable_url);
-          page.append("\">readable_html</a>)");
+        // An empty readable_url is 0.4.3's quirk for a payload that is not a JSON object.
+        if (std::string href; o.readable_url && (o.readable_url->empty() ||
+                                                 append_report_href(href, "", *o.readable_url))) {
+          page.append(" (<a href=\"").append(href).append("\">readable_html</a>)");
         }
         if (!o.suffix.empty()) {
           page.push_back(' ');
@@ -139,6 +145,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
       }
     }
     page.append("</ul></li>\n");
+    file.flush_if_large();
   }
   page.append("</ul>\n");
 
@@ -195,7 +202,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append("</p>\n");
   }
   end_page(page, po);
-  ctx.note_write(ctx.folder.write_file(files::index_html, page), files::index_html);
+  ctx.note_write(ctx.folder.finish_stream(file), files::index_html);
 }
 
 void render_failures_page(RenderContext& ctx) {
@@ -210,10 +217,10 @@ void render_failures_page(RenderContext& ctx) {
     page.append("<tr><td>");
     const auto target = row.metrics_output_id ? ctx.output_by_id.find(*row.metrics_output_id)
                                               : ctx.output_by_id.end();
-    if (target != ctx.output_by_id.end()) {
-      page.append("<a href=\"");
-      esc(page, ctx.outputs[target->second].path);
-      page.append("\">");
+    std::string href;
+    if (target != ctx.output_by_id.end() &&
+        append_report_href(href, "", ctx.outputs[target->second].path)) {
+      page.append("<a href=\"").append(href).append("\">");
       esc(page, compile_display(row.cid));
       page.append("</a>");
     } else {

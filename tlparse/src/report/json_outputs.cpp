@@ -22,10 +22,22 @@ void render_compile_directory(RenderContext& ctx) {
       }
     }
   }
-  JsonValue root = JsonValue::object();
+  // Streamed in write_pretty's layout, one artifact at a time: the file lists every output.
+  StreamedFile file;
+  if (!ctx.folder.open_stream(files::compile_directory, file)) {
+    ctx.note_write(false, files::compile_directory);
+    return;
+  }
+  std::string& text = file.buffer();
+  text.append(by_display.empty() ? "{}" : "{\n");
+  bool first_entry = true;
   for (const auto& [display, list] : by_display) {
-    JsonValue artifacts = JsonValue::array();
-    artifacts.items().reserve(list.size());
+    text.append(first_entry ? "  " : ",\n  ");
+    first_entry = false;
+    write_json_string(text, display);
+    text.append(": {\n    \"artifacts\": ");
+    text.append(list.empty() ? "[]" : "[\n");
+    bool first_artifact = true;
     for (const std::size_t i : list) {
       const index::Output& o = ctx.outputs[i];
       JsonValue a = JsonValue::object();
@@ -37,15 +49,17 @@ void render_compile_directory(RenderContext& ctx) {
       a.set("suffix", JsonValue::string(o.suffix));
       a.set("readable_url",
             o.readable_url ? JsonValue::string(*o.readable_url) : JsonValue::null());
-      artifacts.items().push_back(std::move(a));
+      text.append(first_artifact ? "      " : ",\n      ");
+      first_artifact = false;
+      write_pretty(text, a, 6);
+      file.flush_if_large();
     }
-    JsonValue entry = JsonValue::object();
-    entry.set("artifacts", std::move(artifacts));
-    root.set(display, std::move(entry));
+    text.append(list.empty() ? "\n  }" : "\n    ]\n  }");
   }
-  std::string text;
-  write_pretty(text, root);
-  ctx.note_write(ctx.folder.write_file(files::compile_directory, text), files::compile_directory);
+  if (!by_display.empty()) {
+    text.append("\n}");
+  }
+  ctx.note_write(ctx.folder.finish_stream(file), files::compile_directory);
 }
 
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
@@ -141,24 +155,40 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
   std::string& out = file.buffer();
   // Line 1: the string table, gaps as null; an empty table is [null] like tlparse's.
   out.append("{\"string_table\":[");
-  auto read_table = reader.string_table(info.id);
-  if (!read_table) {
-    result.read_error = read_table.error();
-  }
-  const std::vector<std::optional<std::string>> table =
-      read_table ? std::move(read_table).value() : std::vector<std::optional<std::string>>();
-  if (table.empty()) {
-    out.append("null");
-  }
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (i > 0) {
+  // Streamed: a row is written once the next index shows it was the last binding of its own.
+  std::int64_t next_slot = 0; // slots [0, next_slot) are written
+  std::optional<std::int64_t> held_idx;
+  std::string held_value;
+  const auto write_held = [&] {
+    for (; next_slot < *held_idx; ++next_slot) {
+      out.append(next_slot == 0 ? "null" : ",null");
+      if ((next_slot & 0xffff) == 0) {
+        file.flush_if_large();
+      }
+    }
+    if (next_slot > 0) {
       out.push_back(',');
     }
-    if (table[i]) {
-      write_json_string(out, *table[i]);
-    } else {
-      out.append("null");
+    write_json_string(out, held_value);
+    ++next_slot;
+    file.flush_if_large();
+  };
+  const Status table = reader.for_each_string(info.id, [&](std::int64_t idx, std::string_view v) {
+    if (held_idx && *held_idx != idx) {
+      write_held();
     }
+    held_idx = idx;
+    held_value.assign(v);
+    return true;
+  });
+  if (!table) {
+    result.read_error = table.error();
+  }
+  if (held_idx) {
+    write_held();
+  }
+  if (next_slot == 0) {
+    out.append("null");
   }
   out.append("]}\n");
 
@@ -178,8 +208,9 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
       if (!fresh) {
         return true; // not a JSON object: tlparse drops the row
       }
-      if (cache_bytes < budget::kJsonlCacheBytes) {
-        cache_bytes += cached_cost(e.envelope, *fresh);
+      if (const std::size_t cost = cached_cost(e.envelope, *fresh);
+          cache_bytes + cost <= budget::kJsonlCacheBytes) {
+        cache_bytes += cost;
         members = &cache.emplace(e.envelope, std::move(*fresh)).first->second;
       } else {
         members = &*fresh;

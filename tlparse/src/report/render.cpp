@@ -4,6 +4,7 @@
 #include "tlparse/report/render.h"
 
 #include "report/html_page.h"
+#include "report/output_collisions.h"
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/model/compile_id.h"
@@ -106,11 +107,17 @@ void output_link(std::string& out, const index::Output& o, std::string_view pref
     out.append(")</span>");
     return;
   }
-  out.append("<a href=\"");
-  if (!external) {
-    esc(out, prefix);
+  if (external) {
+    out.append("<a href=\"");
+    esc(out, o.path);
+  } else {
+    std::string href;
+    if (!append_report_href(href, prefix, o.path)) {
+      esc(out, label); // a path the report never writes: nothing to link to
+      return;
+    }
+    out.append("<a href=\"").append(href);
   }
-  esc(out, o.path);
   out.append("\">");
   esc(out, external ? std::string_view(o.name) : label);
   out.append("</a>");
@@ -150,8 +157,13 @@ void RenderContext::emit(const std::string& path, std::string bytes) {
 
 std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack) {
   std::vector<TrieFrame> frames;
-  frames.reserve(stack.size());
+  // The trie shows no deeper; a 100k-frame stack from a hostile log is not copied whole.
+  const std::size_t shown = std::min(stack.size(), StackTrie::kMaxDepth);
+  frames.reserve(shown);
   for (const index::StackFrame& f : stack) {
+    if (frames.size() == shown) {
+      break;
+    }
     TrieFrame t;
     t.filename =
         f.filename ? *f.filename : (f.uninterned_filename ? *f.uninterned_filename : "(unknown)");
@@ -161,6 +173,28 @@ std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack) {
     frames.push_back(std::move(t));
   }
   return frames;
+}
+
+void note_collisions(RenderContext& ctx, std::size_t renamed) {
+  if (renamed == 0) {
+    return;
+  }
+  ctx.warnings.push_back(std::to_string(renamed) +
+                         " output(s) renamed because their names collided (output_name_collision)");
+  const index::HealthInfo& info = index::health_info(index::HealthId::output_name_collision);
+  for (index::HealthCounter& h : ctx.health) {
+    if (h.counter == info.name) {
+      h.count += static_cast<std::int64_t>(renamed);
+      return;
+    }
+  }
+  index::HealthCounter h;
+  h.file_id = ctx.file.id;
+  h.counter = std::string(info.name);
+  h.severity = info.severity;
+  h.description = std::string(info.description);
+  h.count = static_cast<std::int64_t>(renamed);
+  ctx.health.push_back(std::move(h));
 }
 
 void build_lookups(RenderContext& ctx) {
@@ -208,11 +242,13 @@ void build_lookups(RenderContext& ctx) {
 } // namespace detail
 
 Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader& reader) {
-  const std::vector<std::string> per_report = {files::index_html,        files::failures_html,
-                                               files::compile_directory, files::chromium_events,
-                                               files::raw_jsonl,         files::raw_log};
-  std::vector<std::string> out = per_report;
-  out.push_back(files::index);
+  std::vector<std::string> out(std::begin(files::all), std::end(files::all));
+  std::vector<std::string> per_report; // each rank's report: the same files, less the one index
+  for (const char* name : files::all) {
+    if (std::string_view(name) != files::index) {
+      per_report.emplace_back(name);
+    }
+  }
   auto listed = reader.files();
   if (!listed) {
     return Error{listed.error()};
@@ -243,6 +279,7 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
     for (const index::CompileKey& k : *keys) {
       out.push_back(detail::provenance_page_name(k.dir_name));
     }
+    detail::rename_colliding_outputs(*outputs); // the names the report really wrote
     for (const index::Output& o : *outputs) {
       if (o.kind != index::OutputKind::link) {
         out.push_back(o.path);
@@ -292,6 +329,16 @@ bool load_context(RenderContext& ctx, const std::vector<index::File>& files, boo
     ctx.metrics = ctx.take(reader.compilation_metrics(id));
     ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
     ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
+    // Pages show at most StackTrie::kMaxDepth frames: deeper ones are let go before the side
+    // jobs start, so a pathological stack does not hold memory through the whole render.
+    for (auto* stacks : {&ctx.dynamo_starts, &ctx.unknown_stacks}) {
+      for (index::EventStack& s : *stacks) {
+        if (s.frames.size() > StackTrie::kMaxDepth) {
+          s.frames.resize(StackTrie::kMaxDepth);
+          s.frames.shrink_to_fit();
+        }
+      }
+    }
     ctx.specializations = ctx.take(reader.specializations(id));
     ctx.guards_added_fast = ctx.take(reader.guards_added_fast(id));
     ctx.created_symbols = ctx.take(reader.created_symbols(id));
@@ -306,8 +353,14 @@ bool load_context(RenderContext& ctx, const std::vector<index::File>& files, boo
   } else {
     ctx.warnings.push_back("the index holds no file; writing an empty report");
   }
+  note_collisions(ctx, rename_colliding_outputs(ctx.outputs));
   build_lookups(ctx);
-  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0;
+  // A payload cut at the size limit keeps its declared MD5, which then names other bytes.
+  const auto truncated = std::find_if(ctx.health.begin(), ctx.health.end(), [](const auto& h) {
+    return h.counter == index::health_info(index::HealthId::payload_too_large).name;
+  });
+  ctx.md5_trusted = found && ctx.stats.fail_payload_md5 == 0 &&
+                    (truncated == ctx.health.end() || truncated->count == 0);
   return true;
 }
 
@@ -364,9 +417,10 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   double raw_log_seconds = 0;
   bool raw_log_ok = true;
   bool raw_log_missing = false;
-  const std::filesystem::path raw_source = options.raw_log_source.empty()
+  const std::filesystem::path raw_source = !options.raw_log_source.empty() ? options.raw_log_source
+                                           : options.raw_log_from_index
                                                ? std::filesystem::path(ctx.file.path)
-                                               : options.raw_log_source;
+                                               : std::filesystem::path();
   const auto timed = [](double& seconds, const auto& job) {
     const auto t0 = std::chrono::steady_clock::now();
     job();
@@ -462,7 +516,11 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
       }
     }
     ctx.note_write(raw_log_ok, files::raw_log);
-    if (raw_log_missing) {
+    if (raw_log_missing && raw_source.empty()) {
+      ctx.warnings.push_back("raw.log not written: a file named by the index is never read (the "
+                             "log was " +
+                             ctx.file.path + "; pass it with --raw-log to copy it)");
+    } else if (raw_log_missing) {
       ctx.warnings.push_back("raw.log not written: the original log " + raw_source.string() +
                              " is not available");
     }

@@ -138,6 +138,8 @@ void output_link(std::string& out, const index::Output& o, std::string_view pref
                  std::string_view label);
 // The CSS class of a compile status ("status-ok", ...).
 std::string_view status_class(index::CompileStatus status);
+// Reports `renamed` outputs (rename_colliding_outputs) as a warning and in the data health.
+void note_collisions(RenderContext& ctx, std::size_t renamed);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);
 // Loads what the pages read for the file options.file_id of `files` (the first when 0) and

@@ -768,8 +768,8 @@ void write_pretty_at(std::string& out, const JsonValue& v, std::size_t indent) {
 
 } // namespace
 
-void write_pretty(std::string& out, const JsonValue& value) {
-  write_pretty_at(out, value, 0);
+void write_pretty(std::string& out, const JsonValue& value, std::size_t indent) {
+  write_pretty_at(out, value, indent);
 }
 
 void write_compact(std::string& out, const JsonValue& v) {

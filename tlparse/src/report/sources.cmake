@@ -16,6 +16,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/metrics_pages.cpp
   src/report/multi_rank.cpp
   src/report/on_demand.cpp
+  src/report/output_collisions.cpp
   src/report/output_folder.cpp
   src/report/provenance_pages.cpp
   src/report/render.cpp

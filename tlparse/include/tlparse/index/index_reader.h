@@ -197,6 +197,10 @@ public:
   // The file's string table: index -> string, nullopt for gaps (raw.jsonl's first line).
   // Indexes of 4M and above (only hostile logs have them) are left out.
   Result<std::vector<std::optional<std::string>>> string_table(int64_t file_id) const;
+  // The same rows streamed in index order (an index bound twice comes twice, the later last), so
+  // raw.jsonl's table is written in memory that does not grow with it.
+  Status for_each_string(int64_t file_id,
+                         const std::function<bool(int64_t idx, std::string_view value)>& fn) const;
   // Stacks of one role (dynamo_start or unknown), in log order.
   Result<std::vector<EventStack>> stacks(int64_t file_id, StackRole role) const;
   Result<std::vector<MetricsEvent>> compilation_metrics(int64_t file_id) const;

@@ -62,15 +62,36 @@ struct Stats {
     "Lines that are not valid UTF-8; 0.4.3 drops them silently (and then "                         \
     "fails the run); we drop and count them.")                                                     \
   X(line_too_long, error, "Lines longer than the reader's limit, skipped without buffering.")      \
-  X(payload_too_large, error, "Payloads over the size limit; truncated in the index.")             \
+  X(payload_too_large, error,                                                                      \
+    "Payloads over the size limit, each counted once; truncated in the index (not counted as "     \
+    "an MD5 mismatch: the cut is ours).")                                                          \
   X(truncated_last_line, warning, "The file does not end with a newline (a cut-off write).")       \
   X(unresolved_string, warning, "Stack frames whose filename index was never interned.")           \
+  X(string_rebound, warning,                                                                       \
+    "str entries binding an index already bound to a different string (the later one wins).")      \
+  X(string_index_beyond_table, warning,                                                            \
+    "str entries whose index is 4194304 or more: they resolve stacks but are left out of "         \
+    "raw.jsonl's string_table.")                                                                   \
   X(bad_chromium_event, warning, "chromium_event payloads that are not JSON objects (skipped).")   \
   X(unsafe_output_name, warning, "Output names from log data that were unsafe and replaced.")      \
+  X(output_name_collision, warning,                                                                \
+    "Outputs renamed by the report because another output needed their name as a folder, or "      \
+    "they named one of the report's own files.")                                                   \
   X(type_drift_kept, info, "Events counted as fail_json for compatibility but kept in the index.") \
+  X(log_symlink_outside, warning,                                                                  \
+    "The log was read through a symlink to a file outside its folder (the target is in "           \
+    "bad_lines).")                                                                                 \
   X(stray_payload_lines, warning,                                                                  \
     "Tab-indented lines not attached to an envelope (each is also "                                \
     "a fail_glog).")
+
+// The ingest cuts payloads at this size (payload_too_large), so an index holding a larger one was
+// not written by it: readers refuse such sizes rather than allocate them.
+inline constexpr size_t kMaxPayloadBytes = 32u << 20;
+
+// The string table of raw.jsonl has one slot per index up to this bound (a hostile index of 4
+// billion must not write 4 billion nulls); higher indexes are counted (string_index_beyond_table).
+inline constexpr int64_t kMaxStringTableSlots = int64_t{1} << 22;
 
 enum class HealthId {
 #define TORCHSCOPE_HEALTH_ENUM(name, sev, desc) name,

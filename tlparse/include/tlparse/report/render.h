@@ -36,6 +36,9 @@ inline constexpr const char* chromium_events = "chromium_events.json";
 inline constexpr const char* raw_jsonl = "raw.jsonl";
 inline constexpr const char* raw_log = "raw.log";
 inline constexpr const char* index = "index.sqlite"; // the index the report was rendered from
+// All of the above: names no per-event output may take (report/output_collisions.h).
+inline constexpr const char* all[] = {
+    index_html, failures_html, compile_directory, chromium_events, raw_jsonl, raw_log, index};
 } // namespace files
 
 // Every file (relative path) a report rendered from `reader` may hold: the files above and each
@@ -59,8 +62,13 @@ struct RenderOptions {
   bool strict = false;
   // Which ingested file to render (single-rank mode renders one file); 0 = the first one.
   std::int64_t file_id = 0;
-  // Path of the original log, for raw.log; empty = the path stored in the index.
+  // Path of the original log, for raw.log.
   std::filesystem::path raw_log_source;
+  // With no raw_log_source: copy the file whose path the index stores as raw.log. Off by default
+  // because an index is untrusted input (it is what people attach to bug reports): a tampered one
+  // could name ~/.ssh/id_rsa, which would then be copied into a report meant to be shared. Turn
+  // it on only for an index this process just wrote.
+  bool raw_log_from_index = false;
   // The index file `reader` reads. When given, the renderer opens two more read-only
   // connections and writes chromium_events.json and raw.jsonl on their own threads while the
   // per-event outputs render (same bytes, less wall time).

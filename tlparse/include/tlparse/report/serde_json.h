@@ -64,7 +64,9 @@ private:
 std::optional<JsonValue> parse_json(std::string_view text);
 
 // serde_json::to_string_pretty / to_string layouts, appended to `out`.
-void write_pretty(std::string& out, const JsonValue& value);
+// `indent`: the value starts at that column (its nested lines are indented from there), so a
+// document can be written piece by piece with the same bytes.
+void write_pretty(std::string& out, const JsonValue& value, std::size_t indent = 0);
 void write_compact(std::string& out, const JsonValue& value);
 // A string literal with serde_json's escaping (", \, \b \f \n \r \t, other controls as \u00xx).
 void write_json_string(std::string& out, std::string_view s);

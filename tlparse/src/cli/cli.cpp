@@ -71,6 +71,9 @@ constexpr const char* kHelp =
     "                               OUT/rank_<N>/ and a landing page comparing the ranks\n"
     "                               (compile ids, cache hits, collectives, tensor metadata,\n"
     "                               runtime estimates, execution order)\n"
+    "  -e, --export                 Export report instead: the issues torch.export's draft\n"
+    "                               export logged (guards, data-dependent specializations, fake\n"
+    "                               kernels), a page per guard, the exported program\n"
     "  -i, --inductor-provenance    Also write provenance_tracking_<compile>.html: pre-grad\n"
     "                               graph, post-grad graph and generated code, lines linked\n"
     "      --serve                  Ingest, then serve the report over HTTP, each page rendered\n"
@@ -90,7 +93,6 @@ constexpr const char* kHelp =
     "                               index is never read: the index may come from anyone)\n"
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
-    "Not yet supported: -e/--export (tlparse 0.4.3's export report).\n\n"
     "Exit status: 0 success, 1 error (message on stderr), 2 usage error.\n";
 
 struct Args {
@@ -99,7 +101,7 @@ struct Args {
   std::optional<std::string> out;
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
   bool verbose = false, plain_text = false, fts = false, all_ranks = false;
-  bool provenance = false, no_browser = false, serve = false;
+  bool provenance = false, no_browser = false, serve = false, export_mode = false;
   std::optional<std::uint16_t> port;
   std::string host = "127.0.0.1";
   std::string custom_header_html;
@@ -209,9 +211,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
     } else if (arg == "-i" || arg == "--inductor-provenance") {
       a.provenance = true;
     } else if (arg == "-e" || arg == "--export") {
-      return usage_error("'" + arg +
-                         "' (tlparse 0.4.3's export mode) is not supported by this "
-                         "version yet");
+      a.export_mode = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usage_error("unexpected argument '" + arg + "' found");
     } else {
@@ -410,7 +410,8 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.on_progress = [&progress](uint64_t done, uint64_t total) {
     progress.update(done, total, "report", false);
   };
-  const auto r = report::render_report(**reader, opts, staging);
+  const auto r = a.export_mode ? report::render_export_report(**reader, opts, staging)
+                               : report::render_report(**reader, opts, staging);
   progress.clear();
   for (const auto& w : r.warnings) {
     std::cerr << "Warning: " << terminal_safe_lines(w) << "\n";
@@ -488,11 +489,15 @@ int run_direct(const Args& a) {
     return fail_or_interrupted(result.error);
   }
   const auto& file = result.files.front();
-  print_file_summary(file);
-  if (a.strict && file.stats.strict_failures() > 0) {
+  // Export mode, as tlparse 0.4.3's, prints no statistics and ignores --strict and
+  // --strict-compile-id (docs/TLPARSE-EXPORT.md).
+  if (!a.export_mode) {
+    print_file_summary(file);
+  }
+  if (a.strict && !a.export_mode && file.stats.strict_failures() > 0) {
     return fail("Something went wrong");
   }
-  if (a.strict_compile_id) {
+  if (a.strict_compile_id && !a.export_mode) {
     auto reader = index::IndexReader::open(index_path);
     if (!reader) {
       return fail(reader.error());
@@ -564,6 +569,10 @@ int run(int argc, char** argv) {
   stop_on_interrupt();
   if (a.command == "index") {
     return run_index(a);
+  }
+  if (a.export_mode && (a.all_ranks || a.serve)) {
+    return fail(std::string("--export cannot be used with ") +
+                (a.all_ranks ? "--all-ranks-html" : "--serve"));
   }
   if (a.command == "render") {
     return run_render(a);

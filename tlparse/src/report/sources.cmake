@@ -9,6 +9,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/answers_sections.cpp
   src/report/artifact_pages.cpp
   src/report/diff_page.cpp
+  src/report/export_report.cpp
   src/report/flame_chart.cpp
   src/report/html_page.cpp
   src/report/index_page.cpp

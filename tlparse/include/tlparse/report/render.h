@@ -102,4 +102,11 @@ std::string text_output(index::OutputKind kind, std::string_view payload);
 RenderResult render_report(const tlparse::index::IndexReader& reader, const RenderOptions& options,
                            const std::filesystem::path& out_dir);
 
+// -e/--export: the export report instead of the compile report (docs/TLPARSE-EXPORT.md):
+// index.html listing the issues draft export logged, symbolic_guard_information_<n>.html pages
+// and the exported programs, named and numbered as tlparse 0.4.3 does in export mode.
+RenderResult render_export_report(const tlparse::index::IndexReader& reader,
+                                  const RenderOptions& options,
+                                  const std::filesystem::path& out_dir);
+
 } // namespace tlparse::report

@@ -184,6 +184,39 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   CHECK(h.problems().isEmpty());
 }
 
+TEST_CASE("graph-break model shows distinct breaks with their compiles, no rank sentinel",
+          "[gui]") {
+  gui_test::ensureApp();
+  FakeBackend backend;
+  GraphBreakModel model;
+  CheckedModel checked(&model);
+  model.setRows(backend.graphBreaks());
+  REQUIRE(model.rowCount() == 2);
+  CHECK(model.columnCount() == GraphBreakModel::ColumnCount);
+  CHECK(model.index(0, GraphBreakModel::CountColumn).data().toLongLong() == 2);
+  CHECK(model.index(0, GraphBreakModel::RankColumn).data().toString() == "0");
+  CHECK(model.index(0, GraphBreakModel::WhereColumn).data().toString() == "model.py:15");
+  CHECK(model.index(0, GraphBreakModel::CompilesColumn).data().toString() == "[0/0] [0/1]");
+  CHECK(model.index(0, GraphBreakModel::ReasonColumn)
+            .data(Qt::ToolTipRole)
+            .toString()
+            .contains("model.py:15 in forward"));
+  // Activating a row opens the first compile it occurred in.
+  CHECK(model.index(0, 0).data(GraphBreakModel::CompileIdRole).toLongLong() == 100);
+  // A break the log gave no user location for says so.
+  CHECK(model.index(1, GraphBreakModel::WhereColumn).data().toString().contains("no user"));
+  // A multi-line reason shows its first line in the table.
+  GraphBreakRow multi;
+  multi.reason = QStringLiteral("Data-dependent branching\n  Explanation: ...");
+  multi.count = 1;
+  model.setRows({multi});
+  CHECK(model.index(0, GraphBreakModel::ReasonColumn).data().toString() ==
+        "Data-dependent branching");
+  CHECK(model.index(0, GraphBreakModel::RankColumn).data().toString().isEmpty());
+  CHECK(model.index(0, 0).data(GraphBreakModel::CompileIdRole).toLongLong() == -1);
+  CHECK(checked.problems().isEmpty());
+}
+
 TEST_CASE("health issues list bad lines by counter and reach views in batches", "[gui]") {
   gui_test::ensureApp();
   HealthIssueModel model;

@@ -5,6 +5,7 @@
 #include "compile_page.h"
 #include "diff_page.h"
 #include "fake_backend.h"
+#include "graph_break_page.h"
 #include "gui/compile_tree_model.h"
 #include "gui/index_session.h"
 #include "gui/list_models.h"
@@ -253,6 +254,8 @@ TEST_CASE("keyboard shortcuts switch pages and focus the search box", "[gui]") {
   Window win(gui_test::fakeFactory());
   QTest::keyClick(&win.w, Qt::Key_2, Qt::ControlModifier);
   CHECK(win.w.tabs()->currentIndex() == MainWindow::RecompilesTab);
+  QTest::keyClick(&win.w, Qt::Key_7, Qt::ControlModifier);
+  CHECK(win.w.tabs()->currentIndex() == MainWindow::GraphBreaksTab);
   QTest::keyClick(&win.w, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
   CHECK(win.w.tabs()->currentIndex() == MainWindow::SearchTab);
 }
@@ -340,6 +343,41 @@ TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, s
   CHECK(win.w.errorText().isEmpty());
 }
 
+TEST_CASE("graph-break summary of a PyTorch 2.11 log opens the compile a break occurred in",
+          "[gui]") {
+  gui_test::ensureApp();
+  Window win(defaultBackendFactory());
+  REQUIRE(win.open(recompileLog()));
+  // The log's one graph break: `print` at line 15 of the user's code, in compile [1/0]
+  // (the same row `tlparse query` answers in tests/data/answers-golden).
+  GraphBreakPage* page = win.w.graphBreakPage();
+  REQUIRE(waitFor([&] { return page->model()->rowCount() == 1; }));
+  const GraphBreakRow& row = page->model()->rows()[0];
+  CHECK(row.count == 1);
+  CHECK(row.location.endsWith(":15"));
+  CHECK(row.reason.contains("builtin operator `print`"));
+  REQUIRE(row.compiles.size() == 1);
+  CHECK(row.compiles[0].first == "[1/0]");
+  qint64 expected = -1;
+  for (const FrameSummary& f : win.w.session()->overview().ranks[0].frames) {
+    for (const CompileSummary& c : f.compiles) {
+      if (c.display == "[1/0]" && expected < 0) {
+        expected = c.id;
+      }
+    }
+  }
+  REQUIRE(expected >= 0);
+  CHECK(row.compiles[0].second == expected);
+  // The first row is selected: its detail and its compiles are shown.
+  CHECK(page->detail()->toPlainText().contains("print"));
+  REQUIRE(page->compileList()->count() == 1);
+  win.w.showPage(MainWindow::GraphBreaksTab);
+  Q_EMIT page->compileList()->itemActivated(page->compileList()->item(0));
+  REQUIRE(waitFor([&] { return win.w.compilePage()->compileId() == expected; }));
+  CHECK(win.w.tabs()->currentWidget() == win.w.compilePage());
+  CHECK(win.w.errorText().isEmpty());
+}
+
 TEST_CASE("screenshots of the main views are saved", "[gui]") {
   gui_test::ensureApp();
   // TORCHSCOPE_SCREENSHOTS=1 writes into docs/screenshots/; otherwise a temporary folder.
@@ -366,6 +404,7 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   REQUIRE(win.select(ids[1]));
   REQUIRE(waitFor([&] { return !win.w.timeline()->layout().isEmpty(); }));
   REQUIRE(waitFor([&] { return win.w.healthPage()->model()->rowCount() > 0; }));
+  REQUIRE(waitFor([&] { return win.w.graphBreakPage()->model()->rowCount() > 0; }));
   bool diffed = false;
   QObject::connect(win.w.session(), &IndexSession::diffReady, [&] { diffed = true; });
   win.w.session()->requestDiff(ids[0], ids[1]);
@@ -374,9 +413,13 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   REQUIRE(waitFor([&] { return win.w.searchPage()->model()->hitCount() > 0; }));
 
   const QList<QPair<MainWindow::Page, QString>> pages = {
-      {MainWindow::CompileTab, "compile"}, {MainWindow::RecompilesTab, "recompiles"},
-      {MainWindow::DiffTab, "diff"},       {MainWindow::TimelineTab, "timeline"},
-      {MainWindow::SearchTab, "search"},   {MainWindow::HealthTab, "health"}};
+      {MainWindow::CompileTab, "compile"},
+      {MainWindow::RecompilesTab, "recompiles"},
+      {MainWindow::DiffTab, "diff"},
+      {MainWindow::TimelineTab, "timeline"},
+      {MainWindow::SearchTab, "search"},
+      {MainWindow::HealthTab, "health"},
+      {MainWindow::GraphBreaksTab, "graph-breaks"}};
   for (const auto& [page, name] : pages) {
     win.w.showPage(page);
     QCoreApplication::processEvents();

@@ -154,6 +154,19 @@ struct RecompileRow {
   QStringList reasons; // empty for the first compile
 };
 
+// One distinct graph break of a log (the read API's graph_break_summary): the same reason at
+// the same user line, however many times and in however many compiles it happened.
+struct GraphBreakRow {
+  int rank = -1; // -1: no rank in the log
+  QString reason;
+  QString location; // "file:line" of the user's code, empty when the log did not say
+  QString userStack;
+  qint64 count = 0;
+  // The compiles it occurred in, as PyTorch prints them, each with the entry a request names
+  // (-1 when the compile is not in the compile tree).
+  QList<QPair<QString, qint64>> compiles;
+};
+
 } // namespace gui
 
 Q_DECLARE_METATYPE(gui::IndexOverview)
@@ -165,3 +178,4 @@ Q_DECLARE_METATYPE(gui::SearchHit)
 Q_DECLARE_METATYPE(gui::HealthRow)
 Q_DECLARE_METATYPE(gui::HealthIssue)
 Q_DECLARE_METATYPE(gui::RecompileRow)
+Q_DECLARE_METATYPE(gui::GraphBreakRow)

@@ -174,6 +174,7 @@ public:
     out.sourcePath = sourcePath_;
     out.indexPath = indexPath_;
     compiles_.clear();
+    keyByCompile_.clear();
     files_ = must(reader_->files());
     for (const ti::File& file : files_) {
       RankSummary rank;
@@ -222,6 +223,8 @@ public:
           frame.location = info.location;
         }
         frame.compiles.append(s);
+        // A compile's first entry (its first attempt) is what a graph break's compile opens.
+        keyByCompile_.emplace(std::make_pair(file.id, compile.display), key.id);
         compiles_[key.id] = info;
         ++out.compileCount;
       }
@@ -393,6 +396,43 @@ public:
       searchDone_ = int64_t(searchMatches_.size()) < kPayloadsPerStep;
     }
     return searchLines_.mid(offset, limit);
+  }
+
+  QList<GraphBreakRow> graphBreaks() override {
+    QList<GraphBreakRow> out;
+    for (const ti::File& file : files_) {
+      for (const ti::GraphBreakSummary& b : must(reader_->graph_break_summary(file.id))) {
+        GraphBreakRow row;
+        row.rank = rankOf(file);
+        row.reason = qs(b.reason);
+        if (b.user_file) {
+          row.location = qs(*b.user_file);
+          if (b.user_line) {
+            row.location += QStringLiteral(":%1").arg(*b.user_line);
+          }
+        }
+        row.userStack = b.user_stack ? qs(*b.user_stack) : QString();
+        row.count = b.count;
+        // The view lists the compiles as PyTorch prints them, comma-separated (a compile id
+        // holds no comma).
+        for (const std::string_view id : splitCommas(b.compile_ids)) {
+          auto it = keyByCompile_.find(std::make_pair(file.id, std::string(id)));
+          row.compiles.append({qs(id), it == keyByCompile_.end() ? qint64(-1) : it->second});
+        }
+        out.append(row);
+      }
+    }
+    return out;
+  }
+
+  static std::vector<std::string_view> splitCommas(std::string_view text) {
+    std::vector<std::string_view> out;
+    while (!text.empty()) {
+      const size_t comma = text.find(',');
+      out.push_back(text.substr(0, comma));
+      text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    }
+    return out;
   }
 
   QList<HealthRow> health() override {
@@ -748,6 +788,8 @@ private:
   std::unique_ptr<ti::IndexReader> reader_;
   std::vector<ti::File> files_;
   std::unordered_map<qint64, CompileInfo> compiles_;
+  // (file, compile as PyTorch prints it) -> its first compile-directory entry.
+  std::map<std::pair<int64_t, std::string>, qint64> keyByCompile_;
   std::unordered_map<int64_t, FileCache> files_cache_;
   QString searchQuery_;
   QList<SearchHit> searchLines_;

@@ -105,6 +105,69 @@ QVariant RecompileModel::headerData(int section, Qt::Orientation orientation, in
   }
 }
 
+GraphBreakModel::GraphBreakModel(QObject* parent) : RowTable(ColumnCount, parent) {}
+
+QVariant GraphBreakModel::data(const QModelIndex& index, int role) const {
+  const GraphBreakRow* row = rowAt(index);
+  if (row == nullptr) {
+    return {};
+  }
+  const GraphBreakRow& r = *row;
+  if (role == CompileIdRole) {
+    return r.compiles.isEmpty() ? qint64(-1) : r.compiles.first().second;
+  }
+  if (role == Qt::TextAlignmentRole && index.column() == CountColumn) {
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
+    return {};
+  }
+  switch (index.column()) {
+  case CountColumn:
+    return r.count;
+  case RankColumn:
+    // A log without ranks shows none rather than a sentinel.
+    return r.rank < 0 ? QString() : QString::number(r.rank);
+  case WhereColumn:
+    return r.location.isEmpty() ? tr("(no user location in the log)") : r.location;
+  case ReasonColumn:
+    if (role == Qt::ToolTipRole && !r.userStack.isEmpty()) {
+      return tr("%1\n\nUser stack:\n%2").arg(r.reason, r.userStack);
+    }
+    // One line in the table; the tooltip and the page's detail have it whole.
+    return role == Qt::DisplayRole ? r.reason.section(QLatin1Char('\n'), 0, 0) : r.reason;
+  case CompilesColumn: {
+    QStringList ids;
+    for (const auto& c : r.compiles) {
+      ids.append(c.first);
+    }
+    return ids.join(QLatin1Char(' '));
+  }
+  default:
+    return {};
+  }
+}
+
+QVariant GraphBreakModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (section) {
+  case CountColumn:
+    return tr("Count");
+  case RankColumn:
+    return tr("Rank");
+  case WhereColumn:
+    return tr("Where (user code)");
+  case ReasonColumn:
+    return tr("Reason");
+  case CompilesColumn:
+    return tr("In compiles");
+  default:
+    return {};
+  }
+}
+
 HealthModel::HealthModel(QObject* parent) : RowTable(ColumnCount, parent) {}
 
 QVariant HealthModel::data(const QModelIndex& index, int role) const {

@@ -378,6 +378,48 @@ TEST_CASE("graph-break summary of a PyTorch 2.11 log opens the compile a break o
   CHECK(win.w.errorText().isEmpty());
 }
 
+TEST_CASE("a compile without output code says why: a failure, an AOTAutograd cache hit", "[gui]") {
+  gui_test::ensureApp();
+  // The same explanations as the report's "Artifacts explained" (one rule, in tlparse/answers).
+  const QList<QPair<QString, QString>> cases = {
+      {"w04_failure", "The compile failed (BackendCompilerFailed)"},
+      {"w13_cache_run2", "AOTAutograd cache hit"}};
+  for (const auto& [log, expected] : cases) {
+    INFO(log.toStdString());
+    IndexSession session(defaultBackendFactory());
+    QList<CompileDetail> details;
+    QObject::connect(&session, &IndexSession::compileReady,
+                     [&](const CompileDetail& d) { details.append(d); });
+    session.open(QString::fromStdString(
+        (test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / log.toStdString())
+            .string()));
+    REQUIRE(waitFor([&] { return session.isOpen(); }, 120000));
+    const QList<qint64> ids = compilesWithArtifacts(session.overview());
+    REQUIRE_FALSE(ids.isEmpty());
+    for (const qint64 id : ids) {
+      session.requestCompile(id);
+    }
+    REQUIRE(waitFor([&] { return details.size() == ids.size(); }, 60000));
+    const auto explained =
+        std::find_if(details.begin(), details.end(),
+                     [&](const CompileDetail& d) { return d.artifactNote.contains(expected); });
+    REQUIRE(explained != details.end());
+    CHECK(CompilePage::overviewHtml(*explained).contains("Missing artifacts"));
+    // A compile that ended well with its generated code and no cache hit has nothing to
+    // explain.
+    for (const CompileDetail& d : details) {
+      auto has = [&](const QString& prefix) {
+        return std::any_of(d.artifacts.begin(), d.artifacts.end(),
+                           [&](const ArtifactRef& a) { return a.name.startsWith(prefix); });
+      };
+      if (d.summary.outcome == CompileOutcome::Ok && has("inductor_output_code") &&
+          !has("aotautograd_cache")) {
+        CHECK(d.artifactNote.isEmpty());
+      }
+    }
+  }
+}
+
 TEST_CASE("screenshots of the main views are saved", "[gui]") {
   gui_test::ensureApp();
   // TORCHSCOPE_SCREENSHOTS=1 writes into docs/screenshots/; otherwise a temporary folder.

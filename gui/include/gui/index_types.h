@@ -91,6 +91,9 @@ struct CompileDetail {
   QStringList recompileReasons; // each names the guard that failed
   QStringList userStack;        // outermost first, "file:line in function"
   QList<ArtifactRef> artifacts;
+  // Why the compile has no generated code, or lacks the later stages' graphs (a cache hit, a
+  // failure, an empty graph, a backend that writes none...); empty when nothing is missing.
+  QString artifactNote;
   // The chromium-trace part of phaseSeconds is not read yet (it follows the timeline).
   bool tracePending = false;
 };

@@ -11,6 +11,7 @@
 #include "gui/code_highlighter.h"
 #include "gui/index_backend.h"
 #include "gui/session_files.h"
+#include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -25,6 +26,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <map>
+#include <set>
 #include <type_traits>
 #include <unordered_map>
 
@@ -145,6 +147,7 @@ struct CompileInfo {
   int64_t fileId = 0;
   CompileSummary summary;
   QString location;
+  ti::Compile compile; // its row: the compile all attempts share
 };
 
 // What one file's compiles need, read once, by compile-directory entry (the tree's compiles).
@@ -175,6 +178,7 @@ public:
     out.indexPath = indexPath_;
     compiles_.clear();
     keyByCompile_.clear();
+    keysByCompile_.clear();
     files_ = must(reader_->files());
     for (const ti::File& file : files_) {
       RankSummary rank;
@@ -200,6 +204,7 @@ public:
         const ti::Compile& compile = compileById.at(key.compile_id);
         CompileInfo info;
         info.fileId = file.id;
+        info.compile = compile;
         info.location = locationOf(compile);
         CompileSummary& s = info.summary;
         s.id = key.id;
@@ -225,6 +230,7 @@ public:
         frame.compiles.append(s);
         // A compile's first entry (its first attempt) is what a graph break's compile opens.
         keyByCompile_.emplace(std::make_pair(file.id, compile.display), key.id);
+        keysByCompile_[compile.id].push_back(key.id);
         compiles_[key.id] = info;
         ++out.compileCount;
       }
@@ -257,6 +263,19 @@ public:
         }
         d.restartReasons.append(text);
       }
+    }
+    // Why outputs are missing (a cache hit, a failure, a backend that writes no code): the
+    // report's rule, over the artifacts of every attempt of the compile.
+    std::set<std::string> artifactNames;
+    for (const qint64 key : keysByCompile_[info.compile.id]) {
+      if (auto it = fc.outputsByKey.find(key); it != fc.outputsByKey.end()) {
+        for (size_t i : it->second) {
+          artifactNames.insert(fc.outputs[i].artifact);
+        }
+      }
+    }
+    if (auto why = tlparse::answers::explain_missing_artifacts(info.compile, artifactNames)) {
+      d.artifactNote = qs(*why);
     }
     if (auto it = fc.metricsByKey.find(compileId); it != fc.metricsByKey.end()) {
       for (size_t i : it->second) {
@@ -790,6 +809,8 @@ private:
   std::unordered_map<qint64, CompileInfo> compiles_;
   // (file, compile as PyTorch prints it) -> its first compile-directory entry.
   std::map<std::pair<int64_t, std::string>, qint64> keyByCompile_;
+  // Compile row id -> its compile-directory entries (attempts), in order.
+  std::unordered_map<int64_t, std::vector<qint64>> keysByCompile_;
   std::unordered_map<int64_t, FileCache> files_cache_;
   QString searchQuery_;
   QList<SearchHit> searchLines_;

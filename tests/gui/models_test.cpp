@@ -168,7 +168,7 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   QList<RecompileRow> rows;
   for (qint64 id : {100, 101, 102}) {
     const CompileDetail d = backend.compileDetail(id);
-    rows.append({d.summary, d.recompileReasons});
+    rows.append({d.summary, d.recompileReasons, d.recompileExplained});
   }
   recompiles.setRows(rows);
   CHECK(recompiles.index(0, RecompileModel::ReasonColumn).data().toString() == "first compile");
@@ -176,6 +176,23 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
             .data()
             .toString()
             .contains("size mismatch at index 0"));
+  // A recompile explained field by field, as the report's explorer shows it.
+  RecompileRow explained = rows[1];
+  explained.explained = {{QStringLiteral("[0/0]: tensor 'x' size mismatch at index 0"),
+                          QStringLiteral("shape"), QStringLiteral("mark_dynamic"),
+                          QStringLiteral("model.py:12"),
+                          QStringLiteral("model.py:3 in main\nmodel.py:12 in forward")}};
+  recompiles.setRows({rows[0], explained});
+  CHECK(recompiles.columnCount() == RecompileModel::ColumnCount);
+  CHECK(recompiles.index(1, RecompileModel::ReasonColumn).data().toString().startsWith("[0/0]: "));
+  CHECK(recompiles.index(1, RecompileModel::CategoryColumn).data().toString() == "shape");
+  CHECK(recompiles.index(1, RecompileModel::SuggestionColumn).data().toString() == "mark_dynamic");
+  CHECK(recompiles.index(1, RecompileModel::WhereColumn).data().toString() == "model.py:12");
+  CHECK(recompiles.index(1, RecompileModel::WhereColumn)
+            .data(Qt::ToolTipRole)
+            .toString()
+            .contains("model.py:3 in main"));
+  CHECK(recompiles.index(0, RecompileModel::CategoryColumn).data().toString().isEmpty());
   health.setRows(backend.health());
   CHECK(health.rowCount() == 3);
   CHECK(health.index(1, HealthModel::CountColumn).data().toLongLong() == 1);

@@ -326,6 +326,16 @@ TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, s
   REQUIRE(win.select(second));
   RecompilePage* recompiles = win.w.recompilePage();
   REQUIRE(waitFor([&] { return recompiles->model()->rowCount() == frame->compiles.size(); }));
+  // Each recompile: the failed guard, its category, the user line and a suggestion.
+  const QAbstractItemModel* rm = recompiles->model();
+  // The rows of the `recompiles` query golden test (tests/data/answers-golden).
+  REQUIRE(rm->rowCount() == 4);
+  CHECK(rm->index(1, RecompileModel::ReasonColumn).data().toString().contains("size mismatch"));
+  CHECK(rm->index(1, RecompileModel::CategoryColumn).data().toString() == "shape");
+  CHECK(rm->index(1, RecompileModel::SuggestionColumn).data().toString().contains("mark_dynamic"));
+  CHECK(rm->index(1, RecompileModel::WhereColumn).data().toString().isEmpty());
+  CHECK(rm->index(3, RecompileModel::CategoryColumn).data().toString() == "dtype; value; value");
+  CHECK(rm->index(3, RecompileModel::WhereColumn).data().toString().contains("w02_recompile.py:6"));
   win.w.showPage(MainWindow::RecompilesTab);
   // Through the selection model: selectRow() would extend with a modifier another test left.
   recompiles->table()->selectionModel()->select(recompiles->model()->index(1, 0),

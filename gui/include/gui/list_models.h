@@ -60,7 +60,17 @@ private:
 class RecompileModel : public RowTable<RecompileRow> {
   Q_OBJECT
 public:
-  enum Column { CompileColumn, OutcomeColumn, ReasonColumn, ColumnCount };
+  // As the report's recompilation explorer: the failed guard, its category, the user line that
+  // created it (its stack in the tooltip) and a suggestion.
+  enum Column {
+    CompileColumn,
+    OutcomeColumn,
+    ReasonColumn,
+    CategoryColumn,
+    WhereColumn,
+    SuggestionColumn,
+    ColumnCount
+  };
   enum Role { CompileIdRole = Qt::UserRole + 1 };
   explicit RecompileModel(QObject* parent = nullptr);
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

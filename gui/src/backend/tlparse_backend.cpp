@@ -65,6 +65,14 @@ bool isIndexFile(const QString& path) {
   return f.read(16) == QByteArray("SQLite format 3\0", 16);
 }
 
+// "file:line" of a view's user location; empty when the log had none.
+QString userLocation(const std::optional<std::string>& file, const std::optional<int64_t>& line) {
+  if (!file) {
+    return {};
+  }
+  return line ? QStringLiteral("%1:%2").arg(qs(*file)).arg(*line) : qs(*file);
+}
+
 QString frameText(const ti::StackFrame& f) {
   const std::optional<std::string>& file = f.filename ? f.filename : f.uninterned_filename;
   return QStringLiteral("%1:%2 in %3")
@@ -247,12 +255,19 @@ public:
     d.location = info.location;
     if (auto it = fc.reasonsByKey.find(compileId); it != fc.reasonsByKey.end()) {
       for (const ti::RecompileExplained& r : it->second) {
-        QString text = qs(r.cached_entry ? *r.cached_entry + ": " + r.guard : r.guard);
+        RecompileReason reason;
+        reason.guard = qs(r.cached_entry ? *r.cached_entry + ": " + r.guard : r.guard);
+        reason.category = qs(r.category);
+        reason.suggestion = qs(r.suggestion);
+        reason.location = userLocation(r.user_file, r.user_line);
+        reason.userStack = r.user_stack ? qs(*r.user_stack) : QString();
+        QString text = reason.guard;
         if (r.user_file && r.user_line) {
-          text += QStringLiteral("  (at %1:%2)").arg(qs(*r.user_file)).arg(*r.user_line);
+          text += QStringLiteral("  (at %1)").arg(reason.location);
         }
-        text += QStringLiteral("\n  %1: %2").arg(qs(r.category), qs(r.suggestion));
+        text += QStringLiteral("\n  %1: %2").arg(reason.category, reason.suggestion);
         d.recompileReasons.append(text);
+        d.recompileExplained.append(reason);
       }
     }
     if (auto it = fc.breaksByKey.find(compileId); it != fc.breaksByKey.end()) {
@@ -424,12 +439,7 @@ public:
         GraphBreakRow row;
         row.rank = rankOf(file);
         row.reason = qs(b.reason);
-        if (b.user_file) {
-          row.location = qs(*b.user_file);
-          if (b.user_line) {
-            row.location += QStringLiteral(":%1").arg(*b.user_line);
-          }
-        }
+        row.location = userLocation(b.user_file, b.user_line);
         row.userStack = b.user_stack ? qs(*b.user_stack) : QString();
         row.count = b.count;
         // The view lists the compiles as PyTorch prints them, comma-separated (a compile id

@@ -259,6 +259,7 @@ void IndexWorker::recompiles(int rank, int frameId) {
           row.compile = c;
           const CompileDetail d = backend_->compileDetail(c.id);
           row.reasons = d.recompileReasons;
+          row.explained = d.recompileExplained;
           if (row.reasons.isEmpty() && !d.restartReasons.isEmpty()) {
             row.reasons = d.restartReasons;
           }

@@ -56,6 +56,19 @@ QVariant ArtifactListModel::data(const QModelIndex& index, int role) const {
   }
 }
 
+namespace {
+// One field of each of a compile's failed guards: "; "-separated in the table, one per line in
+// the tooltip.
+template <class Field>
+QString joined(const QList<RecompileReason>& reasons, int role, Field field) {
+  QStringList parts;
+  for (const RecompileReason& r : reasons) {
+    parts.append(field(r));
+  }
+  return parts.join(role == Qt::ToolTipRole ? QStringLiteral("\n") : QStringLiteral("; "));
+}
+} // namespace
+
 RecompileModel::RecompileModel(QObject* parent) : RowTable(ColumnCount, parent) {}
 
 QVariant RecompileModel::data(const QModelIndex& index, int role) const {
@@ -77,11 +90,25 @@ QVariant RecompileModel::data(const QModelIndex& index, int role) const {
     case OutcomeColumn:
       return outcomeName(r.compile.outcome);
     case ReasonColumn:
+      if (!r.explained.isEmpty()) {
+        return joined(r.explained, role, [](const RecompileReason& x) { return x.guard; });
+      }
       if (r.reasons.isEmpty()) {
         return index.row() == 0 ? tr("first compile") : tr("(no reason recorded)");
       }
       return role == Qt::DisplayRole ? r.reasons.join(QStringLiteral("; "))
                                      : r.reasons.join(QLatin1Char('\n'));
+    case CategoryColumn:
+      return joined(r.explained, role, [](const RecompileReason& x) { return x.category; });
+    case WhereColumn:
+      if (role == Qt::ToolTipRole) {
+        return joined(r.explained, role, [](const RecompileReason& x) {
+          return x.userStack.isEmpty() ? x.location : x.userStack;
+        });
+      }
+      return joined(r.explained, role, [](const RecompileReason& x) { return x.location; });
+    case SuggestionColumn:
+      return joined(r.explained, role, [](const RecompileReason& x) { return x.suggestion; });
     default:
       return {};
     }
@@ -100,6 +127,12 @@ QVariant RecompileModel::headerData(int section, Qt::Orientation orientation, in
     return tr("Outcome");
   case ReasonColumn:
     return tr("Why it happened (failed guard)");
+  case CategoryColumn:
+    return tr("Category");
+  case WhereColumn:
+    return tr("Guard created at");
+  case SuggestionColumn:
+    return tr("Suggestion");
   default:
     return {};
   }

@@ -181,6 +181,23 @@ QList<SearchHit> FakeBackend::search(const QString& query, int offset, int limit
   return all.mid(offset, limit);
 }
 
+QList<GraphBreakRow> FakeBackend::graphBreaks() {
+  check();
+  GraphBreakRow item;
+  item.rank = 0;
+  item.reason = QStringLiteral("Unsupported Tensor.item() call with capture_scalar_outputs=False");
+  item.location = QStringLiteral("model.py:15");
+  item.userStack = QStringLiteral("model.py:12 in forward\nmodel.py:15 in forward");
+  item.count = 2;
+  item.compiles = {{QStringLiteral("[0/0]"), 100}, {QStringLiteral("[0/1]"), 101}};
+  GraphBreakRow print;
+  print.rank = 1;
+  print.reason = QStringLiteral("builtin: print");
+  print.count = 1;
+  print.compiles = {{QStringLiteral("[0/0]"), 104}};
+  return {item, print};
+}
+
 QList<HealthRow> FakeBackend::health() {
   check();
   return {{QStringLiteral("ok"), QStringLiteral("info"), 120, QStringLiteral("Envelopes parsed.")},

@@ -19,6 +19,7 @@ public:
   gui::ArtifactText artifactText(qint64 artifactId) override;
   QList<gui::TimelineSpan> timeline() override;
   QList<gui::SearchHit> search(const QString& query, int offset, int limit) override;
+  QList<gui::GraphBreakRow> graphBreaks() override;
   QList<gui::HealthRow> health() override;
   QList<gui::HealthIssue> healthIssues(int limit) override;
 

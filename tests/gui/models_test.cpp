@@ -169,7 +169,7 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   QList<RecompileRow> rows;
   for (qint64 id : {100, 101, 102}) {
     const CompileDetail d = backend.compileDetail(id);
-    rows.append({d.summary, d.recompileReasons});
+    rows.append({d.summary, d.recompileReasons, d.recompileExplained});
   }
   recompiles.setRows(rows);
   CHECK(recompiles.index(0, RecompileModel::ReasonColumn).data().toString() == "first compile");
@@ -177,12 +177,62 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
             .data()
             .toString()
             .contains("size mismatch at index 0"));
+  // A recompile explained field by field, as the report's explorer shows it.
+  RecompileRow explained = rows[1];
+  explained.explained = {{QStringLiteral("[0/0]: tensor 'x' size mismatch at index 0"),
+                          QStringLiteral("shape"), QStringLiteral("mark_dynamic"),
+                          QStringLiteral("model.py:12"),
+                          QStringLiteral("model.py:3 in main\nmodel.py:12 in forward")}};
+  recompiles.setRows({rows[0], explained});
+  CHECK(recompiles.columnCount() == RecompileModel::ColumnCount);
+  CHECK(recompiles.index(1, RecompileModel::ReasonColumn).data().toString().startsWith("[0/0]: "));
+  CHECK(recompiles.index(1, RecompileModel::CategoryColumn).data().toString() == "shape");
+  CHECK(recompiles.index(1, RecompileModel::SuggestionColumn).data().toString() == "mark_dynamic");
+  CHECK(recompiles.index(1, RecompileModel::WhereColumn).data().toString() == "model.py:12");
+  CHECK(recompiles.index(1, RecompileModel::WhereColumn)
+            .data(Qt::ToolTipRole)
+            .toString()
+            .contains("model.py:3 in main"));
+  CHECK(recompiles.index(0, RecompileModel::CategoryColumn).data().toString().isEmpty());
   health.setRows(backend.health());
   CHECK(health.rowCount() == 3);
   CHECK(health.index(1, HealthModel::CountColumn).data().toLongLong() == 1);
   CHECK(a.problems().isEmpty());
   CHECK(r.problems().isEmpty());
   CHECK(h.problems().isEmpty());
+}
+
+TEST_CASE("graph-break model shows distinct breaks with their compiles, no rank sentinel",
+          "[gui]") {
+  gui_test::ensureApp();
+  FakeBackend backend;
+  GraphBreakModel model;
+  CheckedModel checked(&model);
+  model.setRows(backend.graphBreaks());
+  REQUIRE(model.rowCount() == 2);
+  CHECK(model.columnCount() == GraphBreakModel::ColumnCount);
+  CHECK(model.index(0, GraphBreakModel::CountColumn).data().toLongLong() == 2);
+  CHECK(model.index(0, GraphBreakModel::RankColumn).data().toString() == "0");
+  CHECK(model.index(0, GraphBreakModel::WhereColumn).data().toString() == "model.py:15");
+  CHECK(model.index(0, GraphBreakModel::CompilesColumn).data().toString() == "[0/0] [0/1]");
+  CHECK(model.index(0, GraphBreakModel::ReasonColumn)
+            .data(Qt::ToolTipRole)
+            .toString()
+            .contains("model.py:15 in forward"));
+  // Activating a row opens the first compile it occurred in.
+  CHECK(model.index(0, 0).data(GraphBreakModel::CompileIdRole).toLongLong() == 100);
+  // A break the log gave no user location for says so.
+  CHECK(model.index(1, GraphBreakModel::WhereColumn).data().toString().contains("no user"));
+  // A multi-line reason shows its first line in the table.
+  GraphBreakRow multi;
+  multi.reason = QStringLiteral("Data-dependent branching\n  Explanation: ...");
+  multi.count = 1;
+  model.setRows({multi});
+  CHECK(model.index(0, GraphBreakModel::ReasonColumn).data().toString() ==
+        "Data-dependent branching");
+  CHECK(model.index(0, GraphBreakModel::RankColumn).data().toString().isEmpty());
+  CHECK(model.index(0, 0).data(GraphBreakModel::CompileIdRole).toLongLong() == -1);
+  CHECK(checked.problems().isEmpty());
 }
 
 TEST_CASE("health issues list bad lines by counter and reach views in batches", "[gui]") {

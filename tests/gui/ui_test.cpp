@@ -5,6 +5,7 @@
 #include "compile_page.h"
 #include "diff_page.h"
 #include "fake_backend.h"
+#include "graph_break_page.h"
 #include "gui/compile_tree_model.h"
 #include "gui/index_session.h"
 #include "gui/list_models.h"
@@ -253,6 +254,8 @@ TEST_CASE("keyboard shortcuts switch pages and focus the search box", "[gui]") {
   Window win(gui_test::fakeFactory());
   QTest::keyClick(&win.w, Qt::Key_2, Qt::ControlModifier);
   CHECK(win.w.tabs()->currentIndex() == MainWindow::RecompilesTab);
+  QTest::keyClick(&win.w, Qt::Key_7, Qt::ControlModifier);
+  CHECK(win.w.tabs()->currentIndex() == MainWindow::GraphBreaksTab);
   QTest::keyClick(&win.w, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
   CHECK(win.w.tabs()->currentIndex() == MainWindow::SearchTab);
 }
@@ -323,6 +326,16 @@ TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, s
   REQUIRE(win.select(second));
   RecompilePage* recompiles = win.w.recompilePage();
   REQUIRE(waitFor([&] { return recompiles->model()->rowCount() == frame->compiles.size(); }));
+  // Each recompile: the failed guard, its category, the user line and a suggestion.
+  const QAbstractItemModel* rm = recompiles->model();
+  // The rows of the `recompiles` query golden test (tests/data/answers-golden).
+  REQUIRE(rm->rowCount() == 4);
+  CHECK(rm->index(1, RecompileModel::ReasonColumn).data().toString().contains("size mismatch"));
+  CHECK(rm->index(1, RecompileModel::CategoryColumn).data().toString() == "shape");
+  CHECK(rm->index(1, RecompileModel::SuggestionColumn).data().toString().contains("mark_dynamic"));
+  CHECK(rm->index(1, RecompileModel::WhereColumn).data().toString().isEmpty());
+  CHECK(rm->index(3, RecompileModel::CategoryColumn).data().toString() == "dtype; value; value");
+  CHECK(rm->index(3, RecompileModel::WhereColumn).data().toString().contains("w02_recompile.py:6"));
   win.w.showPage(MainWindow::RecompilesTab);
   // Through the selection model: selectRow() would extend with a modifier another test left.
   recompiles->table()->selectionModel()->select(recompiles->model()->index(1, 0),
@@ -338,6 +351,83 @@ TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, s
   CHECK(diff->diff().artifacts[0].name.startsWith("dynamo_output_graph"));
   CHECK_FALSE(diff->leftView()->text().isEmpty());
   CHECK(win.w.errorText().isEmpty());
+}
+
+TEST_CASE("graph-break summary of a PyTorch 2.11 log opens the compile a break occurred in",
+          "[gui]") {
+  gui_test::ensureApp();
+  Window win(defaultBackendFactory());
+  REQUIRE(win.open(recompileLog()));
+  // The log's one graph break: `print` at line 15 of the user's code, in compile [1/0]
+  // (the same row `tlparse query` answers in tests/data/answers-golden).
+  GraphBreakPage* page = win.w.graphBreakPage();
+  REQUIRE(waitFor([&] { return page->model()->rowCount() == 1; }));
+  const GraphBreakRow& row = page->model()->rows()[0];
+  CHECK(row.count == 1);
+  CHECK(row.location.endsWith(":15"));
+  CHECK(row.reason.contains("builtin operator `print`"));
+  REQUIRE(row.compiles.size() == 1);
+  CHECK(row.compiles[0].first == "[1/0]");
+  qint64 expected = -1;
+  for (const FrameSummary& f : win.w.session()->overview().ranks[0].frames) {
+    for (const CompileSummary& c : f.compiles) {
+      if (c.display == "[1/0]" && expected < 0) {
+        expected = c.id;
+      }
+    }
+  }
+  REQUIRE(expected >= 0);
+  CHECK(row.compiles[0].second == expected);
+  // The first row is selected: its detail and its compiles are shown.
+  CHECK(page->detail()->toPlainText().contains("print"));
+  REQUIRE(page->compileList()->count() == 1);
+  win.w.showPage(MainWindow::GraphBreaksTab);
+  Q_EMIT page->compileList()->itemActivated(page->compileList()->item(0));
+  REQUIRE(waitFor([&] { return win.w.compilePage()->compileId() == expected; }));
+  CHECK(win.w.tabs()->currentWidget() == win.w.compilePage());
+  CHECK(win.w.errorText().isEmpty());
+}
+
+TEST_CASE("a compile without output code says why: a failure, an AOTAutograd cache hit", "[gui]") {
+  gui_test::ensureApp();
+  // The same explanations as the report's "Artifacts explained" (one rule, in tlparse/answers).
+  const QList<QPair<QString, QString>> cases = {
+      {"w04_failure", "The compile failed (BackendCompilerFailed)"},
+      {"w13_cache_run2", "AOTAutograd cache hit"}};
+  for (const auto& [log, expected] : cases) {
+    INFO(log.toStdString());
+    IndexSession session(defaultBackendFactory());
+    QList<CompileDetail> details;
+    QObject::connect(&session, &IndexSession::compileReady,
+                     [&](const CompileDetail& d) { details.append(d); });
+    session.open(QString::fromStdString(
+        (test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / log.toStdString())
+            .string()));
+    REQUIRE(waitFor([&] { return session.isOpen(); }, 120000));
+    const QList<qint64> ids = compilesWithArtifacts(session.overview());
+    REQUIRE_FALSE(ids.isEmpty());
+    for (const qint64 id : ids) {
+      session.requestCompile(id);
+    }
+    REQUIRE(waitFor([&] { return details.size() == ids.size(); }, 60000));
+    const auto explained =
+        std::find_if(details.begin(), details.end(),
+                     [&](const CompileDetail& d) { return d.artifactNote.contains(expected); });
+    REQUIRE(explained != details.end());
+    CHECK(CompilePage::overviewHtml(*explained).contains("Missing artifacts"));
+    // A compile that ended well with its generated code and no cache hit has nothing to
+    // explain.
+    for (const CompileDetail& d : details) {
+      auto has = [&](const QString& prefix) {
+        return std::any_of(d.artifacts.begin(), d.artifacts.end(),
+                           [&](const ArtifactRef& a) { return a.name.startsWith(prefix); });
+      };
+      if (d.summary.outcome == CompileOutcome::Ok && has("inductor_output_code") &&
+          !has("aotautograd_cache")) {
+        CHECK(d.artifactNote.isEmpty());
+      }
+    }
+  }
 }
 
 TEST_CASE("screenshots of the main views are saved", "[gui]") {
@@ -366,6 +456,7 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   REQUIRE(win.select(ids[1]));
   REQUIRE(waitFor([&] { return !win.w.timeline()->layout().isEmpty(); }));
   REQUIRE(waitFor([&] { return win.w.healthPage()->model()->rowCount() > 0; }));
+  REQUIRE(waitFor([&] { return win.w.graphBreakPage()->model()->rowCount() > 0; }));
   bool diffed = false;
   QObject::connect(win.w.session(), &IndexSession::diffReady, [&] { diffed = true; });
   win.w.session()->requestDiff(ids[0], ids[1]);
@@ -374,9 +465,13 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   REQUIRE(waitFor([&] { return win.w.searchPage()->model()->hitCount() > 0; }));
 
   const QList<QPair<MainWindow::Page, QString>> pages = {
-      {MainWindow::CompileTab, "compile"}, {MainWindow::RecompilesTab, "recompiles"},
-      {MainWindow::DiffTab, "diff"},       {MainWindow::TimelineTab, "timeline"},
-      {MainWindow::SearchTab, "search"},   {MainWindow::HealthTab, "health"}};
+      {MainWindow::CompileTab, "compile"},
+      {MainWindow::RecompilesTab, "recompiles"},
+      {MainWindow::DiffTab, "diff"},
+      {MainWindow::TimelineTab, "timeline"},
+      {MainWindow::SearchTab, "search"},
+      {MainWindow::HealthTab, "health"},
+      {MainWindow::GraphBreaksTab, "graph-breaks"}};
   for (const auto& [page, name] : pages) {
     win.w.showPage(page);
     QCoreApplication::processEvents();

@@ -29,6 +29,8 @@ public:
   virtual QList<TimelineSpan> timeline() = 0;
   // Full-text search over every payload; `offset`/`limit` page through the hits.
   virtual QList<SearchHit> search(const QString& query, int offset, int limit) = 0;
+  // Distinct graph breaks of every file, most frequent first within a file.
+  virtual QList<GraphBreakRow> graphBreaks() = 0;
   virtual QList<HealthRow> health() = 0;
   // The lines and items behind the counters, at most `limit` of them.
   virtual QList<HealthIssue> healthIssues(int limit) = 0;

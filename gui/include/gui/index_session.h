@@ -37,6 +37,7 @@ Q_SIGNALS:
   void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
   void diffReady(const gui::CompileDiff& diff);
   void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
+  void graphBreaksReady(const QList<gui::GraphBreakRow>& rows);
   // A request other than open failed; `what` names it for the status bar.
   void requestFailed(const QString& what, const QString& message);
 };
@@ -59,9 +60,9 @@ public:
   bool isOpen() const { return open_; }
   const IndexOverview& overview() const { return overview_; }
 
-  // After `opened`, the timeline and the health panel are loaded (timelineReady, healthReady,
-  // healthIssuesReady) right away; a window that wants its first screen to come first turns
-  // this off and calls requestSecondary() itself.
+  // After `opened`, the timeline, the graph breaks and the health panel are loaded
+  // (timelineReady, graphBreaksReady, healthReady, healthIssuesReady) right away; a window that
+  // wants its first screen to come first turns this off and calls requestSecondary() itself.
   void setAutoSecondary(bool on) { autoSecondary_ = on; }
   void requestSecondary();
   void requestCompile(qint64 compileId);
@@ -93,7 +94,8 @@ public:
   ~IndexWorker() override;
 
   void open(const QString& path);
-  // What the first screen does not need: the timeline and the data-health panel.
+  // What the first screen does not need: the timeline, the graph breaks and the data-health
+  // panel.
   void loadSecondary();
   void loadCompile(qint64 compileId);
   void loadArtifact(qint64 artifactId, int line);

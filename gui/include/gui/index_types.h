@@ -80,6 +80,15 @@ struct ArtifactText {
   QString text;
 };
 
+// One failed guard of a recompile, as the read API's `recompiles` view explains it.
+struct RecompileReason {
+  QString guard;      // the guard that failed, after the cached compile it failed on
+  QString category;   // shape, dtype, value, object identity, global state, ...
+  QString suggestion; // mark_dynamic, dynamic=True, the recompile limit, ...
+  QString location;   // "file:line" of the user code that created the guard; empty if unknown
+  QString userStack;  // that code's stack, as logged; empty if unknown
+};
+
 struct CompileDetail {
   CompileSummary summary;
   QString location;
@@ -88,9 +97,13 @@ struct CompileDetail {
   QString failType;
   QString failReason;
   QStringList restartReasons;
-  QStringList recompileReasons; // each names the guard that failed
-  QStringList userStack;        // outermost first, "file:line in function"
+  QStringList recompileReasons;              // each names the guard that failed
+  QList<RecompileReason> recompileExplained; // the same reasons, field by field
+  QStringList userStack;                     // outermost first, "file:line in function"
   QList<ArtifactRef> artifacts;
+  // Why the compile has no generated code, or lacks the later stages' graphs (a cache hit, a
+  // failure, an empty graph, a backend that writes none...); empty when nothing is missing.
+  QString artifactNote;
   // The chromium-trace part of phaseSeconds is not read yet (it follows the timeline).
   bool tracePending = false;
 };
@@ -151,7 +164,21 @@ struct CompileDiff {
 // A frame's compiles in order, each with why it happened.
 struct RecompileRow {
   CompileSummary compile;
-  QStringList reasons; // empty for the first compile
+  QStringList reasons;              // empty for the first compile
+  QList<RecompileReason> explained; // its failed guards, when it is a recompile
+};
+
+// One distinct graph break of a log (the read API's graph_break_summary): the same reason at
+// the same user line, however many times and in however many compiles it happened.
+struct GraphBreakRow {
+  int rank = -1; // -1: no rank in the log
+  QString reason;
+  QString location; // "file:line" of the user's code, empty when the log did not say
+  QString userStack;
+  qint64 count = 0;
+  // The compiles it occurred in, as PyTorch prints them, each with the entry a request names
+  // (-1 when the compile is not in the compile tree).
+  QList<QPair<QString, qint64>> compiles;
 };
 
 } // namespace gui
@@ -165,3 +192,4 @@ Q_DECLARE_METATYPE(gui::SearchHit)
 Q_DECLARE_METATYPE(gui::HealthRow)
 Q_DECLARE_METATYPE(gui::HealthIssue)
 Q_DECLARE_METATYPE(gui::RecompileRow)
+Q_DECLARE_METATYPE(gui::GraphBreakRow)

@@ -1,4 +1,5 @@
-// The flat models behind the compile page, the recompile explorer and the data-health panel:
+// The flat models behind the compile page, the recompile explorer, the graph-break summary and
+// the data-health panel:
 // each copies one answer of the index and shows it; none of them talks to the index itself.
 #pragma once
 
@@ -59,9 +60,34 @@ private:
 class RecompileModel : public RowTable<RecompileRow> {
   Q_OBJECT
 public:
-  enum Column { CompileColumn, OutcomeColumn, ReasonColumn, ColumnCount };
+  // As the report's recompilation explorer: the failed guard, its category, the user line that
+  // created it (its stack in the tooltip) and a suggestion.
+  enum Column {
+    CompileColumn,
+    OutcomeColumn,
+    ReasonColumn,
+    CategoryColumn,
+    WhereColumn,
+    SuggestionColumn,
+    ColumnCount
+  };
   enum Role { CompileIdRole = Qt::UserRole + 1 };
   explicit RecompileModel(QObject* parent = nullptr);
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+};
+
+// The distinct graph breaks of the log: how often, where in the user's code, why, and in which
+// compiles (the tooltip of the reason holds the user stack).
+class GraphBreakModel : public RowTable<GraphBreakRow> {
+  Q_OBJECT
+public:
+  enum Column { CountColumn, RankColumn, WhereColumn, ReasonColumn, CompilesColumn, ColumnCount };
+  // The entry of the first compile it occurred in (-1: none in the tree): what activating the
+  // row opens.
+  enum Role { CompileIdRole = Qt::UserRole + 1 };
+  explicit GraphBreakModel(QObject* parent = nullptr);
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;

@@ -98,6 +98,9 @@ QString CompilePage::overviewHtml(const CompileDetail& d) {
     h += QStringLiteral("<h4 style='color:#c62828'>Failure</h4><p><b>%1</b></p><pre>%2</pre>")
              .arg(esc(d.failType), esc(d.failReason));
   }
+  if (!d.artifactNote.isEmpty()) {
+    h += QStringLiteral("<h4>Missing artifacts</h4><p>%1</p>").arg(esc(d.artifactNote));
+  }
   if (!d.recompileReasons.isEmpty()) {
     h += QStringLiteral("<h4>Recompile reasons (failed guards)</h4>") + list(d.recompileReasons);
   }

@@ -4,6 +4,7 @@
 
 #include "compile_page.h"
 #include "diff_page.h"
+#include "graph_break_page.h"
 #include "gui/compile_tree_model.h"
 #include "gui/index_session.h"
 #include "gui/recent_files.h"
@@ -66,6 +67,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   timelineScroll->setWidgetResizable(true);
   searchPage_ = new SearchPage(this);
   healthPage_ = new HealthPage(this);
+  graphBreakPage_ = new GraphBreakPage(this);
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName(QStringLiteral("pages"));
   tabs_->addTab(compilePage_, tr("&Compile"));
@@ -74,6 +76,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   tabs_->addTab(timelineScroll, tr("&Timeline"));
   tabs_->addTab(searchPage_, tr("&Search"));
   tabs_->addTab(healthPage_, tr("Data &health"));
+  tabs_->addTab(graphBreakPage_, tr("Graph &breaks"));
 
   banner_ = new QLabel(this);
   banner_->setObjectName(QStringLiteral("errorBanner"));
@@ -184,6 +187,11 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
     }
   });
   connect(session_, &IndexSession::healthReady, healthPage_, &HealthPage::setRows);
+  connect(session_, &IndexSession::graphBreaksReady, graphBreakPage_, &GraphBreakPage::setRows);
+  connect(graphBreakPage_, &GraphBreakPage::compileActivated, this, [this](qint64 id) {
+    selectCompile(id);
+    showPage(CompileTab);
+  });
   connect(session_, &IndexSession::healthIssuesReady, healthPage_, &HealthPage::setIssues);
   connect(healthPage_, &HealthPage::artifactActivated, this,
           [this](qint64 artifactId) { openArtifact(-1, artifactId, 0); });
@@ -265,8 +273,8 @@ void MainWindow::buildMenus() {
   QAction* focusTree = go->addAction(tr("Compile &tree"));
   focusTree->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
   connect(focusTree, &QAction::triggered, this, [this] { tree_->setFocus(); });
-  const QStringList names = {tr("Compile"),  tr("Recompiles"), tr("Diff"),
-                             tr("Timeline"), tr("Search"),     tr("Data health")};
+  const QStringList names = {tr("Compile"), tr("Recompiles"),  tr("Diff"),        tr("Timeline"),
+                             tr("Search"),  tr("Data health"), tr("Graph breaks")};
   for (int i = 0; i < names.size(); ++i) {
     QAction* a = go->addAction(names[i]);
     a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
@@ -305,6 +313,7 @@ void MainWindow::openPath(const QString& path) {
   timeline_->setSpans({});
   healthPage_->setRows({});
   healthPage_->setIssues({});
+  graphBreakPage_->clear();
   session_->open(path);
 }
 

@@ -20,6 +20,7 @@ namespace gui {
 class CompilePage;
 class CompileTreeModel;
 class DiffPage;
+class GraphBreakPage;
 class HealthPage;
 class IndexSession;
 class RecompilePage;
@@ -38,7 +39,15 @@ public:
   // Opens `artifactId` of `compileId` at `line` on the compile page.
   void openArtifact(qint64 compileId, qint64 artifactId, int line);
 
-  enum Page { CompileTab, RecompilesTab, DiffTab, TimelineTab, SearchTab, HealthTab };
+  enum Page {
+    CompileTab,
+    RecompilesTab,
+    DiffTab,
+    TimelineTab,
+    SearchTab,
+    HealthTab,
+    GraphBreaksTab
+  };
   void showPage(Page page);
 
   IndexSession* session() const { return session_; }
@@ -50,6 +59,7 @@ public:
   TimelineWidget* timeline() const { return timeline_; }
   SearchPage* searchPage() const { return searchPage_; }
   HealthPage* healthPage() const { return healthPage_; }
+  GraphBreakPage* graphBreakPage() const { return graphBreakPage_; }
   QTabWidget* tabs() const { return tabs_; }
   QString errorText() const;
 
@@ -78,6 +88,7 @@ private:
   TimelineWidget* timeline_;
   SearchPage* searchPage_;
   HealthPage* healthPage_;
+  GraphBreakPage* graphBreakPage_;
   QProgressBar* progress_;
   QPushButton* cancel_;
   QLabel* status_;

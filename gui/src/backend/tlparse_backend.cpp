@@ -11,6 +11,7 @@
 #include "gui/code_highlighter.h"
 #include "gui/index_backend.h"
 #include "gui/session_files.h"
+#include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -25,6 +26,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <map>
+#include <set>
 #include <type_traits>
 #include <unordered_map>
 
@@ -61,6 +63,14 @@ bool isIndexFile(const QString& path) {
     return false;
   }
   return f.read(16) == QByteArray("SQLite format 3\0", 16);
+}
+
+// "file:line" of a view's user location; empty when the log had none.
+QString userLocation(const std::optional<std::string>& file, const std::optional<int64_t>& line) {
+  if (!file) {
+    return {};
+  }
+  return line ? QStringLiteral("%1:%2").arg(qs(*file)).arg(*line) : qs(*file);
 }
 
 QString frameText(const ti::StackFrame& f) {
@@ -145,6 +155,7 @@ struct CompileInfo {
   int64_t fileId = 0;
   CompileSummary summary;
   QString location;
+  ti::Compile compile; // its row: the compile all attempts share
 };
 
 // What one file's compiles need, read once, by compile-directory entry (the tree's compiles).
@@ -174,6 +185,8 @@ public:
     out.sourcePath = sourcePath_;
     out.indexPath = indexPath_;
     compiles_.clear();
+    keyByCompile_.clear();
+    keysByCompile_.clear();
     files_ = must(reader_->files());
     for (const ti::File& file : files_) {
       RankSummary rank;
@@ -199,6 +212,7 @@ public:
         const ti::Compile& compile = compileById.at(key.compile_id);
         CompileInfo info;
         info.fileId = file.id;
+        info.compile = compile;
         info.location = locationOf(compile);
         CompileSummary& s = info.summary;
         s.id = key.id;
@@ -222,6 +236,9 @@ public:
           frame.location = info.location;
         }
         frame.compiles.append(s);
+        // A compile's first entry (its first attempt) is what a graph break's compile opens.
+        keyByCompile_.emplace(std::make_pair(file.id, compile.display), key.id);
+        keysByCompile_[compile.id].push_back(key.id);
         compiles_[key.id] = info;
         ++out.compileCount;
       }
@@ -238,12 +255,19 @@ public:
     d.location = info.location;
     if (auto it = fc.reasonsByKey.find(compileId); it != fc.reasonsByKey.end()) {
       for (const ti::RecompileExplained& r : it->second) {
-        QString text = qs(r.cached_entry ? *r.cached_entry + ": " + r.guard : r.guard);
+        RecompileReason reason;
+        reason.guard = qs(r.cached_entry ? *r.cached_entry + ": " + r.guard : r.guard);
+        reason.category = qs(r.category);
+        reason.suggestion = qs(r.suggestion);
+        reason.location = userLocation(r.user_file, r.user_line);
+        reason.userStack = r.user_stack ? qs(*r.user_stack) : QString();
+        QString text = reason.guard;
         if (r.user_file && r.user_line) {
-          text += QStringLiteral("  (at %1:%2)").arg(qs(*r.user_file)).arg(*r.user_line);
+          text += QStringLiteral("  (at %1)").arg(reason.location);
         }
-        text += QStringLiteral("\n  %1: %2").arg(qs(r.category), qs(r.suggestion));
+        text += QStringLiteral("\n  %1: %2").arg(reason.category, reason.suggestion);
         d.recompileReasons.append(text);
+        d.recompileExplained.append(reason);
       }
     }
     if (auto it = fc.breaksByKey.find(compileId); it != fc.breaksByKey.end()) {
@@ -254,6 +278,19 @@ public:
         }
         d.restartReasons.append(text);
       }
+    }
+    // Why outputs are missing (a cache hit, a failure, a backend that writes no code): the
+    // report's rule, over the artifacts of every attempt of the compile.
+    std::set<std::string> artifactNames;
+    for (const qint64 key : keysByCompile_[info.compile.id]) {
+      if (auto it = fc.outputsByKey.find(key); it != fc.outputsByKey.end()) {
+        for (size_t i : it->second) {
+          artifactNames.insert(fc.outputs[i].artifact);
+        }
+      }
+    }
+    if (auto why = tlparse::answers::explain_missing_artifacts(info.compile, artifactNames)) {
+      d.artifactNote = qs(*why);
     }
     if (auto it = fc.metricsByKey.find(compileId); it != fc.metricsByKey.end()) {
       for (size_t i : it->second) {
@@ -393,6 +430,38 @@ public:
       searchDone_ = int64_t(searchMatches_.size()) < kPayloadsPerStep;
     }
     return searchLines_.mid(offset, limit);
+  }
+
+  QList<GraphBreakRow> graphBreaks() override {
+    QList<GraphBreakRow> out;
+    for (const ti::File& file : files_) {
+      for (const ti::GraphBreakSummary& b : must(reader_->graph_break_summary(file.id))) {
+        GraphBreakRow row;
+        row.rank = rankOf(file);
+        row.reason = qs(b.reason);
+        row.location = userLocation(b.user_file, b.user_line);
+        row.userStack = b.user_stack ? qs(*b.user_stack) : QString();
+        row.count = b.count;
+        // The view lists the compiles as PyTorch prints them, comma-separated (a compile id
+        // holds no comma).
+        for (const std::string_view id : splitCommas(b.compile_ids)) {
+          auto it = keyByCompile_.find(std::make_pair(file.id, std::string(id)));
+          row.compiles.append({qs(id), it == keyByCompile_.end() ? qint64(-1) : it->second});
+        }
+        out.append(row);
+      }
+    }
+    return out;
+  }
+
+  static std::vector<std::string_view> splitCommas(std::string_view text) {
+    std::vector<std::string_view> out;
+    while (!text.empty()) {
+      const size_t comma = text.find(',');
+      out.push_back(text.substr(0, comma));
+      text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    }
+    return out;
   }
 
   QList<HealthRow> health() override {
@@ -748,6 +817,10 @@ private:
   std::unique_ptr<ti::IndexReader> reader_;
   std::vector<ti::File> files_;
   std::unordered_map<qint64, CompileInfo> compiles_;
+  // (file, compile as PyTorch prints it) -> its first compile-directory entry.
+  std::map<std::pair<int64_t, std::string>, qint64> keyByCompile_;
+  // Compile row id -> its compile-directory entries (attempts), in order.
+  std::unordered_map<int64_t, std::vector<qint64>> keysByCompile_;
   std::unordered_map<int64_t, FileCache> files_cache_;
   QString searchQuery_;
   QList<SearchHit> searchLines_;

@@ -24,6 +24,7 @@ void registerTypes() {
     qRegisterMetaType<QList<gui::HealthRow>>();
     qRegisterMetaType<QList<gui::HealthIssue>>();
     qRegisterMetaType<QList<gui::RecompileRow>>();
+    qRegisterMetaType<QList<gui::GraphBreakRow>>();
     return true;
   }();
   (void)done;
@@ -55,6 +56,7 @@ IndexSession::IndexSession(BackendFactory factory, QObject* parent)
   connect(worker_, &IndexWorker::searchReady, this, &IndexSession::searchReady);
   connect(worker_, &IndexWorker::diffReady, this, &IndexSession::diffReady);
   connect(worker_, &IndexWorker::recompilesReady, this, &IndexSession::recompilesReady);
+  connect(worker_, &IndexWorker::graphBreaksReady, this, &IndexSession::graphBreaksReady);
   connect(worker_, &IndexWorker::requestFailed, this, &IndexSession::requestFailed);
   thread_.setObjectName(QStringLiteral("index-worker"));
   thread_.start();
@@ -167,6 +169,7 @@ void IndexWorker::open(const QString& path) {
 void IndexWorker::loadSecondary() {
   // Not needed for the first screen: each follows in its own signal.
   guarded(tr("timeline"), [&] { Q_EMIT timelineReady(backend_->timeline()); });
+  guarded(tr("graph breaks"), [&] { Q_EMIT graphBreaksReady(backend_->graphBreaks()); });
   guarded(tr("data health"), [&] {
     Q_EMIT healthReady(backend_->health());
     Q_EMIT healthIssuesReady(backend_->healthIssues(IndexSession::kMaxHealthIssues));
@@ -256,6 +259,7 @@ void IndexWorker::recompiles(int rank, int frameId) {
           row.compile = c;
           const CompileDetail d = backend_->compileDetail(c.id);
           row.reasons = d.recompileReasons;
+          row.explained = d.recompileExplained;
           if (row.reasons.isEmpty() && !d.restartReasons.isEmpty()) {
             row.reasons = d.restartReasons;
           }

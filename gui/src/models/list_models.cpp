@@ -58,6 +58,19 @@ QVariant ArtifactListModel::data(const QModelIndex& index, int role) const {
   }
 }
 
+namespace {
+// One field of each of a compile's failed guards: "; "-separated in the table, one per line in
+// the tooltip.
+template <class Field>
+QString joined(const QList<RecompileReason>& reasons, int role, Field field) {
+  QStringList parts;
+  for (const RecompileReason& r : reasons) {
+    parts.append(field(r));
+  }
+  return parts.join(role == Qt::ToolTipRole ? QStringLiteral("\n") : QStringLiteral("; "));
+}
+} // namespace
+
 RecompileModel::RecompileModel(QObject* parent) : RowTable(ColumnCount, parent) {}
 
 QVariant RecompileModel::data(const QModelIndex& index, int role) const {
@@ -72,25 +85,42 @@ QVariant RecompileModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && index.column() != ReasonColumn) {
     return CompileTreeModel::outcomeColor(r.compile.outcome);
   }
-  if (role == Qt::ToolTipRole) {
-    const bool reasons = index.column() == ReasonColumn && !r.reasons.isEmpty();
-    return plainToolTip(reasons ? r.reasons.join(QLatin1Char('\n'))
-                                : data(index, Qt::DisplayRole).toString());
-  }
-  if (role == Qt::DisplayRole) {
+  // Display text and tooltip per column; tooltips are index text shown as plain text only.
+  const auto text = [&]() -> QVariant {
     switch (index.column()) {
     case CompileColumn:
       return r.compile.label();
     case OutcomeColumn:
       return outcomeName(r.compile.outcome);
     case ReasonColumn:
+      if (!r.explained.isEmpty()) {
+        return joined(r.explained, role, [](const RecompileReason& x) { return x.guard; });
+      }
       if (r.reasons.isEmpty()) {
         return index.row() == 0 ? tr("first compile") : tr("(no reason recorded)");
       }
-      return r.reasons.join(QStringLiteral("; "));
+      return role == Qt::DisplayRole ? r.reasons.join(QStringLiteral("; "))
+                                     : r.reasons.join(QLatin1Char('\n'));
+    case CategoryColumn:
+      return joined(r.explained, role, [](const RecompileReason& x) { return x.category; });
+    case WhereColumn:
+      if (role == Qt::ToolTipRole) {
+        return joined(r.explained, role, [](const RecompileReason& x) {
+          return x.userStack.isEmpty() ? x.location : x.userStack;
+        });
+      }
+      return joined(r.explained, role, [](const RecompileReason& x) { return x.location; });
+    case SuggestionColumn:
+      return joined(r.explained, role, [](const RecompileReason& x) { return x.suggestion; });
     default:
       return {};
     }
+  };
+  if (role == Qt::ToolTipRole) {
+    return plainToolTip(text().toString());
+  }
+  if (role == Qt::DisplayRole) {
+    return text();
   }
   return {};
 }
@@ -106,6 +136,78 @@ QVariant RecompileModel::headerData(int section, Qt::Orientation orientation, in
     return tr("Outcome");
   case ReasonColumn:
     return tr("Why it happened (failed guard)");
+  case CategoryColumn:
+    return tr("Category");
+  case WhereColumn:
+    return tr("Guard created at");
+  case SuggestionColumn:
+    return tr("Suggestion");
+  default:
+    return {};
+  }
+}
+
+GraphBreakModel::GraphBreakModel(QObject* parent) : RowTable(ColumnCount, parent) {}
+
+QVariant GraphBreakModel::data(const QModelIndex& index, int role) const {
+  const GraphBreakRow* row = rowAt(index);
+  if (row == nullptr) {
+    return {};
+  }
+  const GraphBreakRow& r = *row;
+  if (role == CompileIdRole) {
+    return r.compiles.isEmpty() ? qint64(-1) : r.compiles.first().second;
+  }
+  if (role == Qt::TextAlignmentRole && index.column() == CountColumn) {
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
+    return {};
+  }
+  const auto value = [&]() -> QVariant {
+    switch (index.column()) {
+    case CountColumn:
+      return r.count;
+    case RankColumn:
+      // A log without ranks shows none rather than a sentinel.
+      return r.rank < 0 ? QString() : QString::number(r.rank);
+    case WhereColumn:
+      return r.location.isEmpty() ? tr("(no user location in the log)") : r.location;
+    case ReasonColumn:
+      if (role == Qt::ToolTipRole && !r.userStack.isEmpty()) {
+        return tr("%1\n\nUser stack:\n%2").arg(r.reason, r.userStack);
+      }
+      // One line in the table; the tooltip and the page's detail have it whole.
+      return role == Qt::DisplayRole ? r.reason.section(QLatin1Char('\n'), 0, 0) : r.reason;
+    case CompilesColumn: {
+      QStringList ids;
+      for (const auto& c : r.compiles) {
+        ids.append(c.first);
+      }
+      return ids.join(QLatin1Char(' '));
+    }
+    default:
+      return {};
+    }
+  };
+  return role == Qt::ToolTipRole ? QVariant(plainToolTip(value().toString())) : value();
+}
+
+QVariant GraphBreakModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (section) {
+  case CountColumn:
+    return tr("Count");
+  case RankColumn:
+    return tr("Rank");
+  case WhereColumn:
+    return tr("Where (user code)");
+  case ReasonColumn:
+    return tr("Reason");
+  case CompilesColumn:
+    return tr("In compiles");
   default:
     return {};
   }

@@ -4,6 +4,7 @@
 
 #include "report/flame_chart.h"
 #include "report/html_page.h"
+#include "tlparse/answers/artifact_explanation.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -319,39 +320,8 @@ void artifact_explanations(RenderContext& ctx, std::string& page) {
     if (c.scope != index::CompileScope::compile) {
       continue;
     }
-    const auto& a = artifacts[c.id];
-    const bool code = a.count("inductor_output_code") > 0;
-    const bool inductor = std::any_of(a.begin(), a.end(), [](const std::string& s) {
-      return s.starts_with("inductor_") || s.starts_with("fx_graph_cache");
-    });
-    const bool aot_hit = a.count("aotautograd_cache_hit") > 0;
-    std::string why;
-    if (c.status == index::CompileStatus::error) {
-      why = "The compile failed (" + c.fail_type.value_or("error") + ")" +
-            (code ? "." : " before code was generated, so there is no output code.");
-    } else if (c.status == index::CompileStatus::empty) {
-      why = "The captured graph has no operators: there was nothing to compile.";
-    } else if (aot_hit && !a.count("aot_joint_graph") && !a.count("aot_forward_graph")) {
-      why = std::string("AOTAutograd cache hit: the compiled graphs were loaded from the cache, so "
-                        "the joint, forward/backward and post-grad graphs were not traced again "
-                        "and are not in the log") +
-            (code ? " (the output code was loaded with them)." : ", nor is output code.");
-    } else if (!code && a.count("fx_graph_cache_hit") > 0) {
-      why = "FX graph cache hit: the generated code was loaded from the cache and not logged.";
-    } else if (!code && c.status == index::CompileStatus::missing) {
-      why = "No compilation_metrics were logged: the compile did not finish before the log "
-            "ended (a crash, a hang or a kill).";
-    } else if (!code && !inductor && a.count("dynamo_output_graph") > 0) {
-      why = "No Inductor artifacts: the backend (eager, aot_eager or a custom backend) writes "
-            "no generated code.";
-    } else if (!code && c.status == index::CompileStatus::restart) {
-      why = "Dynamo restarted the analysis (for example at a graph break); the compile that "
-            "produced code is the next attempt or frame.";
-    } else if (!code) {
-      why = "No output code was logged for this compile.";
-    }
-    if (!why.empty()) {
-      rows.emplace_back(&c, std::move(why));
+    if (auto why = answers::explain_missing_artifacts(c, artifacts[c.id])) {
+      rows.emplace_back(&c, std::move(*why));
     }
   }
   page += "<h2 id=\"missing-artifacts\">Artifacts explained</h2>\n";

@@ -27,14 +27,22 @@ struct CompileSpec {
 
 std::string graph_text(const std::string& b) {
   return "class GraphModule(torch.nn.Module):\n"
-         "    def forward(self, L_x_: \"f32[" + b + ", 128][128, 1]cpu\", L_w_: \"f32[128, 64][64, 1]cpu\"):\n"
+         "    def forward(self, L_x_: \"f32[" +
+         b +
+         ", 128][128, 1]cpu\", L_w_: \"f32[128, 64][64, 1]cpu\"):\n"
          "        l_x_ = L_x_\n"
          "        l_w_ = L_w_\n"
          "        # File: samples/user_model.py:12 in forward, code: y = x @ w\n"
-         "        y: \"f32[" + b + ", 64][64, 1]cpu\" = l_x_ @ l_w_;  l_x_ = l_w_ = None\n"
+         "        y: \"f32[" +
+         b +
+         ", 64][64, 1]cpu\" = l_x_ @ l_w_;  l_x_ = l_w_ = None\n"
          "        # File: samples/user_model.py:13 in forward, code: z = torch.relu(y) + 1\n"
-         "        relu: \"f32[" + b + ", 64][64, 1]cpu\" = torch.relu(y);  y = None\n"
-         "        z: \"f32[" + b + ", 64][64, 1]cpu\" = relu + 1;  relu = None\n"
+         "        relu: \"f32[" +
+         b +
+         ", 64][64, 1]cpu\" = torch.relu(y);  y = None\n"
+         "        z: \"f32[" +
+         b +
+         ", 64][64, 1]cpu\" = relu + 1;  relu = None\n"
          "        return (z,)";
 }
 
@@ -42,20 +50,26 @@ std::string guards_text(const std::string& b) {
   std::string size_guard = b == "s0" ? "2 <= L['x'].size()[0]" : "L['x'].size()[0] == " + b;
   return "TREE_GUARD_MANAGER:\n"
          "+- RootGuardManager\n"
-         "| +- LAMBDA_GUARD: torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None\n"
-         "| +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor(key='x', framelocals_idx=0)\n"
+         "| +- LAMBDA_GUARD: torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == "
+         "None\n"
+         "| +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor(key='x', "
+         "framelocals_idx=0)\n"
          "| | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, DispatchKeySet(CPU), torch.float32, "
-         "device=None, requires_grad=False, size=[" + (b == "s0" ? std::string("None") : b) +
+         "device=None, requires_grad=False, size=[" +
+         (b == "s0" ? std::string("None") : b) +
          ", 128], stride=[128, 1])\n"
          "| | +- NO_HASATTR: hasattr(L['x'], '_dynamo_dynamic_indices') == False\n"
-         "| +- GuardManager: source=L['w'], accessed_by=FrameLocalsGuardAccessor(key='w', framelocals_idx=1)\n"
+         "| +- GuardManager: source=L['w'], accessed_by=FrameLocalsGuardAccessor(key='w', "
+         "framelocals_idx=1)\n"
          "| | +- TENSOR_MATCH: check_tensor(L['w'], Tensor, DispatchKeySet(CPU), torch.float32, "
          "device=None, requires_grad=False, size=[128, 64], stride=[64, 1])\n"
-         "+- LAMBDA_GUARD: " + size_guard;
+         "+- LAMBDA_GUARD: " +
+         size_guard;
 }
 
 std::string kernel_text(const std::string& b) {
-  return "// Generated kernel for graph with batch " + b + "\n"
+  return "// Generated kernel for graph with batch " + b +
+         "\n"
          "#include <cmath>\n"
          "extern \"C\" void kernel_relu_add_0(const float* in_ptr0, float* out_ptr0, long ks0) {\n"
          "    for (long x0 = 0; x0 < 64 * ks0; x0 += 1) {\n"
@@ -74,7 +88,8 @@ void user_stack(tracer::JsonWriter& w, int line) {
 }
 
 void compile_one(const CompileSpec& spec) {
-  tracer::CompileScope scope({.frame_id = spec.frame, .frame_compile_id = spec.compile, .attempt = 0});
+  tracer::CompileScope scope(
+      {.frame_id = spec.frame, .frame_compile_id = spec.compile, .attempt = 0});
   tracer::ChromiumSpan dynamo("dynamo");
   const double start = tracer::now_us() / 1e6;
   if (!spec.recompile_reason.empty()) {
@@ -91,7 +106,9 @@ void compile_one(const CompileSpec& spec) {
       w.member("id", 0).member("describer_id", 0).member("size", 4096);
     });
     tracer::event("describe_tensor", [&](tracer::JsonWriter& w) {
-      w.member("id", 0).member("ndim", 2).member("dtype", "torch.float32")
+      w.member("id", 0)
+          .member("ndim", 2)
+          .member("dtype", "torch.float32")
           .member("device", "device(type='cpu')");
       w.key("size").begin_array().value(spec.batch == "s0" ? 16 : 8).value(128).end_array();
       w.member("is_leaf", true);
@@ -103,7 +120,9 @@ void compile_one(const CompileSpec& spec) {
     });
     if (spec.batch == "s0") {
       tracer::event("create_symbol", [&](tracer::JsonWriter& w) {
-        w.member("symbol", "s0").member("val", "16").member("vr", "[2, int_oo]")
+        w.member("symbol", "s0")
+            .member("val", "16")
+            .member("vr", "[2, int_oo]")
             .member("source", "L['x'].size()[0]");
         w.key("user_stack");
         user_stack(w, 12);
@@ -133,8 +152,11 @@ void compile_one(const CompileSpec& spec) {
       "dynamo_output_graph",
       [&](tracer::JsonWriter& w) {
         w.key("sizes").begin_object();
-        w.key("l_x_").begin_array().value(spec.batch == "s0" ? std::string("s0") : spec.batch)
-            .value(128).end_array();
+        w.key("l_x_")
+            .begin_array()
+            .value(spec.batch == "s0" ? std::string("s0") : spec.batch)
+            .value(128)
+            .end_array();
         w.end_object();
       },
       [&](std::string& out) { out += graph_text(spec.batch); });
@@ -145,13 +167,16 @@ void compile_one(const CompileSpec& spec) {
     tracer::event_with_payload("inductor_post_grad_graph", tracer::no_metadata,
                                [&](std::string& out) { out += graph_text(spec.batch); });
     tracer::artifact("fx_graph_cache_miss", tracer::Encoding::Json, [&](tracer::JsonWriter& w) {
-      w.begin_object().member("key", "f" + std::to_string(spec.frame * 10 + spec.compile))
-          .member("cache_state", "miss").end_object();
+      w.begin_object()
+          .member("key", "f" + std::to_string(spec.frame * 10 + spec.compile))
+          .member("cache_state", "miss")
+          .end_object();
     });
     tracer::event_with_payload(
         "inductor_output_code",
         [&](tracer::JsonWriter& w) {
-          w.member("filename", "/tmp/torchscope_cache/kernel_" + std::to_string(spec.compile) + ".cpp");
+          w.member("filename",
+                   "/tmp/torchscope_cache/kernel_" + std::to_string(spec.compile) + ".cpp");
         },
         [&](std::string& out) { out += kernel_text(spec.batch); });
   }
@@ -159,13 +184,20 @@ void compile_one(const CompileSpec& spec) {
                              [&](std::string& out) { out += guards_text(spec.batch); });
   tracer::event("compilation_metrics", [&](tracer::JsonWriter& w) {
     w.member("compile_id", std::to_string(spec.frame) + "/" + std::to_string(spec.compile))
-        .member("co_name", "forward").member("co_filename", kUserFile)
-        .member("co_firstlineno", 11).member("cache_size", spec.compile)
-        .member("accumulated_cache_size", spec.compile).member("guard_count", 7)
+        .member("co_name", "forward")
+        .member("co_filename", kUserFile)
+        .member("co_firstlineno", 11)
+        .member("cache_size", spec.compile)
+        .member("accumulated_cache_size", spec.compile)
+        .member("guard_count", 7)
         .member("shape_env_guard_count", spec.batch == "s0" ? 1 : 0)
-        .member("graph_op_count", 3).member("graph_node_count", 6).member("graph_input_count", 2)
-        .member("start_time", start).member("entire_frame_compile_time_s", 0.0421)
-        .member("backend_compile_time_s", 0.0307).member("inductor_compile_time_s", 0.0251)
+        .member("graph_op_count", 3)
+        .member("graph_node_count", 6)
+        .member("graph_input_count", 2)
+        .member("start_time", start)
+        .member("entire_frame_compile_time_s", 0.0421)
+        .member("backend_compile_time_s", 0.0307)
+        .member("inductor_compile_time_s", 0.0251)
         .member("code_gen_time_s", 0.0113);
     w.key("fail_type").null().key("fail_reason").null();
     w.key("restart_reasons").begin_array();

@@ -11,15 +11,15 @@
 TEST_CASE("sample_tracer_demo writes a log that tlparse's rules read with no failed line",
           "[samples]") {
   test_support::TempDir dir("sample-demo");
-  const std::string cmd = "TORCH_TRACE='" + dir.path().string() + "' '" SAMPLE_TRACER_DEMO
-                          "' > '" + (dir.path() / "stdout.txt").string() + "'";
+  const std::string cmd = "TORCH_TRACE='" + dir.path().string() + "' '" SAMPLE_TRACER_DEMO "' > '" +
+                          (dir.path() / "stdout.txt").string() + "'";
   REQUIRE(std::system(cmd.c_str()) == 0);
   const auto logs = test_support::trace_files_under(dir.path());
   REQUIRE(logs.size() == 2); // the log and stdout.txt
   const auto& log = logs[0].extension() == ".log" ? logs[0] : logs[1];
   const auto counts = test_support::parse_file_by_tlparse_rules(log);
-  INFO("ok=" << counts.ok << " fail_glog=" << counts.fail_glog << " fail_json="
-             << counts.fail_json << " md5=" << counts.fail_payload_md5);
+  INFO("ok=" << counts.ok << " fail_glog=" << counts.fail_glog << " fail_json=" << counts.fail_json
+             << " md5=" << counts.fail_payload_md5);
   CHECK(counts.failures() == 0);
   CHECK(counts.ok > 60);
   CHECK(counts.kinds.at("dynamo_start") == 4);

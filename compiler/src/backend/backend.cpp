@@ -80,9 +80,8 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
     const inductor::ModeScope scope(parsed_mode);
     return inductor::compile_fx_inner(g, role);
   };
-  std::unique_ptr<CompiledGraph> compiled =
-      aot::aot_compile(kept.graph, {.keep = Keep::Outputs, .frame_name = request.frame_name},
-                       compile_with_mode);
+  std::unique_ptr<CompiledGraph> compiled = aot::aot_compile(
+      kept.graph, {.keep = Keep::Outputs, .frame_name = request.frame_name}, compile_with_mode);
   return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
 }
 

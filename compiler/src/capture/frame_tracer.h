@@ -7,8 +7,8 @@
 // GraphBreakSignal so the engine can restart with the prefix.
 #pragma once
 
-#include "capture/trace_slot.h"
 #include "capture/graph_names.h"
+#include "capture/trace_slot.h"
 #include "compiler/capture/guards.h"
 #include "compiler/capture/shape_env.h"
 #include "compiler/nn/module.h"

@@ -2,8 +2,8 @@
 #include "compiler/capture/shape_env.h"
 
 #include "capture/event_keys.h"
-#include "tracing/trace_util.h"
 #include "tracer/trace.h"
+#include "tracing/trace_util.h"
 
 #include <algorithm>
 

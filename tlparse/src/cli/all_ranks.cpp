@@ -10,6 +10,7 @@
 #include "tlparse/ingest/log_files.h"
 #include "tlparse/report/multi_rank.h"
 #include "tlparse/report/render.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <algorithm>
 #include <iostream>
@@ -27,7 +28,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 
 int fail(const std::string& message) {
-  std::cerr << "Error: " << message << "\n";
+  std::cerr << "Error: " << text::terminal_safe_lines(message) << "\n";
   return kExitError;
 }
 
@@ -65,7 +66,8 @@ std::vector<RankLog> find_rank_logs(const fs::path& dir, std::string& error) {
     for (const fs::path& p : paths) {
       if (p != chosen) {
         std::cerr << "Warning: rank " << rank << " has several logs; using "
-                  << chosen.filename().string() << ", ignoring " << p.filename().string() << "\n";
+                  << text::terminal_safe(chosen.filename().string()) << ", ignoring "
+                  << text::terminal_safe(p.filename().string()) << "\n";
       }
     }
     out.push_back({rank, chosen});
@@ -101,12 +103,15 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
   for (const RankLog& l : logs) {
     paths.push_back(l.path);
   }
-  std::cerr << "Indexing " << logs.size() << " rank log(s) of " << request.input.string() << "\n";
+  std::cerr << "Indexing " << logs.size() << " rank log(s) of "
+            << text::terminal_safe(request.input.string()) << "\n";
   ingest::IngestOptions options;
   options.plain_text = request.plain_text;
   options.verbose = request.verbose;
   options.cancel = request.cancel;
-  options.on_message = [](const std::string& m) { std::cerr << m << "\n"; };
+  options.on_message = [](const std::string& m) {
+    std::cerr << text::terminal_safe_lines(m) << "\n";
+  };
   const auto ingested = ingest::ingest_files(paths, index_path, options);
   if (!ingested.ok) {
     return fail(ingested.cancelled ? std::string("interrupted; nothing was written")
@@ -115,7 +120,8 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
   bool strict_failed = false;
   for (std::size_t i = 0; i < logs.size(); ++i) {
     const ingest::FileResult& f = ingested.files[i];
-    std::cerr << "rank " << logs[i].rank << " (" << f.path.filename().string() << "):\n";
+    std::cerr << "rank " << logs[i].rank << " (" << text::terminal_safe(f.path.filename().string())
+              << "):\n";
     print_file_summary(f);
     strict_failed = strict_failed || f.stats.strict_failures() > 0;
   }
@@ -143,7 +149,7 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
     ro.inductor_provenance = request.provenance;
     const auto r = report::render_report(**reader, ro, staging / sub);
     for (const auto& w : r.warnings) {
-      std::cerr << "Warning: rank " << logs[i].rank << ": " << w << "\n";
+      std::cerr << "Warning: rank " << logs[i].rank << ": " << text::terminal_safe_lines(w) << "\n";
     }
     if (!r.ok) {
       return fail(request.cancel && request.cancel->load() ? "interrupted; nothing was written"
@@ -156,7 +162,7 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
   mo.custom_header_html = request.custom_header_html;
   const auto result = report::render_multi_rank_landing(**reader, ranks, mo, staging);
   for (const auto& w : result.warnings) {
-    std::cerr << "Warning: " << w << "\n";
+    std::cerr << "Warning: " << text::terminal_safe_lines(w) << "\n";
   }
   if (!result.ok) {
     return fail(result.error);

@@ -544,7 +544,7 @@ int show(int rc, const std::filesystem::path& page, const Args& a) {
   if (rc == kExitOk && !a.serve && browser_wanted(a.no_browser)) {
     std::string warning;
     if (!open_in_browser(page, warning)) {
-      std::cerr << "Warning: " << warning << "\n";
+      std::cerr << "Warning: " << terminal_safe_lines(warning) << "\n";
     }
   }
   return rc;

@@ -3,6 +3,7 @@
 
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <csignal>
 #include <cstdio>
@@ -56,13 +57,6 @@ Result<fs::path> make_temp_dir() {
   return fs::path(templ);
 }
 
-void append_hex(std::string& out, unsigned char c) {
-  static const char* digits = "0123456789abcdef";
-  out += "\\x";
-  out += digits[c >> 4];
-  out += digits[c & 15];
-}
-
 // Length of the valid UTF-8 sequence at s[i], 0 when invalid.
 size_t utf8_length(std::string_view s, size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
@@ -85,32 +79,7 @@ const std::atomic<bool>& interrupted() {
 }
 
 std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') {
-      out += "\\n";
-      ++i;
-    } else if (c == '\t') {
-      out += "\\t";
-      ++i;
-    } else if (c < 0x20 || c == 0x7f) {
-      append_hex(out, c);
-      ++i;
-    } else if (const size_t n = utf8_length(text, i); n == 0) {
-      append_hex(out, c);
-      ++i;
-    } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
-      append_hex(out, c); // C1 controls (U+0080..U+009F) act on terminals too
-      append_hex(out, static_cast<unsigned char>(text[i + 1]));
-      i += 2;
-    } else {
-      out.append(text.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
+  return text::terminal_safe(text); // the one escaping rule for terminals (docs/SECURITY.md)
 }
 
 std::string valid_utf8(std::string_view text) {

@@ -36,8 +36,8 @@ private:
 // True once Ctrl-C or SIGTERM arrived (installed by the first IndexSource::open).
 const std::atomic<bool>& interrupted();
 
-// A value of a log or an index made printable on a terminal: control bytes and invalid UTF-8
-// become \xNN (newline \n, tab \t), so no log text can move the cursor or change colours.
+// A value of a log or an index made printable on a terminal: text::terminal_safe() (control
+// bytes, newlines included, and invalid UTF-8 become visible escapes).
 std::string printable(std::string_view text);
 // The text with each byte of invalid UTF-8 replaced by U+FFFD (JSON output must be UTF-8).
 std::string valid_utf8(std::string_view text);

@@ -48,6 +48,7 @@ rows = [
     ("  % of the copy's bandwidth", "layer_norm_tuned_pct_of_copy", False),
     ("MLP forward, batch 4096 (us)", "mlp_forward_us", True),
     ("  ours with max-autotune (us)", "mlp_forward_tuned_us", True),
+    ("MLP training step, batch 4096 (us)", "mlp_train_step_us", True),
     ("20-kernel graph, plain: host us/call", "twenty_plain_us", True),
     ("20-kernel graph, reduce-overhead: host us/call", "twenty_graph_us", True),
     ("20-kernel graph, plain: wall us/call", "twenty_plain_wall_us", True),

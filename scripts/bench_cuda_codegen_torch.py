@@ -110,6 +110,25 @@ def main():
     f = torch.compile(mlp)
     result("mlp_forward_us", gpu_us(lambda: f(x, w1, b1, w2, b2), 2 if quick else 10))
 
+    # The training step: the compiled forward to a cross-entropy loss, and backward() through
+    # AOTAutograd's compiled backward graph; gradients set to None before each step.
+    params = [p.clone().requires_grad_(True) for p in (w1, b1, w2, b2)]
+    target = (torch.arange(4096, device="cuda") * 37 + 11) % 1024
+
+    def loss_of(t, l1, c1, l2, c2, tgt):
+        h = torch.nn.functional.gelu(torch.addmm(c1, t, l1.t()))
+        h = torch.nn.functional.layer_norm(h, [4096])
+        return torch.nn.functional.cross_entropy(torch.addmm(c2, h, l2.t()), tgt)
+
+    step = torch.compile(loss_of)
+
+    def train_step():
+        for p in params:
+            p.grad = None
+        step(x, *params, target).backward()
+
+    result("mlp_train_step_us", gpu_us(train_step, 2 if quick else 10))
+
     def twenty(t):
         y = t
         for _ in range(5):

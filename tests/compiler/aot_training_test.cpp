@@ -295,3 +295,28 @@ TEST_CASE("gradients cross devices: a host-GPU round trip, eager and compiled (n
   CHECK(a.grad().device() == Device::cpu());
   check_close(a.grad(), full({3, 4}, 3.0, DType::Float32));
 }
+
+TEST_CASE("a compiled cross-entropy's gradient on the GPU equals the host's (needs a GPU)",
+          "[compiler][aot][device]") {
+  if (!cuda::is_available()) {
+    WARN("SKIPPED: no usable GPU (" << cuda::unavailable_reason() << ")");
+    return;
+  }
+  // The gradient's one-hot compares the targets with class indices made on the targets' device
+  // (made on the host, the backward graph's trace refused to mix devices).
+  auto f = [](const Tensor& logits, const Tensor& target) { return cross_entropy(logits, target); };
+  auto cf = compile(f, {.arg_names = {"logits", "target"}});
+  const Tensor target = Tensor::from_values({2, 0, 3}, {3}, DType::Int64);
+  const Tensor host = leaf({3, 4}, 0.4);
+  Tensor on_gpu = wave({3, 4}, 0.4).to("cuda");
+  on_gpu.set_requires_grad(true);
+  const Tensor want = f(host, target);
+  want.backward();
+  const Tensor got = cf(on_gpu, target.to("cuda"));
+  CHECK(got.device() == Device::cuda(0));
+  check_close(got.to("cpu"), want);
+  got.backward();
+  REQUIRE(on_gpu.grad().defined());
+  CHECK(on_gpu.grad().device() == Device::cuda(0));
+  check_close(on_gpu.grad().to("cpu"), host.grad());
+}

@@ -5,6 +5,9 @@
 //     once and each output written once);
 //   - an MLP forward step (Linear 1024->4096, GELU, LayerNorm, Linear 4096->1024, softmax; batch
 //     4096) per call;
+//   - the same MLP's training step per call: the forward to a cross-entropy loss, and backward()
+//     through the AOT stage's compiled backward graph, both graphs generated for the GPU; its
+//     loss and gradients are first checked against the CPU's eager autograd at batch 256;
 //   - reduce-overhead: the per-call overhead of a 20-kernel graph on small tensors (softmax over
 //     alternating dims: 20 reductions that cannot fuse), plain launches against CUDA graph
 //     replays: the host's time per call on an idle device (what reduce-overhead removes), and
@@ -12,6 +15,7 @@
 // Each figure is the median of several timed groups (CUDA events around back-to-back calls).
 // Lines starting "RESULT" are for scripts/bench-cuda-codegen.sh, which prints PyTorch 2.11's
 // torch.compile figures for the same ops and sizes beside them.
+#include "compiler/autograd/autograd.h"
 #include "compiler/capture/compile.h"
 #include "compiler/cuda/cuda.h"
 #include "compiler/inductor/metrics.h"
@@ -22,8 +26,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <vector>
 
@@ -96,6 +102,56 @@ void result(const char* key, double value) {
 // The tuned figures' mode: launch configurations and matmuls measured, no CUDA graphs.
 constexpr const char* kTuned = "max-autotune-no-cudagraphs";
 
+// The MLP of the forward and training figures: Linear 1024->4096, GELU, LayerNorm,
+// Linear 4096->1024 (the logits).
+Tensor mlp_logits(const Tensor& t, const Tensor& l1, const Tensor& c1, const Tensor& l2,
+                  const Tensor& c2) {
+  Tensor h = gelu(addmm(c1, t, transpose(l1, 0, 1)));
+  h = layer_norm(h, {4096});
+  return addmm(c2, h, transpose(l2, 0, 1));
+}
+
+// The training step's inputs for a batch: the input (no grad), the four parameters (leaves
+// that require grad) and integer class targets.
+struct TrainingInputs {
+  Tensor x, w1, b1, w2, b2, target;
+  std::vector<Tensor> params() const { return {w1, b1, w2, b2}; }
+};
+
+TrainingInputs training_inputs(std::int64_t batch, Device device) {
+  auto leaf = [&](std::vector<std::int64_t> sizes, double seed, double amplitude) {
+    Tensor t = inductor_test::wave(std::move(sizes), seed, amplitude).to(device);
+    t.set_requires_grad(true);
+    return t;
+  };
+  std::vector<double> classes(static_cast<std::size_t>(batch));
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    classes[i] = static_cast<double>((i * 37 + 11) % 1024);
+  }
+  return {inductor_test::wave({batch, 1024}, 7).to(device),
+          leaf({4096, 1024}, 8, 0.03),
+          leaf({4096}, 9, 1.0),
+          leaf({1024, 4096}, 10, 0.03),
+          leaf({1024}, 11, 1.0),
+          Tensor::from_values(classes, {batch}, DType::Int64).to(device)};
+}
+
+// The largest |got - want| over the largest |want| (0 when both are zero).
+double scaled_error(const Tensor& got, const Tensor& want) {
+  const std::vector<double> g = got.to(Device::cpu()).to_vector();
+  const std::vector<double> w = want.to(Device::cpu()).to_vector();
+  if (g.size() != w.size()) {
+    return INFINITY;
+  }
+  double err = 0.0;
+  double scale = 0.0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    err = std::max(err, std::abs(g[i] - w[i]));
+    scale = std::max(scale, std::abs(w[i]));
+  }
+  return scale > 0.0 ? err / scale : err;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -112,6 +168,7 @@ int main(int argc, char** argv) {
   cuda::DeviceContext& ctx = cuda::context_of(Device::cuda(0));
   std::printf("device: %s\n", ctx.properties().name.c_str());
   const int reps = quick ? 3 : 20;
+  bool failed = false; // a figure's check failed: the others still print, the exit status is 1
 
   // The yardstick: a device-to-device copy of 1 GiB.
   const std::size_t copy_bytes = std::size_t{1} << 30;
@@ -179,11 +236,7 @@ int main(int argc, char** argv) {
     const Tensor w2 = gpu_wave({1024, 4096}, 10, 0.03);
     const Tensor b2 = gpu_wave({1024}, 11);
     auto mlp = [](const Tensor& t, const Tensor& l1, const Tensor& c1, const Tensor& l2,
-                  const Tensor& c2) {
-      Tensor h = gelu(addmm(c1, t, transpose(l1, 0, 1)));
-      h = layer_norm(h, {4096});
-      return softmax(addmm(c2, h, transpose(l2, 0, 1)), -1);
-    };
+                  const Tensor& c2) { return softmax(mlp_logits(t, l1, c1, l2, c2), -1); };
     auto cf = compile(mlp, {.name = "mlp"});
     auto tuned = compile(mlp, {.name = "mlp_tuned", .mode = kTuned});
     const double us = gpu_us([&] { cf(x, w1, b1, w2, b2); }, quick ? 2 : 10);
@@ -192,6 +245,72 @@ int main(int argc, char** argv) {
     std::printf("%-44s %9.1f us\n", "  max-autotune", tuned_us);
     result("mlp_forward_us", us);
     result("mlp_forward_tuned_us", tuned_us);
+  }
+  {
+    // The training step: the loss's forward graph and, at backward(), the AOT stage's backward
+    // graph, both compiled for the GPU. First checked against the CPU's eager autograd at a
+    // batch the host computes quickly: the loss and each gradient within 1e-4 of the largest
+    // CPU value (fp32 with the same inputs; sums differ only in their order).
+    auto step = [](const Tensor& t, const Tensor& l1, const Tensor& c1, const Tensor& l2,
+                   const Tensor& c2, const Tensor& target) {
+      return cross_entropy(mlp_logits(t, l1, c1, l2, c2), target);
+    };
+    constexpr double kTolerance = 1e-4;
+    // The check compiles a function of its own: the timed one sees one shape only (a second
+    // shape would recompile it with dynamic sizes).
+    auto checked = compile(step, {.name = "mlp_train_step_check"});
+    auto cf = compile(step, {.name = "mlp_train_step"});
+    try {
+      const TrainingInputs cpu = training_inputs(256, Device::cpu());
+      const TrainingInputs gpu = training_inputs(256, Device::cuda(0));
+      const Tensor want = step(cpu.x, cpu.w1, cpu.b1, cpu.w2, cpu.b2, cpu.target);
+      want.backward();
+      inductor::reset_counters();
+      const Tensor got = checked(gpu.x, gpu.w1, gpu.b1, gpu.w2, gpu.b2, gpu.target);
+      got.backward();
+      const inductor::Counters c = inductor::counters();
+      double worst = scaled_error(got, want);
+      const char* names[] = {"w1", "b1", "w2", "b2"};
+      std::printf("training step check, batch 256, GPU against CPU eager: loss %.6f vs %.6f",
+                  got.to(Device::cpu()).to_vector()[0], want.to_vector()[0]);
+      for (std::size_t i = 0; i < 4; ++i) {
+        const double e = scaled_error(gpu.params()[i].grad(), cpu.params()[i].grad());
+        std::printf(", grad %s %.1e", names[i], e);
+        worst = std::max(worst, e);
+      }
+      std::printf(" (scaled errors; tolerance %.0e)\n", kTolerance);
+      std::printf(
+          "  graphs generated %lld, kernels %lld, GEMMs %lld, nodes on eager kernels %lld\n",
+          static_cast<long long>(c.graphs_compiled), static_cast<long long>(c.kernel_launches),
+          static_cast<long long>(c.extern_calls), static_cast<long long>(c.fallback_runs));
+      result("mlp_train_check_scaled_error", worst);
+      result("mlp_train_graphs_compiled", static_cast<double>(c.graphs_compiled));
+      result("mlp_train_fallback_runs", static_cast<double>(c.fallback_runs));
+      if (!(worst <= kTolerance)) {
+        std::printf("FAILED: the GPU's training step differs from the CPU's beyond %.0e\n",
+                    kTolerance);
+        failed = true;
+      }
+    } catch (const std::exception& e) {
+      std::printf("FAILED: the training step on the GPU: %s\n", e.what());
+      failed = true;
+    }
+    const TrainingInputs in = training_inputs(4096, Device::cuda(0));
+    const std::vector<Tensor> params = in.params();
+    auto one_step = [&] {
+      for (const Tensor& p : params) {
+        p.set_grad(Tensor()); // as zero_grad(set_to_none=True)
+      }
+      cf(in.x, in.w1, in.b1, in.w2, in.b2, in.target).backward();
+    };
+    try {
+      const double us = gpu_us(one_step, quick ? 2 : 10);
+      std::printf("%-44s %9.1f us\n", "MLP training step (fwd + loss + bwd, 4096)", us);
+      result("mlp_train_step_us", us);
+    } catch (const std::exception& e) {
+      std::printf("FAILED: the timed training step on the GPU: %s\n", e.what());
+      failed = true;
+    }
   }
   {
     // 20 kernels: softmax over alternating dims, two kernels each (a reduction over columns
@@ -228,5 +347,5 @@ int main(int argc, char** argv) {
     result("twenty_plain_wall_us", p.wall_us);
     result("twenty_graph_wall_us", g.wall_us);
   }
-  return 0;
+  return failed ? 1 : 0;
 }

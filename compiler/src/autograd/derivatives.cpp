@@ -348,8 +348,8 @@ void cross_entropy_grad(const Ctx& c, Sink& out) {
   const std::vector<SymInt>& sizes = sizes_of(c, 0);
   const SymInt classes = sizes.back();
   const SymInt batch = sizes.size() == 2 ? sizes[0] : SymInt(1);
-  const Tensor one_hot =
-      mask_as(eq(unsqueeze(target, -1), arange(classes, DType::Int64)), logits.dtype());
+  const Tensor one_hot = mask_as(
+      eq(unsqueeze(target, -1), arange(classes, DType::Int64, target.device())), logits.dtype());
   const Tensor diff = sub(softmax(logits, -1), one_hot);
   out.set(0, mul(diff, div_by(c.grad(), batch)));
 }

@@ -105,10 +105,9 @@ Value dispatch(OpKind op, std::span<const Value> args, const std::source_locatio
   if (autograd::detail::wants_history(args)) [[unlikely]] {
     return autograd::detail::call_with_history(op, args, loc);
   }
-  if (t_hook != nullptr) {
-    return t_hook->call(op, args, loc);
-  }
-  return info(op).eager(args);
+  // Below autograd: a hook (capture) or the eager kernel, after the device check (an eager
+  // kernel handed a GPU tensor would read device memory on the host).
+  return dispatch_below_autograd(op, args, loc);
 }
 
 Value dispatch_below_autograd(OpKind op, std::span<const Value> args,

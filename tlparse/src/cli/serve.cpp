@@ -3,6 +3,7 @@
 #include "cli/serve.h"
 
 #include "tlparse/report/on_demand.h"
+#include "tlparse/text/hex_digit.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -23,19 +24,6 @@ namespace tlparse::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 const char* content_type(const std::string& path) {
   const auto ends = [&](const char* ext) { return path.ends_with(ext); };
@@ -157,9 +145,10 @@ std::optional<std::string> report_path_of(const std::string& target) {
   std::string path = target.substr(0, target.find_first_of("?#"));
   std::string decoded;
   for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '%' && i + 2 < path.size() && hex_value(path[i + 1]) >= 0 &&
-        hex_value(path[i + 2]) >= 0) {
-      decoded.push_back(static_cast<char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2])));
+    if (path[i] == '%' && i + 2 < path.size() && text::hex_digit_value(path[i + 1]) >= 0 &&
+        text::hex_digit_value(path[i + 2]) >= 0) {
+      decoded.push_back(static_cast<char>(text::hex_digit_value(path[i + 1]) * 16 +
+                                          text::hex_digit_value(path[i + 2])));
       i += 2;
     } else {
       decoded.push_back(path[i]);

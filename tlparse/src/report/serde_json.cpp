@@ -4,6 +4,7 @@
 #include "tlparse/report/serde_json.h"
 
 #include "tlparse/highlight/html.h"
+#include "tlparse/text/hex_digit.h"
 
 #include <algorithm>
 #include <array>
@@ -252,26 +253,13 @@ private:
     members = std::move(unique);
   }
 
-  static int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  }
-
   bool parse_hex4(std::uint32_t& out) {
     if (text_.size() - pos_ < 4) {
       return false;
     }
     out = 0;
     for (int k = 0; k < 4; ++k) {
-      const int h = hex_value(text_[pos_ + k]);
+      const int h = text::hex_digit_value(text_[pos_ + k]);
       if (h < 0) {
         return false;
       }

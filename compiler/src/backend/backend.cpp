@@ -71,11 +71,10 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
     mode = env != nullptr ? env : "";
   }
   const inductor::Mode parsed_mode = inductor::parse_mode(mode);
-  const inductor::ModeScope mode_scope(parsed_mode);
   KeptValues kept = keep_values(request); // every kept value is a result: Keep::Outputs below
   inductor::pre_grad_passes(kept.graph);
-  // The backward graph is compiled when backward() first reaches it, after this call returns:
-  // the graph compiler carries the mode so that compile sees it too.
+  // Only compile_fx_inner reads the mode, and the backward graph is compiled when backward()
+  // first reaches it, after this call returns: the graph compiler carries the mode to each call.
   const GraphCompiler compile_with_mode = [parsed_mode](const graph::Graph& g, GraphRole role) {
     const inductor::ModeScope scope(parsed_mode);
     return inductor::compile_fx_inner(g, role);

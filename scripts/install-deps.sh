@@ -14,6 +14,7 @@ PACKAGES=(
   catch2                 # unit tests (Catch2 v2)
   llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
   clang-14 libclang-rt-14-dev # libFuzzer targets and sanitizers
+  clang-format-14        # the format check (scripts/check-format.sh, CTest label format)
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev # the GUI
   xvfb xauth             # screenshots of the GUI in a real X server (optional; tests use offscreen)
 )

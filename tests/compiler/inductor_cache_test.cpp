@@ -172,3 +172,26 @@ TEST_CASE("inductor cache: fx_graph_cache_miss and _hit carry PyTorch's fields",
     CHECK(log.find(field) != std::string::npos);
   }
 }
+
+TEST_CASE("inductor cache: a constant read twice and two equal-shaped constants are two keys",
+          "[inductor][cache]") {
+  // Tensors a function closes over are constants of its graph. layer_norm(x, w, w) and
+  // layer_norm(x, w, b) have the same ops and shapes; a key without the constants' identity
+  // gave them one entry, and the second loaded machine code built for the first (a crash).
+  test_support::TempDir dir;
+  CacheDirScope scope(dir.path());
+  const Tensor x = Tensor::from_values({0.5, -1.0, 2.0, 0.25, 3.0, -2.5}, {2, 3});
+  const Tensor w = Tensor::from_values({1.5, -0.5, 2.0}, {3});
+  const Tensor b = Tensor::from_values({0.25, 0.75, -1.0}, {3});
+  const auto same = [&](const Tensor& t) { return layer_norm(t, {3}, w, w); };
+  const auto distinct = [&](const Tensor& t) { return layer_norm(t, {3}, w, b); };
+  CHECK_CLOSE(compile(same)(x), same(x));
+  CHECK_CLOSE(compile(distinct)(x), distinct(x));
+  CHECK(entries(dir.path()).size() == 2);
+  // And the other way round, from a fresh cache.
+  test_support::TempDir dir2;
+  CacheDirScope scope2(dir2.path());
+  CHECK_CLOSE(compile(distinct)(x), distinct(x));
+  CHECK_CLOSE(compile(same)(x), same(x));
+  CHECK(entries(dir2.path()).size() == 2);
+}

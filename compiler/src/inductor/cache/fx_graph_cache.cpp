@@ -4,6 +4,7 @@
 #include "compiler/graph/graph_printer.h"
 #include "inductor_build_id.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 namespace compiler::inductor {
 
@@ -50,8 +52,28 @@ std::string sym_list(const std::vector<SymInt>& v) {
   return out + "]";
 }
 
-std::string tensor_text(const Tensor& t) {
-  std::string out = "tensor(" + std::string(dtype_name(t.dtype())) + ",[";
+// Tensor constants are numbered by identity in the order the graph reads them: the lowering
+// gives each distinct tensor one buffer (lowering.cpp, Context::tensor), so a graph reading one
+// constant twice and a graph reading two equal-shaped constants compile to different code and
+// must have different keys. Their values are not hashed: the code reads them from their buffers.
+class ConstantNumbering {
+public:
+  std::size_t number(const Tensor& t) {
+    const auto it = std::find(seen_.begin(), seen_.end(), t.impl());
+    if (it != seen_.end()) {
+      return static_cast<std::size_t>(it - seen_.begin());
+    }
+    seen_.push_back(t.impl());
+    return seen_.size() - 1;
+  }
+
+private:
+  std::vector<const void*> seen_;
+};
+
+std::string tensor_text(const Tensor& t, ConstantNumbering& constants) {
+  std::string out = "tensor#" + std::to_string(constants.number(t)) + "(" +
+                    std::string(dtype_name(t.dtype())) + ",[";
   for (std::size_t i = 0; i < t.sizes().size(); ++i) {
     out += (i ? "," : "") + std::to_string(t.sizes()[i]);
   }
@@ -63,9 +85,9 @@ std::string tensor_text(const Tensor& t) {
 }
 
 // A constant exactly (floats by their bits): the code may embed it.
-std::string value_text(const Value& v) {
+std::string value_text(const Value& v, ConstantNumbering& constants) {
   if (const Tensor* t = std::get_if<Tensor>(&v)) {
-    return tensor_text(*t);
+    return tensor_text(*t, constants);
   }
   if (const double* d = std::get_if<double>(&v)) {
     char buf[32];
@@ -76,7 +98,7 @@ std::string value_text(const Value& v) {
   if (const auto* list = std::get_if<std::vector<Tensor>>(&v)) {
     std::string out = "[";
     for (const Tensor& t : *list) {
-      out += tensor_text(t) + ",";
+      out += tensor_text(t, constants) + ",";
     }
     return out + "]";
   }
@@ -97,6 +119,7 @@ std::string meta_text(const graph::TensorMeta& m) {
 // The graph as the key sees it: structure and every constant, no names or source lines.
 std::string graph_text(const graph::Graph& g) {
   std::string out;
+  ConstantNumbering constants;
   for (std::size_t i = 0; i < g.size(); ++i) {
     const graph::Node& n = g.node(i);
     out += "%" + std::to_string(i) + " " + std::string(graph::node_kind_name(n.kind));
@@ -125,7 +148,7 @@ std::string graph_text(const graph::Graph& g) {
         out += "syms:" + sym_list(a.syms);
         break;
       case graph::Arg::Kind::Constant:
-        out += value_text(a.constant);
+        out += value_text(a.constant, constants);
         break;
       }
       out += ", ";

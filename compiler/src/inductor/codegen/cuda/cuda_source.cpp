@@ -161,6 +161,12 @@ public:
   // Buffers whose stores this persistent kernel keeps in registers only (rows_only()).
   void set_rows_only(std::set<BufferId> ids) { rows_only_ = std::move(ids); }
   const std::set<BufferId>& rows_only() const noexcept { return rows_only_; }
+  // A pointwise kernel whose arguments may alias (a result computed in place over an input):
+  // stores wait in register arrays until the round's `unroll` elements are computed, so every
+  // load of the round can be in flight at once (without __restrict__, a load may not pass an
+  // earlier store); deferred_stores() then gives the stores, in terms of ts_u.
+  void defer_stores(int unroll) { defer_stores_ = unroll; }
+  const std::vector<std::string>& deferred_stores() const noexcept { return deferred_; }
   void mark_declarations() {
     decl_pos_ = lines_.size();
     decl_indent_ = indent_;
@@ -228,7 +234,13 @@ public:
     }
     const std::string element = names_.at(buffer) + "[" + index.str() + "]";
     const bool registers_only = in_row_loop() && rows_only_.count(buffer) != 0;
-    if (!registers_only) {
+    if (defer_stores_ > 0) {
+      // Kept until every element of the round has been computed (deferred_stores()).
+      const std::string array =
+          declare_array(storage_type(st), "ts_store", std::to_string(defer_stores_));
+      line(array + "[ts_u] = " + to_storage(expr(stored), st) + ";");
+      deferred_.push_back(element + " = " + array + "[ts_u];");
+    } else if (!registers_only) {
       line((row_level_ ? "if (" + row_guard_ + ") " : "") + element + " = " +
            to_storage(expr(stored), st) + ";");
     }
@@ -447,15 +459,19 @@ private:
   // stage, so a value of a slot can wait in a register array for the stages after it.
   bool in_row_loop() const noexcept { return cache_slots_ > 0 && !row_level_; }
 
-  // A new register array of the row's slots, declared where mark_declarations() was called.
-  std::string slot_array(DType d) {
-    const std::string name = "row_cache" + std::to_string(slot_arrays_++);
-    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') +
-                             value_type(d) + " " + name + "[" + std::to_string(cache_slots_) +
-                             "];\n";
+  // A register array, declared where mark_declarations() was called.
+  std::string declare_array(const std::string& type, const std::string& stem,
+                            const std::string& size) {
+    const std::string name = stem + std::to_string(slot_arrays_++);
+    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') + type +
+                             " " + name + "[" + size + "];\n";
     lines_.insert(decl_pos_, decl);
     decl_pos_ += decl.size();
     return name;
+  }
+  // A new register array of the row's slots.
+  std::string slot_array(DType d) {
+    return declare_array(value_type(d), "row_cache", std::to_string(cache_slots_));
   }
 
   // `read` from the row cache when an earlier stage read it, else read and kept there.
@@ -506,6 +522,8 @@ private:
   std::map<std::string, std::string> stored_cache_; // an element this kernel stored -> its array
   int slot_arrays_ = 0;
   std::set<BufferId> rows_only_;
+  int defer_stores_ = 0;
+  std::vector<std::string> deferred_;
   bool checks_indices_ = false;
   std::vector<std::string> exprs_;
   std::vector<std::map<std::string, LoopValue>> cse_{1};
@@ -563,25 +581,38 @@ void straight_line(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir) 
 }
 
 void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
-                     const LaunchConfig& c) {
+                     const LaunchConfig& c, bool may_alias) {
   const Expr xnumel = product(k.outer);
   const std::string u = std::to_string(c.unroll);
   p.line("const long long xnumel = " + xnumel.str() + ";");
   p.line("const long long ts_step = (long long)gridDim.x * blockDim.x * " + u + ";");
   p.open("for (long long ts_base = (long long)blockIdx.x * blockDim.x * " + u +
          " + threadIdx.x; ts_base < xnumel; ts_base += ts_step)");
-  p.line("#pragma unroll");
-  p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
-  p.line("const long long xindex = ts_base + (long long)ts_u * blockDim.x;");
-  p.open("if (xindex < xnumel)");
-  for (const std::string& d : delinearized('x', "xindex", k.outer)) {
-    p.line(d);
+  if (may_alias) {
+    p.mark_declarations();
+    p.defer_stores(c.unroll);
   }
-  for (const LoopStage& st : k.stages) {
-    straight_line(p, st, ir);
+  // Twice when stores are deferred: the round's elements computed, then stored.
+  for (int pass = 0; pass < (may_alias ? 2 : 1); ++pass) {
+    p.line("#pragma unroll");
+    p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
+    p.line("const long long xindex = ts_base + (long long)ts_u * blockDim.x;");
+    p.open("if (xindex < xnumel)");
+    for (const std::string& d : delinearized('x', "xindex", k.outer)) {
+      p.line(d);
+    }
+    if (pass == 0) {
+      for (const LoopStage& st : k.stages) {
+        straight_line(p, st, ir);
+      }
+    } else {
+      for (const std::string& store : p.deferred_stores()) {
+        p.line(store);
+      }
+    }
+    p.close();
+    p.close();
   }
-  p.close();
-  p.close();
   p.close();
 }
 
@@ -917,7 +948,7 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
   out.xnumel = product(k.outer);
   CudaPrinter p(k, ir);
   if (out.shape == KernelShape::Pointwise) {
-    print_pointwise(p, k, ir, config);
+    print_pointwise(p, k, ir, config, args_may_alias(s, k, {}));
   } else {
     // A column reduction reads across rows; otherwise a constant row short enough is
     // persistent: its block is fixed here (the rounds and the register arrays depend on it).

@@ -110,6 +110,23 @@ def main():
     f = torch.compile(mlp)
     result("mlp_forward_us", gpu_us(lambda: f(x, w1, b1, w2, b2), 2 if quick else 10))
 
+    # The MLP forward's parts, each compiled alone.
+    h = wave([4096, 4096], 13)
+    logits = wave([4096, 1024], 14)
+    parts = [
+        ("mm_4096x1024x4096", torch.compile(lambda t, l: torch.mm(t, l.t())), (x, w1)),
+        ("linear_gelu",
+         torch.compile(lambda t, l, c: torch.nn.functional.gelu(torch.addmm(c, t, l.t()))),
+         (x, w1, b1)),
+        ("layer_norm_4096x4096",
+         torch.compile(lambda t: torch.nn.functional.layer_norm(t, [4096])), (h,)),
+        ("linear2", torch.compile(lambda t, l, c: torch.addmm(c, t, l.t())), (h, w2, b2)),
+        ("softmax_4096x1024", torch.compile(lambda t: torch.softmax(t, -1)), (logits,)),
+        ("column_sum_4096x4096", torch.compile(lambda t: torch.sum(t, 0)), (h,)),
+    ]
+    for key, fn, args in parts:
+        result(f"mlp_part_{key}_us", gpu_us(lambda: fn(*args), 2 if quick else 10))
+
     # The training step: the compiled forward to a cross-entropy loss, and backward() through
     # AOTAutograd's compiled backward graph; gradients set to None before each step.
     params = [p.clone().requires_grad_(True) for p in (w1, b1, w2, b2)]

@@ -340,3 +340,26 @@ TEST_CASE("inductor: a training graph's forward and backward both run as generat
   CHECK_CLOSE(w2.grad(), w.grad());
   CHECK_CLOSE(table2.grad(), table.grad());
 }
+
+TEST_CASE("inductor: decomposed layer_norm and softmax fuse into one persistent-row kernel each",
+          "[inductor][codegen]") {
+  // The AOT stage decomposes both into reductions over [rows, 1] (keepdim) and pointwise ops on
+  // the rows; the scheduler fuses each reduction with its producers and consumers over the same
+  // rows (a size-1 dim indexed as 0 on both sides), and the cheap x - mean is recomputed where
+  // it is read instead of written between the kernels.
+  const Tensor x = wave({9, 33}, 1, 3.0);
+  const Tensor w = wave({33}, 2);
+  const Tensor b = wave({33}, 3);
+  inductor::Counters c = check([](const Tensor& t, const Tensor& wt,
+                                  const Tensor& bs) { return layer_norm(t, {33}, wt, bs); },
+                               x, w, b);
+  CHECK(c.kernel_launches == 1);
+  CHECK(c.fallback_runs == 0);
+  c = check([](const Tensor& t) { return layer_norm(t, {33}); }, x);
+  CHECK(c.kernel_launches == 1);
+  c = check([](const Tensor& t) { return softmax(t, -1); }, x);
+  CHECK(c.kernel_launches == 1);
+  // Over the last two dims: a [rows, 1, 1] mean.
+  c = check([](const Tensor& t) { return layer_norm(t, {3, 11}); }, wave({4, 3, 11}, 4, 2.0));
+  CHECK(c.kernel_launches == 1);
+}

@@ -247,6 +247,47 @@ int main(int argc, char** argv) {
     result("mlp_forward_tuned_us", tuned_us);
   }
   {
+    // The MLP forward's parts, each compiled alone (as is): where its time goes, beside
+    // PyTorch's same parts.
+    const Tensor x = gpu_wave({4096, 1024}, 7);
+    const Tensor w1 = gpu_wave({4096, 1024}, 8, 0.03);
+    const Tensor b1 = gpu_wave({4096}, 9);
+    const Tensor h = gpu_wave({4096, 4096}, 13);
+    const Tensor w2 = gpu_wave({1024, 4096}, 10, 0.03);
+    const Tensor b2 = gpu_wave({1024}, 11);
+    const Tensor logits = gpu_wave({4096, 1024}, 14);
+    auto mm1 = compile([](const Tensor& t, const Tensor& l) { return mm(t, transpose(l, 0, 1)); },
+                       {.name = "mlp_part_mm"});
+    auto linear_gelu =
+        compile([](const Tensor& t, const Tensor& l,
+                   const Tensor& c) { return gelu(addmm(c, t, transpose(l, 0, 1))); },
+                {.name = "mlp_part_linear_gelu"});
+    auto norm = compile([](const Tensor& t) { return layer_norm(t, {4096}); },
+                        {.name = "mlp_part_layer_norm"});
+    auto linear2 = compile([](const Tensor& t, const Tensor& l,
+                              const Tensor& c) { return addmm(c, t, transpose(l, 0, 1)); },
+                           {.name = "mlp_part_linear2"});
+    auto soft =
+        compile([](const Tensor& t) { return softmax(t, -1); }, {.name = "mlp_part_softmax"});
+    // The backward's bias gradient: a sum over the batch (columns).
+    auto column_sum =
+        compile([](const Tensor& t) { return sum(t, {0}); }, {.name = "mlp_part_column_sum"});
+    const int per = quick ? 2 : 10;
+    const std::pair<const char*, std::function<void()>> parts[] = {
+        {"mm_4096x1024x4096", [&] { mm1(x, w1); }},
+        {"linear_gelu", [&] { linear_gelu(x, w1, b1); }},
+        {"layer_norm_4096x4096", [&] { norm(h); }},
+        {"linear2", [&] { linear2(h, w2, b2); }},
+        {"softmax_4096x1024", [&] { soft(logits); }},
+        {"column_sum_4096x4096", [&] { column_sum(h); }},
+    };
+    for (const auto& [key, fn] : parts) {
+      const double us = gpu_us(fn, per);
+      std::printf("  MLP part %-34s %9.1f us\n", key, us);
+      result((std::string("mlp_part_") + key + "_us").c_str(), us);
+    }
+  }
+  {
     // The training step: the loss's forward graph and, at backward(), the AOT stage's backward
     // graph, both compiled for the GPU. First checked against the CPU's eager autograd at a
     // batch the host computes quickly: the loss and each gradient within 1e-4 of the largest

@@ -102,9 +102,22 @@ TEST_CASE("cuda codegen: pointwise, reduction and fused kernels compile to PTX w
   // One kernel: a max, then a sum, then the normalised row, each combined across the block.
   CHECK(src.find("ts_block_reduce(acc0, TsMax()") != std::string::npos);
   CHECK(src.find("ts_block_reduce(acc1, TsSum()") != std::string::npos);
+  // A sum over dim 0: a column tile, threads along the contiguous outer index.
+  src = checked_source([](const Tensor& t) { return sum(t, {0}); }, x);
+  CHECK(src.find("ts_column_reduce(acc0, TsSum()") != std::string::npos);
   CHECK(src.find("__shfl_xor_sync") != std::string::npos);
   src = checked_source([&](const Tensor& t) { return layer_norm(gelu(t), {33}, w, w); }, x);
   CHECK(src.find("erff(") != std::string::npos);
+  // Decomposed, it is still one kernel: mean, variance and the normalised row over one row.
+  // (Weight and bias distinct: a graph of one constant read twice and one of two equal-shaped
+  // constants share a compile cache key today.)
+  const Tensor bias = wave({33}, 3);
+  src = checked_source([&](const Tensor& t) { return layer_norm(t, {33}, w, bias); }, x);
+  CHECK(src.find("__global__") == src.rfind("__global__"));
+  CHECK(src.find("ts_block_reduce(acc1, TsSum()") != std::string::npos);
+  // A sum over dim 0: a column tile, threads along the contiguous outer index.
+  src = checked_source([](const Tensor& t) { return sum(t, {0}); }, x);
+  CHECK(src.find("ts_column_reduce(acc0, TsSum()") != std::string::npos);
   src = checked_source([](const Tensor& t) { return argmax(t, 1); }, x);
   CHECK(src.find("ts_block_argmax") != std::string::npos);
   const Tensor idx = Tensor::from_values({3, 0, 8, 3}, {4}, DType::Int64);
@@ -123,6 +136,54 @@ TEST_CASE("cuda codegen: pointwise, reduction and fused kernels compile to PTX w
   mark_dynamic(x, 0);
   src = checked_source([](const Tensor& t) { return mul(t, 2.0); }, x);
   CHECK(src.find("const long long s0") != std::string::npos);
+}
+
+TEST_CASE("cuda codegen: relu, layer_norm, softmax and addmm + GELU decomposed on the GPU run "
+          "as few kernels, no eager kernel",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  // Each compiled for the GPU: its kernels and GEMMs counted on the second call.
+  auto counted = [](auto f, const auto&... args) {
+    const Tensor want = f(args...);
+    auto cf = compile(f, {.backend = "inductor"});
+    cf(gpu(args)...);
+    inductor::reset_counters();
+    const Tensor got = cf(gpu(args)...);
+    CHECK_CLOSE(got.to(Device::cpu()), want);
+    return inductor::counters();
+  };
+  const Tensor x = wave({64, 96}, 1, 3.0);
+  const Tensor w = wave({96}, 2);
+  // relu decomposes to maximum(x, full([], 0)): the full is a constant in the kernel (it was an
+  // eager kernel on the GPU, its device argument unknown to the lowering).
+  inductor::Counters c = counted([](const Tensor& t) { return relu(t); }, x);
+  CHECK(c.fallback_runs == 0);
+  CHECK(c.kernel_launches == 1);
+  c = counted([](const Tensor& a, const Tensor& b) { return inductor_test::pointwise_chain(a, b); },
+              x, wave({64, 96}, 3));
+  CHECK(c.fallback_runs == 0);
+  CHECK(c.kernel_launches == 1);
+  c = counted([](const Tensor& t, const Tensor& wt) { return layer_norm(t, {96}, wt, wt); }, x, w);
+  CHECK(c.fallback_runs == 0);
+  CHECK(c.kernel_launches == 1);
+  c = counted([](const Tensor& t) { return softmax(t, -1); }, x);
+  CHECK(c.kernel_launches == 1);
+  // The bias add joins GELU's kernel: one GEMM without a bias, one kernel.
+  const Tensor l = wave({48, 96}, 4, 0.1);
+  const Tensor bias = wave({48}, 5);
+  c = counted([](const Tensor& t, const Tensor& lw,
+                 const Tensor& lb) { return gelu(addmm(lb, t, transpose(lw, 0, 1))); },
+              x, l, bias);
+  CHECK(c.extern_calls == 1);
+  CHECK(c.kernel_launches == 1);
+  CHECK(c.fallback_runs == 0);
+  // Reductions over columns (a bias's gradient): column tiles, sizes not multiples of 32.
+  c = counted([](const Tensor& t) { return sum(t, {0}); }, wave({70, 45}, 6));
+  CHECK(c.kernel_launches == 1);
+  c = counted([](const Tensor& t) { return div(sum(mul(t, t), {0}), 3.0); }, wave({1000, 37}, 7));
+  CHECK(c.kernel_launches == 1);
+  c = counted([](const Tensor& t) { return amax(t, {0}); }, wave({33, 4096}, 8));
+  CHECK(c.kernel_launches == 1);
 }
 
 TEST_CASE("cuda codegen: compile() takes PyTorch's modes and names an unknown one",

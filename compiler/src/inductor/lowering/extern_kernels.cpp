@@ -47,6 +47,21 @@ std::optional<Layout> fold_rows(const Layout& l) {
   return out;
 }
 
+// The Extern buffer of `call` (a product of `out_sizes`), viewed with the node's sizes (an
+// N-D x 2-D product unfolds its rows).
+TensorValue extern_buffer(Context& ctx, const graph::Node& n, std::shared_ptr<ExternCall> call,
+                          const std::vector<Expr>& out_sizes) {
+  Buffer out;
+  out.kind = BufferKind::Extern;
+  out.layout = Layout::contiguous(DType::Float32, out_sizes);
+  out.extern_call = std::move(call);
+  out.origins = {ctx.node};
+  const BufferId id = ctx.add_buffer(std::move(out));
+  ++ctx.stats.extern_calls;
+  return ctx.from_view({id, Layout::contiguous(DType::Float32, ctx.sizes_of(n.meta))},
+                       DType::Float32);
+}
+
 } // namespace
 
 std::optional<TensorValue> lower_extern(Context& ctx, const graph::Node& n) {
@@ -91,6 +106,25 @@ std::optional<TensorValue> lower_extern(Context& ctx, const graph::Node& n) {
   } else {
     return std::nullopt;
   }
+  if (call->kind == ExternCall::Kind::Addmm && n.meta.device.is_cuda() &&
+      ctx.is_tensor_arg(n.args[0])) {
+    // On the GPU, addmm is the product and a pointwise add of the bias (Inductor's
+    // unfuse_bias_add_to_pointwise): the add joins the kernel of the product's consumers
+    // (GELU, a softmax's reductions), so the bias costs no pass over the product of its own,
+    // where writing it first and accumulating onto it (below) reads and writes the product
+    // once more.
+    const TensorValue bias = ctx.tensor(n.args[0]);
+    if (bias.dtype == DType::Float32 && bias.sizes.size() <= 2) {
+      call->kind = ExternCall::Kind::Mm;
+      const TensorValue product = extern_buffer(ctx, n, std::move(call), out_sizes);
+      return ctx.pointwise(DType::Float32, ctx.sizes_of(n.meta),
+                           [product, bias](OpsHandler& ops, std::span<const Expr> index) {
+                             return ops.add(product.loader(ops, index),
+                                            load_broadcast(ops, bias, index));
+                           },
+                           {&product, &bias});
+    }
+  }
   if (call->kind == ExternCall::Kind::Addmm) {
     if (!ctx.is_tensor_arg(n.args[0])) {
       return std::nullopt;
@@ -113,16 +147,7 @@ std::optional<TensorValue> lower_extern(Context& ctx, const graph::Node& n) {
     }
     call->bias = {bias.view->buffer, broadcast};
   }
-  Buffer out;
-  out.kind = BufferKind::Extern;
-  out.layout = Layout::contiguous(DType::Float32, out_sizes);
-  out.extern_call = std::move(call);
-  out.origins = {ctx.node};
-  const BufferId id = ctx.add_buffer(std::move(out));
-  ++ctx.stats.extern_calls;
-  // The product viewed with the node's sizes (an N-D x 2-D product unfolds its rows).
-  return ctx.from_view({id, Layout::contiguous(DType::Float32, ctx.sizes_of(n.meta))},
-                       DType::Float32);
+  return extern_buffer(ctx, n, std::move(call), out_sizes);
 }
 
 } // namespace compiler::inductor::lowering

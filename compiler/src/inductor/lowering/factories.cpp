@@ -36,19 +36,33 @@ LoopValue fill_value(OpsHandler& ops, double value, DType dtype) {
   return ops.constant(v, DType::Int64);
 }
 
+// The factory's arguments without the device a factory off the host appends (ops.cpp's
+// call_factory): every tensor of a generated graph is on its one device (compile_fx.cpp's
+// bypass), so the device says nothing more, and a GPU graph's full() or arange() (relu's
+// decomposition makes one) is a constant in the kernel that reads it, not an eager kernel.
+std::span<const Arg> factory_args(const graph::Node& n) {
+  std::span<const Arg> args(n.args);
+  if (!args.empty() && args.back().kind == Arg::Kind::Constant &&
+      std::holds_alternative<Device>(args.back().constant)) {
+    args = args.first(args.size() - 1);
+  }
+  return args;
+}
+
 } // namespace
 
 std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& n) {
   const DType result = n.meta.dtype;
   std::vector<Expr> sizes = ctx.sizes_of(n.meta);
+  const std::span<const Arg> args = factory_args(n);
   double value = 0.0;
   switch (n.op) {
   case OpKind::full:
-    if (n.args.size() != 3 || n.args[1].kind != Arg::Kind::Constant ||
-        !std::holds_alternative<double>(n.args[1].constant)) {
+    if (args.size() != 3 || args[1].kind != Arg::Kind::Constant ||
+        !std::holds_alternative<double>(args[1].constant)) {
       return std::nullopt;
     }
-    value = std::get<double>(n.args[1].constant);
+    value = std::get<double>(args[1].constant);
     break;
   case OpKind::zeros:
     value = 0.0;
@@ -57,18 +71,18 @@ std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& n) {
     value = 1.0;
     break;
   case OpKind::arange: {
-    if (n.args.size() == 2 && dtype_arg(n.args[1])) {
+    if (args.size() == 2 && dtype_arg(args[1])) {
       return ctx.pointwise(result, std::move(sizes),
                            [result](OpsHandler& ops, std::span<const Expr> index) {
                              return ops.cast(ops.index_expr(index[0], DType::Int64), result);
                            },
                            {});
     }
-    if (n.args.size() != 4 || !is_floating(result)) {
+    if (args.size() != 4 || !is_floating(result)) {
       return std::nullopt;
     }
-    const double* start = std::get_if<double>(&n.args[0].constant);
-    const double* step = std::get_if<double>(&n.args[2].constant);
+    const double* start = std::get_if<double>(&args[0].constant);
+    const double* step = std::get_if<double>(&args[2].constant);
     if (start == nullptr || step == nullptr) {
       return std::nullopt;
     }

@@ -16,7 +16,10 @@ namespace {
 // Values that cost more than this many ops are realized even with one user, so bodies stay
 // small enough to compile quickly.
 constexpr int kMaxInlineCost = 48;
-// A composite that reads its input several times realizes it above this cost.
+// A value read several times (a composite's input read twice, or a node with several users)
+// is realized above this cost; at or below it, each reader recomputes it, as Inductor does for
+// cheap values (realize_reads_threshold): layer_norm's decomposed x - mean, read by the
+// variance and by the normalised output, stays in the kernel instead of a buffer between them.
 constexpr int kRereadCost = 4;
 
 LowerFn family_lowering(OpKind op) {
@@ -340,7 +343,8 @@ LoweredGraph lower_graph(const graph::Graph& graph, LoweringStats& stats) {
           ctx.ir.buffer(v->view->buffer).reuse = ctx.values[a.node]->view->buffer;
         }
       }
-      if (!v->view && ((ctx.users[i] > 1 && v->cost > 1) || v->cost > lowering::kMaxInlineCost)) {
+      if (!v->view && ((ctx.users[i] > 1 && v->cost > lowering::kRereadCost) ||
+                       v->cost > lowering::kMaxInlineCost)) {
         *v = ctx.realize(*v);
       }
       ctx.values[i] = std::move(v);

@@ -22,8 +22,18 @@ Expr store_index(const LoweredGraph& ir, const FusedNode& n) {
   return ir.buffer(n.buffer).layout.index(n.index);
 }
 
+// Loop variables over `sizes`, a dim of size 1 as the constant 0: a broadcast read of a
+// keepdim result (layer_norm's mean over [rows, 1]) indexes that dim with 0, so the store and
+// the read of the same element must both say 0 for the scheduler to see them as one (and fuse
+// the reduction with its consumers).
 std::vector<Expr> vars(std::span<const Expr> sizes, char prefix) {
-  return index_vars(sizes, prefix);
+  std::vector<Expr> v = index_vars(sizes, prefix);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i].is_constant() && sizes[i].constant_value() == 1) {
+      v[i] = Expr(0);
+    }
+  }
+  return v;
 }
 
 bool same_sizes(std::span<const Expr> a, std::span<const Expr> b) {

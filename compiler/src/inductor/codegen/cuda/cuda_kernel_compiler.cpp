@@ -40,8 +40,10 @@ struct ArgInfo {
 
 // One kernel of a loaded module, with the configuration it launches with.
 struct KernelState {
-  KernelSource source;               // as compiled into the module (default configuration)
-  std::vector<std::string> variants; // max-autotune: the source for each unroll (1, 2, 4, 8)
+  KernelSource source; // as compiled into the module (default configuration)
+  // max-autotune: the source of each candidate's code (code_key): per unroll, and per block
+  // too for a persistent row.
+  std::map<std::pair<int, int>, std::string> variants;
   std::vector<ArgInfo> args;
   const cuda::Kernel* kernel = nullptr;
   LaunchConfig config;
@@ -50,11 +52,42 @@ struct KernelState {
   std::once_flag tune_once;
 };
 
+// Which generated code a configuration runs: a persistent row's block and unroll are both part
+// of its code; other kernels differ only by their unroll.
+std::pair<int, int> code_key(const KernelSource& src, const LaunchConfig& c) {
+  return {src.persistent ? c.block : 0, c.unroll};
+}
+
+// max-autotune's candidates for a persistent row of `r` elements: blocks of 64 to 1024 threads
+// (no more than the row) and 1 to 8 elements per round, at most 32 elements per thread.
+std::vector<LaunchConfig> persistent_configs(std::int64_t r) {
+  std::vector<LaunchConfig> out;
+  for (int b = 64; b <= 1024; b *= 2) {
+    for (int u : {1, 2, 4, 8}) {
+      const std::int64_t per_thread = (r + b - 1) / b;
+      const std::int64_t rounds = (r + static_cast<std::int64_t>(b) * u - 1) / (b * u);
+      if ((b <= r || b == 64) && rounds * u <= 32 && per_thread >= u) {
+        out.push_back({b, u});
+      }
+    }
+  }
+  return out;
+}
+
 struct Dims {
   bool empty = true;
   cuda::Dim3 grid;
   cuda::Dim3 block;
 };
+
+// The longest row of a reduction kernel's looping stages.
+std::int64_t row_length(const KernelSource& src, std::span<const std::int64_t> symbols) {
+  std::int64_t r = 1;
+  for (const Expr& e : src.rnumels) {
+    r = std::max(r, e.evaluate(symbols));
+  }
+  return r;
+}
 
 Dims launch_dims(const KernelSource& src, const LaunchConfig& c,
                  std::span<const std::int64_t> symbols) {
@@ -70,10 +103,14 @@ Dims launch_dims(const KernelSource& src, const LaunchConfig& c,
     d.block.x = static_cast<unsigned>(c.block);
     return d;
   }
-  std::int64_t r = 1;
-  for (const Expr& e : src.rnumels) {
-    r = std::max(r, e.evaluate(symbols));
+  if (src.column) {
+    const std::int64_t tile = c.block;
+    d.grid.x = static_cast<unsigned>(std::min((n + tile - 1) / tile, kMaxGrid));
+    d.block.x = static_cast<unsigned>(tile);
+    d.block.y = kColumnRows;
+    return d;
   }
+  const std::int64_t r = row_length(src, symbols);
   int threads = c.block;
   if (threads == 0) {
     threads = 32;
@@ -89,6 +126,9 @@ Dims launch_dims(const KernelSource& src, const LaunchConfig& c,
 std::string grid_text(const KernelSource& src, const LaunchConfig& c) {
   if (src.shape == KernelShape::Pointwise) {
     return "ceil((" + src.xnumel.str() + ") / " + std::to_string(c.block * c.unroll) + ")";
+  }
+  if (src.column) {
+    return "ceil((" + src.xnumel.str() + ") / " + std::to_string(c.block) + ")";
   }
   return src.xnumel.str();
 }
@@ -135,7 +175,11 @@ public:
       }
       if (autotune && st->source.shape == KernelShape::Pointwise) {
         for (int unroll : {1, 2, 4, 8}) {
-          st->variants.push_back(generate_kernel(s, k, ir, {st->config.block, unroll}).text);
+          st->variants[{0, unroll}] = generate_kernel(s, k, ir, {st->config.block, unroll}).text;
+        }
+      } else if (autotune && st->source.persistent) {
+        for (const LaunchConfig& c : persistent_configs(row_length(st->source, {}))) {
+          st->variants[code_key(st->source, c)] = generate_kernel(s, k, ir, c).text;
         }
       }
       trace_info(*st);
@@ -146,7 +190,8 @@ public:
   bool launch(std::size_t k, void* const* args,
               std::span<const std::int64_t> symbols) const override {
     KernelState& st = *states_.at(k);
-    if (autotune_ && !st.source.persistent) { // a persistent row's block is part of its code
+    // A column tile's shape is fixed.
+    if (autotune_ && !st.source.column) {
       std::call_once(st.tune_once, [&] { tune(st, args, symbols); });
     }
     run(st, *st.kernel, st.config, args, symbols, ctx_.current_stream());
@@ -218,40 +263,38 @@ private:
     std::vector<LaunchConfig> configs;
     if (st.source.shape == KernelShape::Pointwise) {
       configs = {{128, 4}, {256, 1}, {256, 2}, {256, 4}, {256, 8}, {512, 4}, {1024, 2}};
+    } else if (st.source.persistent) {
+      configs = persistent_configs(row_length(st.source, symbols));
     } else {
-      std::int64_t r = 1;
-      for (const Expr& e : st.source.rnumels) {
-        r = std::max(r, e.evaluate(symbols));
-      }
+      const std::int64_t r = row_length(st.source, symbols);
       for (int b = 32; b <= 1024; b *= 2) {
         if (b == 32 || b / 2 < r) {
           configs.push_back({b, st.source.config.unroll});
         }
       }
     }
-    // Kernels for each unroll a candidate needs (the module's own serves the default).
-    std::map<int, const cuda::Kernel*> by_unroll;
-    by_unroll[st.source.config.unroll] = st.owned.get();
+    // Kernels for each code a candidate needs (the module's own serves the default).
+    std::map<std::pair<int, int>, const cuda::Kernel*> by_code;
+    by_code[code_key(st.source, st.source.config)] = st.owned.get();
     const cuda::NvrtcOptions options = cuda::options_for(ctx_.properties());
     for (const LaunchConfig& c : configs) {
-      if (by_unroll.count(c.unroll) != 0) {
+      if (by_code.count(code_key(st.source, c)) != 0) {
         continue;
       }
-      const int slot = c.unroll == 1 ? 0 : c.unroll == 2 ? 1 : c.unroll == 4 ? 2 : 3;
       KernelSource variant = st.source;
-      variant.text = st.variants.at(static_cast<std::size_t>(slot));
+      variant.text = st.variants.at(code_key(st.source, c));
       const cuda::CompileResult r =
           compile_module(module_source({variant}), st.source.name + ".cu", options);
       auto module = std::make_unique<cuda::Module>(ctx_, r.image);
       auto kernel = std::make_unique<cuda::Kernel>(module->kernel(st.source.name));
-      by_unroll[c.unroll] = kernel.get();
+      by_code[code_key(st.source, c)] = kernel.get();
       st.tuned.emplace_back(std::move(module), std::move(kernel));
     }
     std::vector<cuda_autotune::Candidate> candidates;
     for (const LaunchConfig& c : configs) {
-      const cuda::Kernel* kernel = by_unroll.at(c.unroll);
+      const cuda::Kernel* kernel = by_code.at(code_key(st.source, c));
       const std::string desc =
-          st.source.shape == KernelShape::Pointwise
+          st.source.shape == KernelShape::Pointwise || st.source.persistent
               ? "block=" + std::to_string(c.block) + " unroll=" + std::to_string(c.unroll)
               : "block=" + std::to_string(c.block) + " warps=" + std::to_string(c.block / 32);
       candidates.push_back(
@@ -265,7 +308,7 @@ private:
     const cuda_autotune::Outcome o =
         cuda_autotune::choose(ctx_, stream, st.source.name, key, candidates, compile_id_);
     st.config = configs[o.best];
-    st.kernel = by_unroll.at(st.config.unroll);
+    st.kernel = by_code.at(code_key(st.source, st.config));
   }
 
   MatmulImpl tuned_matmul(CUstream stream, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -284,14 +327,18 @@ private:
         std::make_shared<Storage>(static_cast<std::size_t>(m * n) * sizeof(float), ctx_.device());
     auto* c = static_cast<float*>(out->data());
     std::vector<cuda_autotune::Candidate> candidates;
-    for (MatmulImpl impl : {MatmulImpl::Cublas, MatmulImpl::Generated}) {
+    std::vector<MatmulImpl> impls = {MatmulImpl::Cublas, MatmulImpl::Generated};
+    if (cublaslt_available()) {
+      impls.insert(impls.begin() + 1, MatmulImpl::CublasLt);
+    }
+    for (MatmulImpl impl : impls) {
       candidates.push_back({std::string(matmul_impl_name(impl)),
                             [=, this] { matmul(ctx_, stream, impl, m, n, k, a, b, c, n, bias); }});
     }
     const cuda_autotune::Outcome o =
         cuda_autotune::choose(ctx_, stream, "mm " + shape, "matmul\n" + device_name_ + "\n" + shape,
                               candidates, compile_id_);
-    const MatmulImpl impl = o.best == 0 ? MatmulImpl::Cublas : MatmulImpl::Generated;
+    const MatmulImpl impl = impls.at(o.best);
     matmul_choices_[shape] = impl;
     return impl;
   }
@@ -305,7 +352,9 @@ private:
       w.member("kernel_name", st.source.name);
       w.member("kind", st.source.shape == KernelShape::Pointwise ? "pointwise" : "reduction");
       w.member("grid", grid_text(st.source, st.config));
-      w.member("block", st.config.block != 0
+      w.member("block", st.source.column
+                            ? std::to_string(st.config.block) + " x " + std::to_string(kColumnRows)
+                        : st.config.block != 0
                             ? std::to_string(st.config.block)
                             : "the row's length / " + std::to_string(2 * st.config.unroll) +
                                   " rounded up to a power of two, 32 to 1024");

@@ -7,6 +7,7 @@
 #include "cuda/module.h"
 #include "cuda/nvrtc_compiler.h"
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <dlfcn.h>
 #include <map>
@@ -16,6 +17,21 @@
 namespace compiler::inductor::cuda_codegen {
 
 namespace {
+
+// dlopen of one of the toolkit's libraries by soname, then in the toolkit's folders; `tried`
+// says why each attempt failed.
+void* open_toolkit_library(const std::string& soname, std::string& tried) {
+  for (const std::string& c : {soname, std::string(TORCHSCOPE_CUDA_LIBRARY_DIR) + "/" + soname,
+                               "/usr/local/cuda/lib64/" + soname}) {
+    void* lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) {
+      return lib;
+    }
+    const char* why = dlerror();
+    tried += (tried.empty() ? "" : "; ") + std::string(why != nullptr ? why : c);
+  }
+  return nullptr;
+}
 
 // The cuBLAS functions used, looked up under the versioned names cublas_api.h declares.
 struct CublasApi {
@@ -34,18 +50,8 @@ struct CublasStatus {
 const CublasStatus& cublas_status() {
   static const CublasStatus status = [] {
     CublasStatus s;
-    const std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* lib = nullptr;
     std::string tried;
-    for (const std::string& c : {soname, std::string(TORCHSCOPE_CUDA_LIBRARY_DIR) + "/" + soname,
-                                 "/usr/local/cuda/lib64/" + soname}) {
-      lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) {
-        break;
-      }
-      const char* why = dlerror();
-      tried += (tried.empty() ? "" : "; ") + std::string(why != nullptr ? why : c);
-    }
+    void* lib = open_toolkit_library("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR), tried);
     if (lib == nullptr) {
       s.reason = "cuBLAS could not be loaded (" + tried + "): matmuls use the generated kernel";
       return s;
@@ -97,6 +103,91 @@ CublasHandle& handle_for(cuda::DeviceContext& ctx) {
     }
   }
   return *h;
+}
+
+// cuBLASLt (PyTorch's GEMM path for fp32 on recent GPUs): the same column-major product as
+// cublasSgemm_v2, its algorithm chosen by cublasLtMatmulAlgoGetHeuristic with a workspace of
+// its own, and remembered per shape.
+struct CublasLtApi {
+  decltype(&::cublasLtCreate) create = nullptr;
+  decltype(&::cublasLtMatmulDescCreate) desc_create = nullptr;
+  decltype(&::cublasLtMatmulDescDestroy) desc_destroy = nullptr;
+  decltype(&::cublasLtMatmulDescSetAttribute) desc_set = nullptr;
+  decltype(&::cublasLtMatrixLayoutCreate) layout_create = nullptr;
+  decltype(&::cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceCreate) pref_create = nullptr;
+  decltype(&::cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
+  decltype(&::cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+  decltype(&::cublasLtMatmul) matmul = nullptr;
+};
+
+struct CublasLtStatus {
+  CublasLtApi api;
+  bool ok = false;
+  std::string reason;
+};
+
+const CublasLtStatus& cublaslt_status() {
+  static const CublasLtStatus status = [] {
+    CublasLtStatus s;
+    std::string tried;
+    void* lib = open_toolkit_library("libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR), tried);
+    if (lib == nullptr) {
+      s.reason = "cuBLASLt could not be loaded (" + tried + ")";
+      return s;
+    }
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      return fn != nullptr;
+    };
+    CublasLtApi& a = s.api;
+    s.ok = sym(a.create, "cublasLtCreate") && sym(a.desc_create, "cublasLtMatmulDescCreate") &&
+           sym(a.desc_destroy, "cublasLtMatmulDescDestroy") &&
+           sym(a.desc_set, "cublasLtMatmulDescSetAttribute") &&
+           sym(a.layout_create, "cublasLtMatrixLayoutCreate") &&
+           sym(a.layout_destroy, "cublasLtMatrixLayoutDestroy") &&
+           sym(a.pref_create, "cublasLtMatmulPreferenceCreate") &&
+           sym(a.pref_destroy, "cublasLtMatmulPreferenceDestroy") &&
+           sym(a.pref_set, "cublasLtMatmulPreferenceSetAttribute") &&
+           sym(a.heuristic, "cublasLtMatmulAlgoGetHeuristic") && sym(a.matmul, "cublasLtMatmul");
+    if (!s.ok) {
+      s.reason = "the cuBLASLt library found lacks a function it needs";
+    }
+    return s;
+  }();
+  return status;
+}
+
+struct CublasLtHandle {
+  std::mutex mutex;
+  cublasLtHandle_t handle = nullptr;
+  std::unique_ptr<Storage> workspace;
+  std::map<std::string, cublasLtMatmulAlgo_t> algos; // per shape and layout
+};
+
+CublasLtHandle& lt_handle_for(cuda::DeviceContext& ctx) {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<CublasLtHandle>> handles;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<CublasLtHandle>& h = handles[ctx.index()];
+  if (!h) {
+    auto made = std::make_unique<CublasLtHandle>();
+    ctx.bind();
+    const cublasStatus_t st = cublaslt_status().api.create(&made->handle);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      throw cuda::CudaError("cublasLtCreate", static_cast<int>(st), "cublasStatus_t", "");
+    }
+    made->workspace = std::make_unique<Storage>(kWorkspaceBytes, ctx.device());
+    h = std::move(made);
+  }
+  return *h;
+}
+
+void check_lt(cublasStatus_t st, const char* call) {
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    throw cuda::CudaError(call, static_cast<int>(st), "cublasStatus_t", "");
+  }
 }
 
 // The generated kernels: a tiled matmul for any strides, and the bias broadcast of addmm.
@@ -214,10 +305,91 @@ BlasOperand blas_operand(std::int64_t rows, std::int64_t cols, MatrixView v) {
   return o;
 }
 
+// C^T = op(B^T) op(A^T), column-major, through cuBLASLt (operands as blas_operand sees them).
+void lt_matmul(cuda::DeviceContext& ctx, CUstream stream, int n, int m, int k, const float* b,
+               BlasOperand ob, const float* a, BlasOperand oa, float* c, int ldc, float beta) {
+  const CublasLtApi& api = cublaslt_status().api;
+  CublasLtHandle& h = lt_handle_for(ctx);
+  std::lock_guard<std::mutex> lock(h.mutex);
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr;
+  cublasLtMatrixLayout_t lb = nullptr;
+  cublasLtMatrixLayout_t lc = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  auto release = [&] {
+    if (pref != nullptr)
+      api.pref_destroy(pref);
+    if (lc != nullptr)
+      api.layout_destroy(lc);
+    if (lb != nullptr)
+      api.layout_destroy(lb);
+    if (la != nullptr)
+      api.layout_destroy(la);
+    if (desc != nullptr)
+      api.desc_destroy(desc);
+  };
+  try {
+    check_lt(api.desc_create(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    check_lt(api.desc_set(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ob.op, sizeof ob.op),
+             "cublasLtMatmulDescSetAttribute");
+    check_lt(api.desc_set(desc, CUBLASLT_MATMUL_DESC_TRANSB, &oa.op, sizeof oa.op),
+             "cublasLtMatmulDescSetAttribute");
+    // Stored shapes: op N stores the operand as used (rows x cols), op T its transpose.
+    const bool bn = ob.op == CUBLAS_OP_N;
+    const bool an = oa.op == CUBLAS_OP_N;
+    check_lt(api.layout_create(&la, CUDA_R_32F, bn ? n : k, bn ? k : n, ob.ld),
+             "cublasLtMatrixLayoutCreate");
+    check_lt(api.layout_create(&lb, CUDA_R_32F, an ? k : m, an ? m : k, oa.ld),
+             "cublasLtMatrixLayoutCreate");
+    check_lt(api.layout_create(&lc, CUDA_R_32F, n, m, ldc), "cublasLtMatrixLayoutCreate");
+    const std::string key = std::to_string(n) + "," + std::to_string(m) + "," + std::to_string(k) +
+                            "," + std::to_string(ob.op) + std::to_string(oa.op) + "," +
+                            std::to_string(ob.ld) + "," + std::to_string(oa.ld) + "," +
+                            std::to_string(ldc) + (beta != 0.0f ? ",acc" : "");
+    auto found = h.algos.find(key);
+    if (found == h.algos.end()) {
+      check_lt(api.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
+      const std::uint64_t bytes = kWorkspaceBytes;
+      check_lt(api.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes),
+               "cublasLtMatmulPreferenceSetAttribute");
+      cublasLtMatmulHeuristicResult_t best{};
+      int returned = 0;
+      check_lt(api.heuristic(h.handle, desc, la, lb, lc, lc, pref, 1, &best, &returned),
+               "cublasLtMatmulAlgoGetHeuristic");
+      if (returned == 0) {
+        throw cuda::CudaError("cublasLtMatmulAlgoGetHeuristic",
+                              static_cast<int>(CUBLAS_STATUS_NOT_SUPPORTED), "cublasStatus_t",
+                              "no algorithm for this product");
+      }
+      found = h.algos.emplace(key, best.algo).first;
+    }
+    const float alpha = 1.0f;
+    check_lt(api.matmul(h.handle, desc, &alpha, b, la, a, lb, &beta, c, lc, c, lc, &found->second,
+                        h.workspace->data(), kWorkspaceBytes, stream),
+             "cublasLtMatmul");
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
+
 } // namespace
 
 std::string_view matmul_impl_name(MatmulImpl impl) noexcept {
-  return impl == MatmulImpl::Cublas ? "cublas" : "generated";
+  switch (impl) {
+  case MatmulImpl::Cublas:
+    return "cublas";
+  case MatmulImpl::CublasLt:
+    return "cublaslt";
+  case MatmulImpl::Generated:
+    break;
+  }
+  return "generated";
+}
+
+bool cublaslt_available() {
+  return cublas_status().ok && cublaslt_status().ok;
 }
 
 const std::string& cublas_unavailable_reason() {
@@ -250,7 +422,13 @@ void matmul(cuda::DeviceContext& ctx, CUstream stream, MatmulImpl impl, std::int
                      static_cast<long long>(bias->row_stride),
                      static_cast<long long>(bias->col_stride));
   }
-  if (impl == MatmulImpl::Cublas && cublas_takes(m, n, k, a, b)) {
+  if (impl == MatmulImpl::CublasLt && cublaslt_available() && cublas_takes(m, n, k, a, b)) {
+    lt_matmul(ctx, stream, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), b.data,
+              blas_operand(k, n, b), a.data, blas_operand(m, k, a), c, static_cast<int>(ldc),
+              bias != nullptr ? 1.0f : 0.0f);
+    return;
+  }
+  if (impl != MatmulImpl::Generated && cublas_takes(m, n, k, a, b)) {
     const BlasOperand ob = blas_operand(k, n, b);
     const BlasOperand oa = blas_operand(m, k, a);
     CublasHandle& h = handle_for(ctx);

@@ -145,8 +145,10 @@ public:
     cse_.pop_back();
   }
   const std::string& text() const { return lines_; }
-  // Row-level code of a reduction kernel: every thread computes it, thread 0 stores it.
+  // Row-level code of a reduction kernel: every thread computes it, the thread `guard` names
+  // (thread 0 of a row's block; the first row of threads of a column tile) stores it.
   void set_row_level(bool row) { row_level_ = row; }
+  void set_row_guard(std::string guard) { row_guard_ = std::move(guard); }
 
   // A persistent row: every looping stage visits the same `slots` elements per thread (slot
   // `slot_expr`), so an input element one stage read is kept in a register array for the
@@ -156,6 +158,15 @@ public:
     cache_slots_ = slots;
     slot_expr_ = std::move(slot_expr);
   }
+  // Buffers whose stores this persistent kernel keeps in registers only (rows_only()).
+  void set_rows_only(std::set<BufferId> ids) { rows_only_ = std::move(ids); }
+  const std::set<BufferId>& rows_only() const noexcept { return rows_only_; }
+  // A pointwise kernel whose arguments may alias (a result computed in place over an input):
+  // stores wait in register arrays until the round's `unroll` elements are computed, so every
+  // load of the round can be in flight at once (without __restrict__, a load may not pass an
+  // earlier store); deferred_stores() then gives the stores, in terms of ts_u.
+  void defer_stores(int unroll) { defer_stores_ = unroll; }
+  const std::vector<std::string>& deferred_stores() const noexcept { return deferred_; }
   void mark_declarations() {
     decl_pos_ = lines_.size();
     decl_indent_ = indent_;
@@ -171,11 +182,19 @@ public:
     }
     const DType st = ir_.buffer(buffer).layout.dtype;
     TORCHSCOPE_ASSERT(names_.count(buffer) != 0, "a CUDA kernel reads a buffer it was not given");
-    std::string read = to_compute(names_.at(buffer) + "[" + index.str() + "]", st);
+    const std::string element = names_.at(buffer) + "[" + index.str() + "]";
+    if (in_row_loop()) {
+      // Under a mask too: the slot's value is used only where the mask holds.
+      auto it = stored_cache_.find(element);
+      if (it != stored_cache_.end()) {
+        return define(it->second + "[" + slot_expr_ + "]", compute_dtype(st)); // stored earlier
+      }
+    }
+    std::string read = to_compute(element, st);
     if (!masks_.empty()) {
       read = "(" + masks_.back() + " ? " + read + " : " + zero(compute_dtype(st)) + ")";
     }
-    if (cache_slots_ > 0 && !row_level_ && names_.at(buffer).rfind("in_ptr", 0) == 0) {
+    if (in_row_loop() && names_.at(buffer).rfind("in_ptr", 0) == 0) {
       return cached(read, compute_dtype(st)); // an input: never written by this kernel
     }
     return define(read, compute_dtype(st));
@@ -213,9 +232,23 @@ public:
     if (stored_.count(buffer) != 0 && !stored_.at(buffer)) {
       return; // kept in registers
     }
-    const std::string s =
-        names_.at(buffer) + "[" + index.str() + "] = " + to_storage(expr(stored), st) + ";";
-    line(row_level_ ? "if (threadIdx.x == 0) " + s : s);
+    const std::string element = names_.at(buffer) + "[" + index.str() + "]";
+    const bool registers_only = in_row_loop() && rows_only_.count(buffer) != 0;
+    if (defer_stores_ > 0) {
+      // Kept until every element of the round has been computed (deferred_stores()).
+      const std::string array =
+          declare_array(storage_type(st), "ts_store", std::to_string(defer_stores_));
+      line(array + "[ts_u] = " + to_storage(expr(stored), st) + ";");
+      deferred_.push_back(element + " = " + array + "[ts_u];");
+    } else if (!registers_only) {
+      line((row_level_ ? "if (" + row_guard_ + ") " : "") + element + " = " +
+           to_storage(expr(stored), st) + ";");
+    }
+    if (in_row_loop()) {
+      // A later stage of the row reads it from the same slot: from registers, not memory.
+      stored_cache_[element] = slot_array(stored.dtype);
+      line(stored_cache_[element] + "[" + slot_expr_ + "] = " + expr(stored) + ";");
+    }
   }
 
   LoopValue constant(double v, DType dtype) override {
@@ -422,6 +455,25 @@ private:
     }
   }
 
+  // Inside a looping stage of a persistent row: each thread visits the same slots in every
+  // stage, so a value of a slot can wait in a register array for the stages after it.
+  bool in_row_loop() const noexcept { return cache_slots_ > 0 && !row_level_; }
+
+  // A register array, declared where mark_declarations() was called.
+  std::string declare_array(const std::string& type, const std::string& stem,
+                            const std::string& size) {
+    const std::string name = stem + std::to_string(slot_arrays_++);
+    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') + type +
+                             " " + name + "[" + size + "];\n";
+    lines_.insert(decl_pos_, decl);
+    decl_pos_ += decl.size();
+    return name;
+  }
+  // A new register array of the row's slots.
+  std::string slot_array(DType d) {
+    return declare_array(value_type(d), "row_cache", std::to_string(cache_slots_));
+  }
+
   // `read` from the row cache when an earlier stage read it, else read and kept there.
   LoopValue cached(const std::string& read, DType d) {
     auto it = row_cache_.find(read);
@@ -429,12 +481,7 @@ private:
       return define(it->second + "[" + slot_expr_ + "]", d);
     }
     const LoopValue v = define(read, d);
-    const std::string name = "row_cache" + std::to_string(row_cache_.size());
-    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') +
-                             value_type(d) + " " + name + "[" + std::to_string(cache_slots_) +
-                             "];\n";
-    lines_.insert(decl_pos_, decl);
-    decl_pos_ += decl.size();
+    const std::string name = slot_array(d);
     line(name + "[" + slot_expr_ + "] = " + expr(v) + ";");
     row_cache_[read] = name;
     return v;
@@ -466,11 +513,17 @@ private:
   std::string lines_;
   int indent_ = 0;
   bool row_level_ = false;
+  std::string row_guard_ = "threadIdx.x == 0";
   int cache_slots_ = 0;
   std::string slot_expr_;
   std::size_t decl_pos_ = 0;
   int decl_indent_ = 0;
-  std::map<std::string, std::string> row_cache_;
+  std::map<std::string, std::string> row_cache_;    // an input's element read -> its array
+  std::map<std::string, std::string> stored_cache_; // an element this kernel stored -> its array
+  int slot_arrays_ = 0;
+  std::set<BufferId> rows_only_;
+  int defer_stores_ = 0;
+  std::vector<std::string> deferred_;
   bool checks_indices_ = false;
   std::vector<std::string> exprs_;
   std::vector<std::map<std::string, LoopValue>> cse_{1};
@@ -481,10 +534,14 @@ private:
 };
 
 // Whether two arguments of `k` can be the same memory (buffers planned into one allocation):
-// then no argument is declared __restrict__.
-bool args_may_alias(const Schedule& s, const KernelPlan& k) {
+// then no argument is declared __restrict__. Buffers the kernel never touches in memory
+// (`untouched`: kept in registers only) do not count.
+bool args_may_alias(const Schedule& s, const KernelPlan& k, const std::set<BufferId>& untouched) {
   std::set<std::int32_t> slots;
   for (const KernelArg& a : k.args) {
+    if (untouched.count(a.buffer) != 0) {
+      continue;
+    }
     const BufferPlan& p = s.buffers[static_cast<std::size_t>(a.buffer)];
     if (p.source == BufferPlan::Source::Slot || p.source == BufferPlan::Source::Output) {
       if (!slots.insert(p.slot).second) {
@@ -497,7 +554,7 @@ bool args_may_alias(const Schedule& s, const KernelPlan& k) {
 
 std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan& k,
                       const LoweredGraph& ir, const std::string& name, int max_threads) {
-  const std::string restrict = args_may_alias(s, k) ? "" : " __restrict__";
+  const std::string restrict = args_may_alias(s, k, p.rows_only()) ? "" : " __restrict__";
   std::string out = "extern \"C\" __global__ void __launch_bounds__(" +
                     std::to_string(max_threads) + ") " + name + "(";
   for (const KernelArg& a : k.args) {
@@ -524,25 +581,38 @@ void straight_line(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir) 
 }
 
 void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
-                     const LaunchConfig& c) {
+                     const LaunchConfig& c, bool may_alias) {
   const Expr xnumel = product(k.outer);
   const std::string u = std::to_string(c.unroll);
   p.line("const long long xnumel = " + xnumel.str() + ";");
   p.line("const long long ts_step = (long long)gridDim.x * blockDim.x * " + u + ";");
   p.open("for (long long ts_base = (long long)blockIdx.x * blockDim.x * " + u +
          " + threadIdx.x; ts_base < xnumel; ts_base += ts_step)");
-  p.line("#pragma unroll");
-  p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
-  p.line("const long long xindex = ts_base + (long long)ts_u * blockDim.x;");
-  p.open("if (xindex < xnumel)");
-  for (const std::string& d : delinearized('x', "xindex", k.outer)) {
-    p.line(d);
+  if (may_alias) {
+    p.mark_declarations();
+    p.defer_stores(c.unroll);
   }
-  for (const LoopStage& st : k.stages) {
-    straight_line(p, st, ir);
+  // Twice when stores are deferred: the round's elements computed, then stored.
+  for (int pass = 0; pass < (may_alias ? 2 : 1); ++pass) {
+    p.line("#pragma unroll");
+    p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
+    p.line("const long long xindex = ts_base + (long long)ts_u * blockDim.x;");
+    p.open("if (xindex < xnumel)");
+    for (const std::string& d : delinearized('x', "xindex", k.outer)) {
+      p.line(d);
+    }
+    if (pass == 0) {
+      for (const LoopStage& st : k.stages) {
+        straight_line(p, st, ir);
+      }
+    } else {
+      for (const std::string& store : p.deferred_stores()) {
+        p.line(store);
+      }
+    }
+    p.close();
+    p.close();
   }
-  p.close();
-  p.close();
   p.close();
 }
 
@@ -570,6 +640,40 @@ std::optional<Expr> persistent_rows(const KernelPlan& k) {
   return r;
 }
 
+// The buffers a persistent kernel stores only for its own later stages: computed inside a
+// row loop, read by nothing after this kernel (not a result), and read here only directly, in
+// row loops (where the row cache serves them). Their stores are left out: a softmax's
+// exp(x - max), written and rescaled in place on the CPU, never reaches memory on the GPU.
+std::set<BufferId> rows_only(const Schedule& s, std::size_t index, const KernelPlan& k,
+                             const LoweredGraph& ir) {
+  std::size_t step = s.steps.size();
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    if (s.steps[i].kind == Step::Kind::Kernel && s.steps[i].kernel == index) {
+      step = i;
+    }
+  }
+  std::set<BufferId> out;
+  for (const LoopStage& st : k.stages) {
+    for (const FusedNode& n : st.nodes) {
+      const BufferPlan& plan = s.buffers.at(static_cast<std::size_t>(n.buffer));
+      if (!st.inner.empty() && n.store && plan.source == BufferPlan::Source::Slot &&
+          plan.last_use == step) {
+        out.insert(n.buffer);
+      }
+    }
+  }
+  for (const LoopStage& st : k.stages) {
+    for (const FusedNode& n : st.nodes) {
+      for (const MemoryAccess& r : analyze_at(ir.buffer(n.buffer), n.index, n.rindex).reads) {
+        if (out.count(r.buffer) != 0 && (r.indirect || st.inner.empty())) {
+          out.erase(r.buffer);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // Threads for a row of `r` elements, `unroll` per round: two rounds, 32 to 1024 threads.
 int row_block(std::int64_t r, int unroll) {
   int threads = 32;
@@ -577,6 +681,106 @@ int row_block(std::int64_t r, int unroll) {
     threads *= 2;
   }
   return threads;
+}
+
+// A reduction's accumulator in the printed kernel.
+struct Acc {
+  const FusedNode* node;
+  std::string name;
+  std::string index; // argmax
+};
+
+// Declares an accumulator for each reduction of stage `st`.
+std::vector<Acc> declare_accumulators(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir) {
+  std::vector<Acc> accs;
+  for (const FusedNode& n : st.nodes) {
+    const Buffer& b = ir.buffer(n.buffer);
+    if (b.kind != BufferKind::Reduction) {
+      continue;
+    }
+    Acc a{&n, p.variable("acc", value_type(b.accumulate), init_text(b.reduction, b.accumulate)),
+          ""};
+    if (b.reduction == ReductionType::argmax) {
+      a.index = p.variable("acc_index", "long long", "0LL");
+    }
+    accs.push_back(a);
+  }
+  return accs;
+}
+
+// One element of stage `st` (inside its loop, at rindex): every node's body, each reduction's
+// value folded into this thread's accumulator.
+void accumulate_element(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir,
+                        const std::vector<Acc>& accs) {
+  for (const std::string& d : delinearized('r', "rindex", st.inner)) {
+    p.line(d);
+  }
+  for (const FusedNode& n : st.nodes) {
+    const Buffer& b = ir.buffer(n.buffer);
+    LoopValue v = run_body(b, p, n.index, n.rindex);
+    if (b.kind != BufferKind::Reduction) {
+      continue;
+    }
+    const Acc* acc = nullptr;
+    for (const Acc& a : accs) {
+      acc = a.node == &n ? &a : acc;
+    }
+    const std::string x = p.expr(p.cast(v, b.accumulate));
+    switch (b.reduction) {
+    case ReductionType::sum:
+      p.line(acc->name + " += " + x + ";");
+      break;
+    case ReductionType::max:
+      p.line(acc->name + " = ts_maximum(" + acc->name + ", " + x + ");");
+      break;
+    case ReductionType::min:
+      p.line(acc->name + " = ts_minimum(" + acc->name + ", " + x + ");");
+      break;
+    case ReductionType::argmax: {
+      const Expr linear = dot(n.rindex, contiguous_strides(b.reduction_ranges));
+      p.line("ts_argmax_combine(" + acc->name + ", " + acc->index + ", " + x + ", (long long)(" +
+             linear.str() + "));");
+      break;
+    }
+    }
+  }
+}
+
+// Combines each accumulator across the threads that share its row (`combine`: ts_block_reduce
+// across a row's block, ts_column_reduce across a column tile's rows).
+void combine_accumulators(CudaPrinter& p, const std::vector<Acc>& accs, const LoweredGraph& ir,
+                          const std::string& combine) {
+  for (const Acc& a : accs) {
+    const Buffer& b = ir.buffer(a.node->buffer);
+    const std::string t = value_type(b.accumulate);
+    switch (b.reduction) {
+    case ReductionType::sum:
+      p.line(a.name + " = " + combine + "(" + a.name + ", TsSum(), (" + t + ")0);");
+      break;
+    case ReductionType::max:
+      p.line(a.name + " = " + combine + "(" + a.name + ", TsMax(), " +
+             init_text(ReductionType::max, b.accumulate) + ");");
+      break;
+    case ReductionType::min:
+      p.line(a.name + " = " + combine + "(" + a.name + ", TsMin(), " +
+             init_text(ReductionType::min, b.accumulate) + ");");
+      break;
+    case ReductionType::argmax:
+      p.line("ts_block_argmax(" + a.name + ", " + a.index + ");");
+      break;
+    }
+  }
+}
+
+// Each reduction's result, stored (row-level code: one thread stores) and available to the
+// stages after it.
+void store_accumulators(CudaPrinter& p, const std::vector<Acc>& accs, const LoweredGraph& ir) {
+  for (const Acc& a : accs) {
+    const Buffer& b = ir.buffer(a.node->buffer);
+    const bool argmax = b.reduction == ReductionType::argmax;
+    p.store(b.id, b.layout.index(a.node->index),
+            p.named(argmax ? a.index : a.name, argmax ? DType::Int64 : b.accumulate));
+  }
 }
 
 void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
@@ -595,35 +799,17 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     p.set_row_cache(rounds * c.unroll, "ts_r * " + std::to_string(c.unroll) + " + ts_u");
     p.mark_declarations();
   }
-  bool first = true;
+  // No barrier between stages or rows: a thread reads back only elements it stored itself (the
+  // scheduler's reads are at the stored index, and every stage maps an index to the same
+  // thread), row-level values are in every thread's registers, and each block reduction
+  // begins with a barrier before it reuses its shared memory.
   for (const LoopStage& st : k.stages) {
-    if (!first) {
-      p.line("__syncthreads(); // the stage before wrote what this one may read");
-    }
-    first = false;
     p.set_row_level(true);
     if (st.inner.empty()) {
       straight_line(p, st, ir);
       continue;
     }
-    struct Acc {
-      const FusedNode* node;
-      std::string name;
-      std::string index; // argmax
-    };
-    std::vector<Acc> accs;
-    for (const FusedNode& n : st.nodes) {
-      const Buffer& b = ir.buffer(n.buffer);
-      if (b.kind != BufferKind::Reduction) {
-        continue;
-      }
-      Acc a{&n, p.variable("acc", value_type(b.accumulate), init_text(b.reduction, b.accumulate)),
-            ""};
-      if (b.reduction == ReductionType::argmax) {
-        a.index = p.variable("acc_index", "long long", "0LL");
-      }
-      accs.push_back(a);
-    }
+    const std::vector<Acc> accs = declare_accumulators(p, st, ir);
     const Expr rnumel = product(st.inner);
     rnumels.push_back(rnumel);
     p.set_row_level(false);
@@ -649,68 +835,95 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
       p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.x;");
     }
     p.open("if (rindex < " + rn + ")");
-    for (const std::string& d : delinearized('r', "rindex", st.inner)) {
-      p.line(d);
-    }
-    for (const FusedNode& n : st.nodes) {
-      const Buffer& b = ir.buffer(n.buffer);
-      LoopValue v = run_body(b, p, n.index, n.rindex);
-      if (b.kind != BufferKind::Reduction) {
-        continue;
-      }
-      const Acc* acc = nullptr;
-      for (const Acc& a : accs) {
-        acc = a.node == &n ? &a : acc;
-      }
-      const std::string x = p.expr(p.cast(v, b.accumulate));
-      switch (b.reduction) {
-      case ReductionType::sum:
-        p.line(acc->name + " += " + x + ";");
-        break;
-      case ReductionType::max:
-        p.line(acc->name + " = ts_maximum(" + acc->name + ", " + x + ");");
-        break;
-      case ReductionType::min:
-        p.line(acc->name + " = ts_minimum(" + acc->name + ", " + x + ");");
-        break;
-      case ReductionType::argmax: {
-        const Expr linear = dot(n.rindex, contiguous_strides(b.reduction_ranges));
-        p.line("ts_argmax_combine(" + acc->name + ", " + acc->index + ", " + x + ", (long long)(" +
-               linear.str() + "));");
-        break;
-      }
-      }
-    }
+    accumulate_element(p, st, ir, accs);
     p.close();
     p.close();
     p.close();
     p.set_row_level(true);
-    for (const Acc& a : accs) {
-      const Buffer& b = ir.buffer(a.node->buffer);
-      const std::string t = value_type(b.accumulate);
-      switch (b.reduction) {
-      case ReductionType::sum:
-        p.line(a.name + " = ts_block_reduce(" + a.name + ", TsSum(), (" + t + ")0);");
-        break;
-      case ReductionType::max:
-        p.line(a.name + " = ts_block_reduce(" + a.name + ", TsMax(), " +
-               init_text(ReductionType::max, b.accumulate) + ");");
-        break;
-      case ReductionType::min:
-        p.line(a.name + " = ts_block_reduce(" + a.name + ", TsMin(), " +
-               init_text(ReductionType::min, b.accumulate) + ");");
-        break;
-      case ReductionType::argmax:
-        p.line("ts_block_argmax(" + a.name + ", " + a.index + ");");
-        break;
-      }
-      const bool argmax = b.reduction == ReductionType::argmax;
-      p.store(b.id, b.layout.index(a.node->index),
-              p.named(argmax ? a.index : a.name, argmax ? DType::Int64 : b.accumulate));
-    }
+    combine_accumulators(p, accs, ir, "ts_block_reduce");
+    store_accumulators(p, accs, ir);
   }
   p.set_row_level(false);
-  p.line("__syncthreads(); // the next row reuses the reductions' shared memory");
+  p.close();
+}
+
+// Whether `k` reduces columns: one looping stage (the first; the others straight-line), no
+// argmax, one outer and one inner loop, and every read walks the outer index contiguously (or
+// not at all) and the row with a stride other than 1 (a sum over dim 0, a bias's gradient).
+// One block per row would read one element per 32-byte sector there; a column tile reads
+// neighbouring elements with neighbouring threads.
+bool column_reduction(const KernelPlan& k, const LoweredGraph& ir) {
+  if (k.outer.size() != 1 || k.stages.empty() || k.stages[0].inner.size() != 1) {
+    return false;
+  }
+  for (std::size_t i = 1; i < k.stages.size(); ++i) {
+    if (!k.stages[i].inner.empty()) {
+      return false;
+    }
+  }
+  const VarId x{'x', 0};
+  const VarId r{'r', 0};
+  bool column = false;
+  for (const FusedNode& n : k.stages[0].nodes) {
+    const Buffer& b = ir.buffer(n.buffer);
+    if (b.kind == BufferKind::Reduction && b.reduction == ReductionType::argmax) {
+      return false;
+    }
+    for (const MemoryAccess& a : analyze_at(b, n.index, n.rindex).reads) {
+      const std::optional<Expr> sx = a.index.stride(x);
+      const std::optional<Expr> sr = a.index.stride(r);
+      if (a.indirect || !sx || !sr || *sr == Expr(1) || !(sx->is_zero() || *sx == Expr(1))) {
+        return false;
+      }
+      column = column || *sx == Expr(1);
+    }
+  }
+  return column;
+}
+
+// A column reduction: blocks of kColumnTile x kColumnRows threads, threadIdx.x along the
+// outer index (coalesced reads), threadIdx.y striding over the rows; the tile's rows then
+// combine through shared memory (ts_column_reduce), and the straight-line stages after it run
+// per column.
+constexpr int kColumnTile = 32;
+
+void print_column_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
+                            const LaunchConfig& c, std::vector<Expr>& rnumels) {
+  p.line("const long long xnumel = " + product(k.outer).str() + ";");
+  p.open("for (long long ts_xbase = (long long)blockIdx.x * blockDim.x; ts_xbase < xnumel; "
+         "ts_xbase += (long long)gridDim.x * blockDim.x)");
+  p.line("const long long xindex = ts_xbase + threadIdx.x;");
+  p.line("const bool ts_xmask = xindex < xnumel;");
+  p.line("const long long x0 = xindex;");
+  p.set_row_guard("threadIdx.y == 0");
+  const LoopStage& st = k.stages[0];
+  p.set_row_level(true);
+  const std::vector<Acc> accs = declare_accumulators(p, st, ir);
+  const Expr rnumel = product(st.inner);
+  rnumels.push_back(rnumel);
+  p.set_row_level(false);
+  const std::string u = std::to_string(c.unroll);
+  p.line("const long long rnumel0 = " + rnumel.str() + ";");
+  p.open("for (long long ts_rbase = threadIdx.y; ts_rbase < rnumel0; ts_rbase += (long "
+         "long)blockDim.y * " +
+         u + ")");
+  p.line("#pragma unroll");
+  p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
+  p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.y;");
+  p.open("if (ts_xmask && rindex < rnumel0)");
+  accumulate_element(p, st, ir, accs);
+  p.close();
+  p.close();
+  p.close();
+  p.set_row_level(true);
+  combine_accumulators(p, accs, ir, "ts_column_reduce"); // every thread: it has barriers
+  p.open("if (ts_xmask)");
+  store_accumulators(p, accs, ir);
+  for (std::size_t i = 1; i < k.stages.size(); ++i) {
+    straight_line(p, k.stages[i], ir);
+  }
+  p.close();
+  p.set_row_level(false);
   p.close();
 }
 
@@ -735,18 +948,26 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
   out.xnumel = product(k.outer);
   CudaPrinter p(k, ir);
   if (out.shape == KernelShape::Pointwise) {
-    print_pointwise(p, k, ir, config);
+    print_pointwise(p, k, ir, config, args_may_alias(s, k, {}));
   } else {
-    // A constant row short enough is persistent: its block is fixed here (the rounds and the
-    // register arrays depend on it), so max-autotune leaves it.
+    // A column reduction reads across rows; otherwise a constant row short enough is
+    // persistent: its block is fixed here (the rounds and the register arrays depend on it).
+    // max-autotune leaves both.
     int persistent_block = 0;
-    if (std::optional<Expr> r = persistent_rows(k)) {
+    if (column_reduction(k, ir)) {
+      out.column = true;
+      out.config.block = kColumnTile;
+      print_column_reduction(p, k, ir, out.config, out.rnumels);
+    } else if (std::optional<Expr> r = persistent_rows(k)) {
       persistent_block =
           config.block > 0 ? config.block : row_block(r->constant_value(), config.unroll);
       out.config.block = persistent_block;
       out.persistent = true;
+      p.set_rows_only(rows_only(s, index, k, ir));
     }
-    print_reduction(p, k, ir, out.config, out.rnumels, persistent_block);
+    if (!out.column) {
+      print_reduction(p, k, ir, out.config, out.rnumels, persistent_block);
+    }
   }
   out.checks_indices = p.checks_indices();
   const int max_threads = 1024; // max-autotune launches any block size up to this
@@ -831,6 +1052,21 @@ template <class T, class F> __device__ T ts_block_reduce(T v, F f, T identity) {
   __syncthreads();
   v = lane < (int)((blockDim.x + 31) >> 5) ? partials[lane] : identity;
   return ts_warp_reduce(v, f);
+}
+// Every thread of a column tile (blockDim.x columns, up to 32 rows of threads) gets its
+// column's result.
+template <class T, class F> __device__ T ts_column_reduce(T v, F f, T) {
+  __shared__ T columns[32][33];
+  if (blockDim.y == 1) return v;
+  __syncthreads();
+  columns[threadIdx.y][threadIdx.x] = v;
+  __syncthreads();
+  if (threadIdx.y == 0) {
+    for (int y = 1; y < (int)blockDim.y; ++y) v = f(v, columns[y][threadIdx.x]);
+    columns[0][threadIdx.x] = v;
+  }
+  __syncthreads();
+  return columns[0][threadIdx.x];
 }
 // argmax: the larger value, NaN above all, the first index among equals.
 template <class T> __device__ __forceinline__ bool ts_argmax_better(T bv, long long bi, T av, long long ai) {

@@ -10,7 +10,10 @@
 //              so every thread holds the row's result for the stages after it (softmax's max,
 //              then its sum, then the normalised row, in one kernel). A constant row of up to
 //              8192 elements is persistent: each thread keeps the input elements it reads in
-//              registers for every stage, so the row is read from memory once.
+//              registers for every stage, so the row is read from memory once. A reduction
+//              over columns (a sum over dim 0: reads contiguous along the outer index, strided
+//              along the row) takes a column tile instead: 32 outer indices across a block's
+//              x threads, its 32 rows of threads striding over the reduced rows.
 //
 // Values a fused node keeps in registers are read back from registers (the scheduler marks
 // them); size symbols are kernel arguments (s0, s1, ...), so one kernel serves every size.
@@ -37,6 +40,9 @@ struct LaunchConfig {
   friend bool operator==(const LaunchConfig&, const LaunchConfig&) = default;
 };
 
+// The rows of threads of a column reduction's block (KernelSource::column).
+constexpr int kColumnRows = 32;
+
 // The default configuration of each shape.
 LaunchConfig default_config(KernelShape shape);
 
@@ -52,6 +58,9 @@ struct KernelSource {
   // its elements in registers from the first stage that reads them to the last (no stage reads
   // the row from memory again), with the block fixed at generation (config.block).
   bool persistent = false;
+  // A reduction over columns (its reads contiguous along the outer index): blocks of 32 x 32
+  // threads, x along the outer index, y over the rows (config.block is the tile's width).
+  bool column = false;
 };
 
 KernelShape kernel_shape(const KernelPlan& k);

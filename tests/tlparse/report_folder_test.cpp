@@ -131,7 +131,7 @@ TEST_CASE("cli --overwrite never deletes outside OUT, whatever the old index lis
   const std::string add =
       "INSERT INTO outputs SELECT (SELECT MAX(id) FROM outputs)+1, file_id, seq+1000, key_id, "
       "event_id, line, event_key, "
-      "artifact, kind, ?, name, number, suffix, NULL, 0, 1 FROM outputs WHERE id=1";
+      "artifact, kind, ?, name, number, suffix, NULL, 0, 1, NULL FROM outputs WHERE id=1";
   for (const std::string& path :
        {std::string("../victim.txt"), (tmp.path() / "absolute.txt").string()}) {
     sqlite3_stmt* st = nullptr;

@@ -93,6 +93,9 @@ constexpr const char* kHelp =
     "                               index is never read: the index may come from anyone)\n"
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
+    "Beyond tlparse 0.4.3, a compile's page shows the symbols it created, its runtime metrics\n"
+    "and its memoizer artifacts, and outputs logged with a subgraph_name (regional compilation)\n"
+    "are grouped by region; 0.4.3's files and numbers are unchanged.\n\n"
     "Exit status: 0 success, 1 error (message on stderr), 2 usage error.\n";
 
 struct Args {

@@ -36,6 +36,8 @@ struct EventContext {
   std::string_view declared_md5;
   // Set by outputs that hold the payload itself (tlparse's PayloadFile/PayloadReformatFile).
   std::optional<std::string> payload_filename;
+  // The envelope's `subgraph_name` (regional compilation), stamped on every output it produces.
+  std::optional<std::string> subgraph;
 };
 
 struct Handler {

@@ -370,6 +370,10 @@ std::optional<std::string> truncation(const std::filesystem::path& path) {
 
 } // namespace
 
+Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::path& path) {
+  return open(path, OpenOptions());
+}
+
 Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::path& path,
                                                        const OpenOptions& options) {
   auto impl = std::make_unique<Impl>();
@@ -382,7 +386,9 @@ Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::pa
     return Error{path.string() + ": " + *cut + "; rebuild the index with `tlparse index`"};
   }
   std::string error;
-  if (!impl->db.open(path.string(), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &error)) {
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                    (options.one_thread ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX);
+  if (!impl->db.open(path.string(), flags, &error)) {
     return Error{path.string() + ": " + error};
   }
   // Is it an index, and of this version?
@@ -1085,6 +1091,10 @@ Result<std::vector<Event>> IndexReader::runtime_metrics_events(int64_t key_id) c
   return impl_->rows<Event>("WHERE key_id=? AND kind IN ('compilation_metrics_runtime', "
                             "'bwd_compilation_metrics_runtime') ORDER BY id",
                             {key_id});
+}
+
+Result<std::vector<Event>> IndexReader::memoizer_artifact_events(int64_t key_id) const {
+  return impl_->rows<Event>("WHERE key_id=? AND kind='memoizer_artifacts' ORDER BY id", {key_id});
 }
 
 Result<int64_t> IndexReader::chromium_event_count(int64_t file_id) const {

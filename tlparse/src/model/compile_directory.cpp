@@ -153,6 +153,7 @@ int64_t FileModel::emit(handlers::EventContext& ctx, index::io::OutputRecord row
   row.event_id = ctx.event_id;
   row.line = ctx.line;
   row.event_key = ctx.key;
+  row.subgraph = ctx.subgraph;
   if (row.key_id && row.in_directory) {
     facts(ctx.compile_id).note_output();
   }

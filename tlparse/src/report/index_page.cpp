@@ -113,7 +113,24 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   // Recompilations, graph breaks, compile time, artifacts explained.
   render_answer_sections(ctx, page);
 
-  // Build products.
+  // Build products. A compile's outputs in log order; those of a named subgraph (regional
+  // compilation, the envelope's subgraph_name) grouped under it, in first-seen order.
+  const auto output_item = [&](const index::Output& o) {
+    page.append("<li>");
+    output_link(page, o, "", o.path);
+    // An empty readable_url is 0.4.3's quirk for a payload that is not a JSON object.
+    if (std::string href; o.readable_url && (o.readable_url->empty() ||
+                                             append_report_href(href, "", *o.readable_url))) {
+      page.append(" (<a href=\"").append(href).append("\">readable_html</a>)");
+    }
+    if (!o.suffix.empty()) {
+      page.push_back(' ');
+      esc(page, o.suffix);
+    }
+    page.append(" <span class=\"badge\">(");
+    page.append(std::to_string(o.number));
+    page.append(")</span></li>\n");
+  };
   page.append("<h2>Build products</h2>\n<ul class=\"compiles\">\n");
   for (const index::CompileKey& key : ctx.keys) {
     page.append("<li><a id=\"");
@@ -122,27 +139,39 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     esc(page, key.display);
     page.append("</a>\n<ul class=\"outputs\">\n");
     const auto it = ctx.outputs_by_key.find(key.id);
+    std::vector<std::pair<std::string_view, std::vector<std::size_t>>> subgraphs;
     if (it != ctx.outputs_by_key.end()) {
       for (const std::size_t i : it->second) {
         const index::Output& o = ctx.outputs[i];
         if (!o.in_directory) {
           continue;
         }
-        page.append("<li>");
-        output_link(page, o, "", o.path);
-        // An empty readable_url is 0.4.3's quirk for a payload that is not a JSON object.
-        if (std::string href; o.readable_url && (o.readable_url->empty() ||
-                                                 append_report_href(href, "", *o.readable_url))) {
-          page.append(" (<a href=\"").append(href).append("\">readable_html</a>)");
+        if (!o.subgraph) {
+          output_item(o);
+          continue;
         }
-        if (!o.suffix.empty()) {
-          page.push_back(' ');
-          esc(page, o.suffix);
+        auto group = std::find_if(subgraphs.begin(), subgraphs.end(),
+                                  [&](const auto& g) { return g.first == *o.subgraph; });
+        if (group == subgraphs.end()) {
+          group = subgraphs.insert(subgraphs.end(), {*o.subgraph, {}});
         }
-        page.append(" <span class=\"badge\">(");
-        page.append(std::to_string(o.number));
-        page.append(")</span></li>\n");
+        group->second.push_back(i);
       }
+    }
+    if (ctx.has_memoizer_artifacts) {
+      if (const std::size_t n = ctx.take(ctx.reader.memoizer_artifact_events(key.id)).size()) {
+        page.append("<li>" + std::to_string(n) +
+                    " memoizer artifact(s): on this compile's compilation metrics page</li>\n");
+      }
+    }
+    for (const auto& [name, members] : subgraphs) {
+      page.append("<li>subgraph <code>");
+      esc(page, name);
+      page.append("</code>\n<ul class=\"outputs\">\n");
+      for (const std::size_t i : members) {
+        output_item(ctx.outputs[i]);
+      }
+      page.append("</ul></li>\n");
     }
     page.append("</ul></li>\n");
     file.flush_if_large();

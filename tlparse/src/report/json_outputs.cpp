@@ -3,6 +3,8 @@
 #include "report/render_context.h"
 #include "tlparse/report/serde_json.h"
 
+#include <cstdio>
+#include <filesystem>
 #include <map>
 
 namespace tlparse::report::detail {
@@ -62,50 +64,107 @@ void render_compile_directory(RenderContext& ctx) {
   ctx.note_write(ctx.folder.finish_stream(file), files::compile_directory);
 }
 
+namespace {
+
+// `text`, pretty-printed at indent 0, as an element of the top-level array (indent 2).
+std::string indented_element(const std::string& text) {
+  std::string indented;
+  indented.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    indented.push_back(c);
+    if (c == '\n') {
+      indented.append("  ");
+    }
+  }
+  return indented;
+}
+
+} // namespace
+
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
-                                      OutputFolder& folder) {
+                                      OutputFolder& folder,
+                                      const std::filesystem::path& combined_part,
+                                      std::uint32_t combined_pid) {
   StreamedResult result;
   StreamedFile file;
   if (!folder.open_stream(files::chromium_events, file)) {
     result.ok = false;
     return result;
   }
+  // The landing's combined file: the same parse, `pid` set to the rank (tlparse's multi-rank
+  // rule), so no second pass over the index re-reads and re-parses every payload.
+  std::FILE* combined = nullptr;
+  std::string combined_buffer;
+  bool combined_failed = false;
+  if (!combined_part.empty()) {
+    combined = std::fopen(combined_part.c_str(), "wbx");
+    combined_failed = combined == nullptr;
+  }
+  const auto flush_combined = [&](bool force) {
+    if (combined != nullptr && (force || combined_buffer.size() >= (1u << 20))) {
+      combined_failed = combined_failed ||
+                        std::fwrite(combined_buffer.data(), 1, combined_buffer.size(), combined) !=
+                            combined_buffer.size();
+      combined_buffer.clear();
+    }
+  };
   RenderCache cache(budget::kChromiumCacheBytes);
   std::uint64_t count = 0;
   std::string scratch;
+  std::string combined_scratch;
   const Status read = reader.for_each_chromium_event(
       file_id, [&](const index::ChromiumEvent&, std::string_view payload) {
         const std::string content_key = RenderCache::key_of(payload);
         const std::string* pretty = cache.find(-1, content_key);
-        if (pretty == nullptr) {
+        const std::string* pretty_combined =
+            combined != nullptr ? cache.find(-2, content_key) : nullptr;
+        if (pretty == nullptr || (combined != nullptr && pretty_combined == nullptr)) {
           auto parsed = parse_json(payload);
           if (!parsed) {
             return true; // unparseable payloads are skipped, as in tlparse
           }
           scratch.clear();
-          // Elements of the top-level array sit at indent 2.
           write_pretty(scratch, *parsed);
-          std::string indented;
-          indented.reserve(scratch.size() + scratch.size() / 8);
-          for (char c : scratch) {
-            indented.push_back(c);
-            if (c == '\n') {
-              indented.append("  ");
-            }
-          }
-          cache.insert(-1, content_key, indented);
-          scratch = std::move(indented);
+          scratch = indented_element(scratch);
+          cache.insert(-1, content_key, scratch);
           pretty = &scratch;
+          if (combined != nullptr) {
+            if (parsed->is_object()) {
+              parsed->set("pid", JsonValue::unsigned_integer(combined_pid));
+              combined_scratch.clear();
+              write_pretty(combined_scratch, *parsed);
+              combined_scratch = indented_element(combined_scratch);
+            } else {
+              combined_scratch = scratch;
+            }
+            cache.insert(-2, content_key, combined_scratch);
+            pretty_combined = &combined_scratch;
+          }
         }
         file.buffer().append(count == 0 ? "[\n  " : ",\n  ");
         file.buffer().append(*pretty);
         file.flush_if_large();
+        if (combined != nullptr) {
+          combined_buffer.append(count == 0 ? "" : ",\n  ");
+          combined_buffer.append(*pretty_combined);
+          flush_combined(false);
+        }
         ++count;
         return true;
       });
   file.buffer().append(count == 0 ? "[]" : "\n]");
   result.ok = folder.finish_stream(file);
-  result.read_error = read.ok() ? std::string() : read.error();
+  if (combined != nullptr) {
+    flush_combined(true);
+    combined_failed = std::fclose(combined) != 0 || combined_failed;
+  }
+  if (combined_failed) {
+    result.ok = false;
+    result.read_error = "cannot write " + combined_part.string();
+  }
+  if (result.read_error.empty() && !read.ok()) {
+    result.read_error = read.error();
+  }
   result.items = count;
   result.cache_hits = cache.hits();
   return result;

@@ -74,6 +74,49 @@ void all_fields_section(std::string& out, std::string_view metadata) {
   out.append("</pre></details>\n");
 }
 
+// What Inductor's memoizer cached for this compile (memoizer_artifacts events, shown as tlparse
+// 0.4.8 does; an unknown key to 0.4.3): each entry's sub_key, or "aggregated", and its payload.
+void memoizer_section(RenderContext& ctx, std::string& out,
+                      const std::vector<std::int64_t>* entries) {
+  if (!ctx.has_memoizer_artifacts || entries == nullptr) {
+    return;
+  }
+  constexpr std::size_t kShownBytes = 256u << 10; // a page stays readable; the rest is elided
+  bool any = false;
+  for (const std::int64_t entry : *entries) {
+    for (const index::Event& e : ctx.take(ctx.reader.memoizer_artifact_events(entry))) {
+      if (!any) {
+        out.append("<h2>Memoizer artifacts</h2>\n<p class=\"note\">What Inductor's memoizer "
+                   "stored or loaded for this compile, as logged.</p>\n");
+        any = true;
+      }
+      std::string title = "entry";
+      if (auto meta = parse_json(index::event_metadata(e)); meta && meta->is_object()) {
+        const JsonValue* sub_key = meta->find("sub_key");
+        const JsonValue* aggregated = meta->find("aggregated");
+        if (aggregated != nullptr && aggregated->kind() == JsonValue::Kind::Bool &&
+            aggregated->as_bool()) {
+          title = "aggregated";
+        } else if (sub_key != nullptr && sub_key->kind() == JsonValue::Kind::String) {
+          title = sub_key->as_string();
+        }
+      }
+      out.append("<h3>");
+      esc(out, title);
+      out.append(" <span class=\"badge\">(line ");
+      out.append(std::to_string(e.line));
+      out.append(")</span></h3>\n<pre>");
+      const std::string payload = ctx.take(ctx.reader.payload(e.id)).value_or("");
+      const std::string shown = pretty_print_json(payload).value_or(payload);
+      esc(out, std::string_view(shown).substr(0, kShownBytes));
+      if (shown.size() > kShownBytes) {
+        out.append("\n... (" + std::to_string(shown.size() - kShownBytes) + " more bytes)");
+      }
+      out.append("</pre>\n");
+    }
+  }
+}
+
 void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
                               const index::MetricsEvent& event, std::string_view metadata,
                               std::string& out) {
@@ -108,6 +151,11 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
     any_output = true;
     out.append("<li>");
     output_link(out, o, prefix, o.name);
+    if (o.subgraph) {
+      out.append(" <span class=\"badge\">subgraph ");
+      esc(out, *o.subgraph);
+      out.append("</span>");
+    }
     out.append(" <span class=\"badge\">(");
     out.append(std::to_string(o.number));
     out.append(")</span></li>\n");
@@ -302,6 +350,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
       }
     }
   }
+  memoizer_section(ctx, out,
+                   entries == ctx.key_ids_by_forced_key.end() ? nullptr : &entries->second);
   all_fields_section(out, metadata);
 }
 

@@ -11,9 +11,13 @@
 #include "tlparse/report/serde_json.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <set>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace tlparse::report {
@@ -687,7 +691,84 @@ private:
   // Each rank's parsed chromium events with `pid` set to the rank, one pretty array, streamed
   // to disk. A rank's events repeat (one per step of a training loop), so each distinct payload
   // is parsed and printed once per rank (a cache bounded like the report's own).
+  // The ranks' shares written by their renders, concatenated in rank order (each holds its
+  // events joined by ",\n  "; an empty one had none).
+  bool concatenated_chromium_events() {
+    detail::StreamedFile file;
+    if (!folder_.open_stream(files::chromium_events, file)) {
+      return fail("cannot write " + std::string(files::chromium_events) + ": " +
+                  folder_.first_error());
+    }
+    bool any = false;
+    std::string error;
+    for (const std::filesystem::path& part : options_.chromium_parts) {
+      const int fd = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        error = "cannot read " + part.string() + ": " + std::strerror(errno);
+        break;
+      }
+      bool first_chunk = true;
+      for (;;) {
+        std::string& buffer = file.buffer();
+        const std::size_t at = buffer.size();
+        buffer.resize(at + (1u << 20));
+        const ssize_t n = ::read(fd, buffer.data() + at, 1u << 20);
+        buffer.resize(at + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+        if (n < 0 && errno == EINTR) {
+          continue;
+        }
+        if (n < 0) {
+          error = "cannot read " + part.string() + ": " + std::strerror(errno);
+          break;
+        }
+        if (n == 0) {
+          break;
+        }
+        if (first_chunk) {
+          buffer.insert(at, any ? ",\n  " : "[\n  ");
+          first_chunk = false;
+          any = true;
+        }
+        file.flush_if_large();
+      }
+      ::close(fd);
+      std::error_code ec;
+      std::filesystem::remove(part, ec);
+      if (!error.empty()) {
+        break;
+      }
+    }
+    file.buffer().append("\n]");
+    const bool finished = folder_.finish_stream(file);
+    if (!error.empty()) {
+      return fail(error);
+    }
+    if (!finished) {
+      return fail("cannot write " + std::string(files::chromium_events) + ": " +
+                  folder_.first_error());
+    }
+    return chromium_events_written(any);
+  }
+
+  bool chromium_events_written(bool any) {
+    result_.findings.has_chromium_events = any;
+    if (!any) {
+      // tlparse writes no combined file when no rank has events.
+      std::error_code ec;
+      std::filesystem::remove(folder_.root() / files::chromium_events, ec);
+      return true;
+    }
+    result_.written.push_back(files::chromium_events);
+    return true;
+  }
+
   bool combined_chromium_events() {
+    if (!options_.chromium_parts.empty()) {
+      if (options_.chromium_parts.size() != data_.size()) {
+        return fail("one combined chromium part per rank expected");
+      }
+      return concatenated_chromium_events();
+    }
     detail::StreamedFile file;
     if (!folder_.open_stream(files::chromium_events, file)) {
       return fail("cannot write " + std::string(files::chromium_events) + ": " +
@@ -742,20 +823,12 @@ private:
         return fail(st.error());
       }
     }
-    result_.findings.has_chromium_events = count > 0;
     file.buffer().append("\n]");
     if (!folder_.finish_stream(file)) {
       return fail("cannot write " + std::string(files::chromium_events) + ": " +
                   folder_.first_error());
     }
-    if (count == 0) {
-      // tlparse writes no combined file when no rank has events.
-      std::error_code ec;
-      std::filesystem::remove(folder_.root() / files::chromium_events, ec);
-      return true;
-    }
-    result_.written.push_back(files::chromium_events);
-    return true;
+    return chromium_events_written(count > 0);
   }
 
   // The first artifact of each compile folder whose stem starts with `prefix` (JSON only).

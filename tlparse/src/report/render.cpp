@@ -233,6 +233,7 @@ void build_lookups(RenderContext& ctx) {
   for (const index::UnknownKey& u : ctx.unknown_keys) {
     ctx.has_runtime_metrics = ctx.has_runtime_metrics || u.key == "compilation_metrics_runtime" ||
                               u.key == "bwd_compilation_metrics_runtime";
+    ctx.has_memoizer_artifacts = ctx.has_memoizer_artifacts || u.key == "memoizer_artifacts";
   }
   for (std::size_t i = 0; i < ctx.created_symbols.size(); ++i) {
     ctx.symbols_by_forced_key[forced_key(ctx.created_symbols[i].event.cid)].push_back(i);
@@ -403,10 +404,13 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
   std::unique_ptr<index::IndexReader> jsonl_reader;
   if (render_globals && !options.index_path.empty()) {
     // Without them the files are written on this thread afterwards (same bytes, more time).
-    if (auto r = index::IndexReader::open(options.index_path)) {
+    // Each is used by its side job's thread only.
+    index::IndexReader::OpenOptions private_reader;
+    private_reader.one_thread = true;
+    if (auto r = index::IndexReader::open(options.index_path, private_reader)) {
       chromium_reader = std::move(r).value();
     }
-    if (auto r = index::IndexReader::open(options.index_path)) {
+    if (auto r = index::IndexReader::open(options.index_path, private_reader)) {
       jsonl_reader = std::move(r).value();
     }
   }
@@ -427,8 +431,10 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   const auto chromium_job = [&](const index::IndexReader& r) {
-    timed(chromium_seconds,
-          [&] { chromium_result = detail::render_chromium_events(r, ctx.file.id, folder); });
+    timed(chromium_seconds, [&] {
+      chromium_result = detail::render_chromium_events(
+          r, ctx.file.id, folder, options.combined_chromium_part, options.combined_chromium_pid);
+    });
   };
   const auto jsonl_job = [&](const index::IndexReader& r) {
     timed(jsonl_seconds, [&] { jsonl_result = detail::render_raw_jsonl(r, ctx.file, folder); });

@@ -89,6 +89,8 @@ struct RenderContext {
   std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_forced_key;
   // Whether the log has compilation_metrics_runtime events at all (an unknown key to 0.4.3).
   bool has_runtime_metrics = false;
+  // Whether it has memoizer_artifacts events (idem): the pages then look them up per compile.
+  bool has_memoizer_artifacts = false;
   // Payloads by verified MD5: trusted only when the file had no MD5 mismatch at all, so the
   // declared digest names the content. Scaled logs then fetch and inflate each payload once.
   bool md5_trusted = false;
@@ -168,8 +170,12 @@ struct StreamedResult {
   std::uint64_t items = 0; // chromium events / raw.jsonl rows written
   std::uint64_t cache_hits = 0;
 };
+// With `combined_part`, the events also go to that file with `pid` set to `combined_pid`, joined
+// by ",\n  ": one rank's share of the --all-ranks-html combined file (RenderOptions).
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
-                                      OutputFolder& folder);
+                                      OutputFolder& folder,
+                                      const std::filesystem::path& combined_part = {},
+                                      std::uint32_t combined_pid = 0);
 StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::File& file,
                                 OutputFolder& folder);
 

@@ -154,11 +154,16 @@ public:
   struct OpenOptions {
     // A search file built by build_search_file() for this index, attached read-only.
     std::filesystem::path search_file;
+    // The connection is used by one thread at a time (a render's private side readers): SQLite
+    // then takes no mutex per call (SQLITE_OPEN_NOMUTEX), which profiling showed at ~4% of a
+    // multi-rank render. Leave it off for a reader shared between threads (the server).
+    bool one_thread = false;
   };
   // Opens read-only and checks that the file is an index of this schema version with every
   // declared table and column.
   static Result<std::unique_ptr<IndexReader>> open(const std::filesystem::path& path,
-                                                   const OpenOptions& options = {});
+                                                   const OpenOptions& options);
+  static Result<std::unique_ptr<IndexReader>> open(const std::filesystem::path& path);
   ~IndexReader();
   IndexReader(const IndexReader&) = delete;
   IndexReader& operator=(const IndexReader&) = delete;
@@ -190,6 +195,9 @@ public:
   // The compilation_metrics_runtime and bwd_compilation_metrics_runtime events of one
   // compile-directory entry (metrics PyTorch records when compiled code first runs), log order.
   Result<std::vector<Event>> runtime_metrics_events(int64_t key_id) const;
+  // The memoizer_artifacts events of one compile-directory entry (what Inductor's memoizer cached),
+  // log order; their payloads through payload().
+  Result<std::vector<Event>> memoizer_artifact_events(int64_t key_id) const;
   // How many chromium events of a file parsed (what chromium_events.json lists), counted by the
   // index without reading them.
   Result<int64_t> chromium_event_count(int64_t file_id) const;

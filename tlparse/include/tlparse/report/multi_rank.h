@@ -48,6 +48,10 @@ struct MultiRankOptions {
   // others by name. tlparse 0.4.3 used its file system's listing order (which decides the order
   // of graphs in the cross-rank files); passing that order reproduces its files byte for byte.
   std::vector<std::string> folder_order;
+  // One file per rank, in `ranks` order, written by each rank's render
+  // (RenderOptions::combined_chromium_part): the combined chromium_events.json is their
+  // concatenation, and they are removed. Empty: the events are read from the index again.
+  std::vector<std::filesystem::path> chromium_parts;
 };
 
 // One group of ranks that agree with each other on a checked sequence.

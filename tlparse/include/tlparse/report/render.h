@@ -55,6 +55,11 @@ struct RenderOptions {
   // One rank of an --all-ranks-html report: index.html links the rank's collectives_parity.json
   // (written beside it by the multi-rank landing).
   bool multi_rank = false;
+  // --all-ranks-html: also write the rank's chromium events, `pid` set to
+  // `combined_chromium_pid`, into this new file (created here; must not exist), for the landing to
+  // concatenate into the combined chromium_events.json (MultiRankOptions::chromium_parts).
+  std::filesystem::path combined_chromium_part;
+  std::uint32_t combined_chromium_pid = 0;
   // -i/--inductor-provenance: also write provenance_tracking_<folder>.html for every compile
   // folder (the three-panel highlighter) and list them on index.html.
   bool inductor_provenance = false;

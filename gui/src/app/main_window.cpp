@@ -455,8 +455,7 @@ void MainWindow::showCompileChart(qint64 compileId) {
   if (compileId < 0 || compileChart_->model().compile() == compileId) {
     return;
   }
-  compileChart_->reset(compileId);
-  compileChart_->selectCompile(compileId);
+  compileChart_->reset(compileId); // every bar is the compile's: none is outlined
   showCompileChartTitle();
   if (!secondaryPending_) { // after the first screen
     compileChart_->requestWindow();

@@ -39,8 +39,9 @@ namespace {
 
 namespace ti = tlparse::index;
 
-// The most spans one answer of the chart carries per rank: twice what a chart draws.
-constexpr qsizetype kMaxChartSpansPerBand = qsizetype(2 * tlparse::answers::kMaxChartBars);
+// The most spans one answer of the chart carries per rank: as many as a chart draws (they come
+// the longest first, so those left out are the shortest).
+constexpr qsizetype kMaxChartSpansPerBand = qsizetype(tlparse::answers::kMaxChartBars);
 
 QString qs(std::string_view s) {
   return QString::fromUtf8(s.data(), qsizetype(s.size()));

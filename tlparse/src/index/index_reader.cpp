@@ -241,16 +241,31 @@ struct IndexReader::Impl {
   template <class Row>
   Status for_each_row(const std::string& where, std::initializer_list<int64_t> binds,
                       const std::function<bool(const Row&)>& fn) const {
+    return for_each_row_bound<Row>(
+        where,
+        [&](Stmt& s) {
+          int i = 1;
+          for (const int64_t b : binds) {
+            s.bind(i++, b);
+          }
+        },
+        fn);
+  }
+
+  // The same with any binds: bind(stmt) binds them.
+  template <class Row, class Bind>
+  Status for_each_row_bound(const std::string& where, Bind&& bind,
+                            const std::function<bool(const Row&)>& fn) const {
     const char* table = io::Table<Row>::kName;
-    return each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
-                    [&](const Stmt& s, int& bad) {
-                      Row r;
-                      bad = io::read_row(s, 0, r);
-                      if (bad >= 0) {
-                        return Next::bad;
-                      }
-                      return fn(r) ? Next::more : Next::stop;
-                    });
+    return each_row_bound(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where,
+                          std::forward<Bind>(bind), [&](const Stmt& s, int& bad) {
+                            Row r;
+                            bad = io::read_row(s, 0, r);
+                            if (bad >= 0) {
+                              return Next::bad;
+                            }
+                            return fn(r) ? Next::more : Next::stop;
+                          });
   }
 
   // Every row of a table matching `where` (with its binds), as the schema's row type.
@@ -938,13 +953,13 @@ Status IndexReader::for_each_span_in(int64_t file_id, const SpanWindowQuery& q,
   // spans_by_compile instead (the unary + keeps SQLite from walking spans_by_file for the start
   // range, which would read every span of the file in the window).
   const std::string start = q.compile_id ? "+start_us" : "start_us";
-  const std::string sql =
-      std::string("SELECT spans.* FROM spans WHERE file_id=?1") +
-      (q.compile_id ? " AND compile_id=?6" : "") + " AND " + start + " >= ?2 AND " + start +
+  const std::string where =
+      std::string("WHERE file_id=?1") + (q.compile_id ? " AND compile_id=?6" : "") + " AND " +
+      start + " >= ?2 AND " + start +
       " <= ?3 AND (duration_us IS NULL OR (duration_us >= ?4 AND start_us + duration_us >= ?5)) "
       "ORDER BY duration_us IS NOT NULL, duration_us DESC, start_us, id";
-  return impl_->each_row_bound(
-      "spans", sql,
+  return impl_->for_each_row_bound<Span>(
+      where,
       [&](Stmt& s) {
         s.bind(1, file_id);
         s.bind(2, q.start_us - std::max(q.extent.longest_us, 0.0));
@@ -955,14 +970,7 @@ Status IndexReader::for_each_span_in(int64_t file_id, const SpanWindowQuery& q,
           s.bind(6, *q.compile_id);
         }
       },
-      [&](const Stmt& s, int& bad) {
-        Span r;
-        bad = io::read_row(s, 0, r);
-        if (bad >= 0) {
-          return Next::bad;
-        }
-        return fn(r) ? Next::more : Next::stop;
-      });
+      fn);
 }
 
 Result<std::vector<RecompileExplained>> IndexReader::recompiles_explained(int64_t file_id) const {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks tlparse-gui at the scale, offscreen:
 #   1. the first screen (compile tree, first compile's overview, its first artifact) when
-#      opening the index of a ~1 GB log made by scale-trace from the w08_transformer trace;
+#      opening the index of a ~1 GB log made by scale-trace from the w08_transformer trace,
+#      then the compile-time chart: its first paint (goal <= 1 s from opening), zoom and pan;
 #   2. full-text search over an index whose distinct payloads total >= 200 MB: the one-time
 #      build of the search table, then the time to the first page of hits per query.
 # A log made by repeating one trace holds one copy's worth of distinct payloads (the index

@@ -6,6 +6,11 @@
 //   - first screen: from MainWindow::openPath(index) to (1) the compile tree showing rows,
 //     (2) the overview of the first compile on the compile page, (3) its first artifact shown;
 //     best and median of N fresh windows;
+//   - the compile-time chart: from openPath to the whole run's chart painted (its first window
+//     asked for after the first screen, answered with only the spans it can show), then zooming
+//     in (+ key, 1.5x a step, 12 steps) and panning (arrow keys): from the key to the new
+//     window's spans laid out and painted; best / median / worst, and the most spans an answer
+//     carried;
 //   - search: the first search builds the session's search file (FTS5 over the payloads, beside
 //     the session's temporary files; the index is never written) unless the index has a search
 //     table (tlparse index --fts); then each query, from SearchPage::search() to
@@ -19,12 +24,14 @@
 #include "main_window.h"
 #include "qt_support.h"
 #include "search_page.h"
+#include "timeline_widget.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeView>
 #include <algorithm>
 #include <cstdio>
@@ -41,6 +48,7 @@ double ms(const QElapsedTimer& t) {
 struct Stat {
   std::vector<double> v;
   double best() const { return v.empty() ? -1 : *std::min_element(v.begin(), v.end()); }
+  double worst() const { return v.empty() ? -1 : *std::max_element(v.begin(), v.end()); }
   double median() const {
     if (v.empty()) {
       return -1;
@@ -59,7 +67,7 @@ bool isIndex(const QString& path) {
 
 // Opens `index` in a fresh window; fills the three first-screen times. False on failure.
 bool firstScreen(const QString& index, double& treeMs, double& overviewMs, double& artifactMs,
-                 qint64& compiles, qint64& artifacts) {
+                 double& chartMs, qint64& compiles, qint64& artifacts) {
   MainWindow window;
   window.resize(1300, 850);
   window.show();
@@ -109,8 +117,70 @@ bool firstScreen(const QString& index, double& treeMs, double& overviewMs, doubl
   gui_test::waitFor([&] { return page->detail().artifacts.isEmpty() || page->artifactId() >= 0; },
                     600000);
   artifactMs = ms(t);
-  // Let the timeline and health answers arrive before the window goes away.
+  TimelineWidget* chart = window.timeline();
+  if (!gui_test::waitFor([&] { return chart->model().hasSlice(); }, 600000)) {
+    std::printf("  the compile-time chart did not come\n");
+    return false;
+  }
+  chart->repaint();
+  chartMs = ms(t);
+  // Let the health answers arrive before the window goes away.
   gui_test::waitFor([&] { return false; }, 50);
+  return true;
+}
+
+// Zooms and pans the whole run's chart of `index`; prints the times.
+bool chartSteps(const QString& index) {
+  MainWindow window;
+  window.resize(1300, 850);
+  window.show();
+  window.showPage(MainWindow::TimelineTab);
+  window.openPath(index);
+  TimelineWidget* chart = window.timeline();
+  if (!gui_test::waitFor([&] { return chart->model().hasSlice(); }, 600000)) {
+    return false;
+  }
+  chart->setFocus();
+  Stat zoom, pan;
+  qsizetype mostSpans = 0;
+  int mostBars = 0;
+  auto step = [&](Qt::Key key, Stat& stat) {
+    const quint64 before = chart->model().slice().request.serial;
+    QElapsedTimer s;
+    s.start();
+    QTest::keyClick(chart, key);
+    if (!gui_test::waitFor([&] { return chart->model().slice().request.serial > before; },
+                           600000)) {
+      return false;
+    }
+    chart->repaint();
+    stat.v.push_back(ms(s));
+    for (const ChartBand& b : chart->model().slice().bands) {
+      mostSpans = std::max(mostSpans, b.spans.size());
+    }
+    mostBars = std::max(mostBars, int(chart->model().bars().size()));
+    return true;
+  };
+  for (int i = 0; i < 12; ++i) {
+    if (!step(Qt::Key_Plus, zoom)) {
+      return false;
+    }
+  }
+  for (int i = 0; i < 8; ++i) {
+    if (!step(i % 2 == 0 ? Qt::Key_Left : Qt::Key_Right, pan)) {
+      return false;
+    }
+  }
+  const TimelineViewport& v = chart->model().viewport();
+  std::printf("  compile-time chart, whole run (%d px wide), best / median / worst:\n"
+              "    zoom in (12 steps of 1.5x, to %.2f%% of the run) %6.1f / %6.1f / %6.1f ms\n"
+              "    pan (8 steps of a tenth)                     %6.1f / %6.1f / %6.1f ms\n"
+              "    most spans in one answer %lld, most bars drawn %d\n",
+              chart->width(),
+              100 * (v.visibleEndUs() - v.visibleStartUs()) /
+                  std::max(1.0, v.extentEndUs() - v.extentStartUs()),
+              zoom.best(), zoom.median(), zoom.worst(), pan.best(), pan.median(), pan.worst(),
+              qlonglong(mostSpans), mostBars);
   return true;
 }
 
@@ -140,24 +210,30 @@ bool benchOne(const QString& input, int runs, bool withSearch) {
   }
   std::printf("  index file %.1f MB\n", double(QFileInfo(index).size()) / 1e6);
 
-  Stat tree, overview, artifact;
+  Stat tree, overview, artifact, chart;
   qint64 compiles = 0, artifacts = 0;
   for (int i = 0; i < runs; ++i) {
-    double a = 0, b = 0, c = 0;
-    if (!firstScreen(index, a, b, c, compiles, artifacts)) {
+    double a = 0, b = 0, c = 0, d = 0;
+    if (!firstScreen(index, a, b, c, d, compiles, artifacts)) {
       return false;
     }
     tree.v.push_back(a);
     overview.v.push_back(b);
     artifact.v.push_back(c);
+    chart.v.push_back(d);
   }
   std::printf("  compiles %lld, artifacts %lld\n", compiles, artifacts);
   std::printf("  first screen over %d window(s), best / median:\n"
               "    compile tree shown          %8.1f / %8.1f ms\n"
               "    + first compile's overview  %8.1f / %8.1f ms\n"
-              "    + its first artifact        %8.1f / %8.1f ms\n",
+              "    + its first artifact        %8.1f / %8.1f ms\n"
+              "    compile-time chart painted  %8.1f / %8.1f ms\n",
               runs, tree.best(), tree.median(), overview.best(), overview.median(), artifact.best(),
-              artifact.median());
+              artifact.median(), chart.best(), chart.median());
+  if (!chartSteps(index)) {
+    std::printf("  the compile-time chart did not answer\n");
+    return false;
+  }
   if (!withSearch) {
     return true;
   }

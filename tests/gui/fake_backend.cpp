@@ -2,6 +2,8 @@
 // artifact texts line by line, the way the real backend reports hits.
 #include "fake_backend.h"
 
+#include <QMap>
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -149,16 +151,50 @@ ArtifactText FakeBackend::artifactText(qint64 artifactId) {
   return a;
 }
 
-QList<TimelineSpan> FakeBackend::timeline() {
+ChartSlice FakeBackend::chart(const ChartRequest& request) {
   check();
-  QList<TimelineSpan> out;
+  // Two nested spans per compile, one band per rank; filtered the way the index filters: the
+  // request's compile, the window, half a pixel.
+  ChartSlice out;
+  out.request = request;
+  QMap<int, QList<ChartSpan>> byRank;
+  bool any = false;
   for (const RankSummary& r : sampleOverview().ranks) {
     for (const FrameSummary& f : r.frames) {
       for (const CompileSummary& c : f.compiles) {
-        out.append({c.rank, QStringLiteral("entire_frame_compile"), c.startUs, 800, 0, c.id});
-        out.append({c.rank, QStringLiteral("backend_compile"), c.startUs + 100, 500, 0, c.id});
+        if (request.compileId >= 0 && c.id != request.compileId) {
+          continue;
+        }
+        if (request.compileId >= 0) {
+          out.title = c.display;
+        }
+        for (const ChartSpan& s :
+             {ChartSpan{QStringLiteral("entire_frame_compile"), c.display, c.id, c.startUs, 800},
+              ChartSpan{QStringLiteral("backend_compile"), c.display, c.id, c.startUs + 100,
+                        500}}) {
+          out.extentStartUs = any ? std::min(out.extentStartUs, s.startUs) : s.startUs;
+          out.extentEndUs =
+              any ? std::max(out.extentEndUs, s.startUs + s.durationUs) : s.startUs + s.durationUs;
+          any = true;
+          byRank[c.rank].append(s);
+        }
       }
     }
+  }
+  out.runEndUs = out.extentEndUs;
+  const bool whole = !(request.endUs > request.startUs);
+  const double t0 = whole ? out.extentStartUs : request.startUs;
+  const double t1 = whole ? out.extentEndUs : request.endUs;
+  const double minUs = (t1 - t0) / std::max(1.0, request.widthPx) / 2;
+  for (auto it = byRank.begin(); it != byRank.end(); ++it) {
+    ChartBand band;
+    band.rank = it.key();
+    for (const ChartSpan& s : it.value()) {
+      if (s.startUs <= t1 && s.startUs + s.durationUs >= t0 && s.durationUs >= minUs) {
+        band.spans.append(s);
+      }
+    }
+    out.bands.append(band);
   }
   return out;
 }

@@ -17,7 +17,7 @@ public:
   gui::IndexOverview overview() override;
   gui::CompileDetail compileDetail(qint64 compileId) override;
   gui::ArtifactText artifactText(qint64 artifactId) override;
-  QList<gui::TimelineSpan> timeline() override;
+  gui::ChartSlice chart(const gui::ChartRequest& request) override;
   QList<gui::SearchHit> search(const QString& query, int offset, int limit) override;
   QList<gui::GraphBreakRow> graphBreaks() override;
   QList<gui::HealthRow> health() override;

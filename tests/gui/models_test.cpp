@@ -1,6 +1,7 @@
 // The GUI's models, headless: each runs under QAbstractItemModelTester while it is filled,
 // paged and reset, and its contents are checked against the fake index.
 #include "fake_backend.h"
+#include "gui/chart_model.h"
 #include "gui/code_highlighter.h"
 #include "gui/compile_tree_model.h"
 #include "gui/index_session.h"
@@ -8,7 +9,6 @@
 #include "gui/recent_files.h"
 #include "gui/search_results_model.h"
 #include "gui/text_diff.h"
-#include "gui/timeline_layout.h"
 #include "gui/untrusted_text.h"
 #include "qt_support.h"
 #include "support/test_paths.h"
@@ -328,27 +328,88 @@ TEST_CASE("line diff is minimal on large inputs and never gives up", "[gui]") {
   CHECK(unrelated.added == 20000);
 }
 
-TEST_CASE("timeline nests spans per rank and zooms about the anchor", "[gui]") {
-  TimelineLayout layout;
-  layout.setSpans({{0, "outer", 0, 100, 0, 1},
-                   {0, "inner", 10, 20, 0, 1},
-                   {0, "next", 100, 50, 0, 2},
-                   {1, "other rank", 20, 10, 0, 3}});
-  CHECK(layout.startUs() == 0);
-  CHECK(layout.endUs() == 150);
-  // rank 0: header + 2 depth lanes; rank 1: header + 1 lane.
-  CHECK(layout.laneCount() == 5);
-  CHECK(layout.isHeaderLane(0));
-  CHECK(layout.laneOf(0) == 1);
-  CHECK(layout.laneOf(1) == 2);
-  CHECK(layout.laneOf(2) == 1); // starts where "outer" ends: not nested
-  CHECK(layout.laneOf(3) == 4);
-  CHECK(layout.rankOfLane(4) == 1);
-  CHECK(layout.spanAt(15, 2) == 1);
-  CHECK(layout.spanAt(15, 1) == 0);
-  CHECK(layout.spanAt(95, 2) == -1);
-  CHECK(layout.firstSpanOfCompile(2) == 2);
+namespace {
 
+ChartSpan span(const char* name, qint64 compile, double start, double duration) {
+  ChartSpan s;
+  s.name = QString::fromUtf8(name);
+  s.compileLabel = QStringLiteral("[0/%1]").arg(compile);
+  s.compileId = compile;
+  s.startUs = start;
+  s.durationUs = duration;
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("chart model lays out each rank's spans with the report's layout", "[gui]") {
+  ChartModel m;
+  const ChartRequest first = m.nextRequest(1000);
+  CHECK(first.compileId == -1);
+  CHECK(first.endUs <= first.startUs); // the whole extent, which the answer says
+  ChartSlice slice;
+  slice.request = first;
+  slice.extentStartUs = 0;
+  slice.extentEndUs = 150;
+  slice.runEndUs = 150;
+  ChartBand r0;
+  r0.rank = 0;
+  r0.spans = {span("outer", 1, 0, 100), span("inner", 1, 10, 20), span("next", 2, 100, 50)};
+  ChartBand r1;
+  r1.rank = 1;
+  r1.spans = {span("other rank", 3, 20, 10), span("tiny", 3, 40, 0.01)};
+  slice.bands = {r0, r1};
+  REQUIRE(m.setSlice(slice));
+  m.relayout(1000);
+  CHECK(m.viewport().visibleStartUs() == 0);
+  CHECK(m.viewport().visibleEndUs() == 150);
+  // rank 0: header + 2 rows; rank 1: header + 1 row.
+  CHECK(m.rowCount() == 5);
+  REQUIRE(m.bands().size() == 2);
+  CHECK(m.bands()[1].headerRow == 3);
+  REQUIRE(m.bars().size() == 4);
+  CHECK(m.hiddenCount() == 1); // "tiny" is under half a pixel
+  const auto barOf = [&](const QString& name) {
+    for (int i = 0; i < m.bars().size(); ++i) {
+      if (m.spanOf(m.bars()[i]).name == name) {
+        return i;
+      }
+    }
+    return -1;
+  };
+  CHECK(m.bars()[barOf("outer")].row == 1);
+  CHECK(m.bars()[barOf("inner")].row == 2);
+  CHECK(m.bars()[barOf("next")].row == 1); // starts where "outer" ends: not nested
+  CHECK(m.bars()[barOf("other rank")].row == 4);
+  CHECK(m.bars()[barOf("outer")].width == Approx(1000.0 * 100 / 150));
+  CHECK(m.barAt(15 * 1000.0 / 150, 2) == barOf("inner"));
+  CHECK(m.barAt(15 * 1000.0 / 150, 1) == barOf("outer"));
+  CHECK(m.barAt(95 * 1000.0 / 150, 2) == -1);
+  CHECK(m.firstBarOfCompile(2) == barOf("next"));
+  CHECK(m.firstSpanOfCompile(3) == qMakePair(1, 0));
+  // Colours are the report's: one per phase, whatever the rank.
+  CHECK(m.bars()[barOf("outer")].colour == ChartModel::colourOf("outer"));
+  CHECK(ChartModel::colourOf("outer") != ChartModel::colourOf("inner"));
+  CHECK_FALSE(m.ticks().isEmpty());
+  CHECK(m.ticks().first().label == "0 us");
+
+  // Zoomed in, the next request names the window, and an older answer is stale.
+  m.viewport().zoom(10, 15);
+  m.relayout(1000);
+  CHECK(m.bars()[barOf("inner")].width == Approx(1000.0).margin(1)); // 20 us of a 15 us view
+  const ChartRequest zoomed = m.nextRequest(1000);
+  CHECK(zoomed.endUs - zoomed.startUs == Approx(15));
+  CHECK(zoomed.serial > first.serial);
+  CHECK_FALSE(m.setSlice(slice)); // the first answer again: stale
+  // Another compile's chart ignores the run's answers.
+  m.setCompile(7);
+  CHECK_FALSE(m.hasSlice());
+  CHECK(m.nextRequest(500).compileId == 7);
+  slice.request.serial = 1000;
+  CHECK_FALSE(m.setSlice(slice));
+}
+
+TEST_CASE("timeline viewport zooms about the anchor and stays in the data", "[gui]") {
   TimelineViewport v;
   v.setExtent(0, 1000);
   v.zoom(4, 500);
@@ -400,19 +461,27 @@ TEST_CASE("session answers requests from its worker thread and reports failures"
   gui_test::ensureApp();
   IndexSession session(gui_test::fakeFactory());
   QList<HealthRow> health;
-  QList<TimelineSpan> spans;
+  ChartSlice chart;
   bool opened = false;
   QObject::connect(&session, &IndexSession::opened, [&] { opened = true; });
   QObject::connect(&session, &IndexSession::healthReady,
                    [&](const QList<HealthRow>& h) { health = h; });
-  QObject::connect(&session, &IndexSession::timelineReady,
-                   [&](const QList<TimelineSpan>& s) { spans = s; });
+  QObject::connect(&session, &IndexSession::chartReady, [&](const ChartSlice& s) { chart = s; });
   QList<HealthIssue> issues;
   QObject::connect(&session, &IndexSession::healthIssuesReady,
                    [&](const QList<HealthIssue>& i) { issues = i; });
   session.open("fake.log");
-  REQUIRE(gui_test::waitFor(
-      [&] { return opened && !spans.isEmpty() && !health.isEmpty() && !issues.isEmpty(); }));
+  REQUIRE(gui_test::waitFor([&] { return opened && !health.isEmpty() && !issues.isEmpty(); }));
+  // The chart's windows: an older request of the same chart still queued is skipped.
+  ChartRequest request;
+  request.compileId = 101;
+  request.serial = 1;
+  session.requestChart(request);
+  request.serial = 2;
+  session.requestChart(request);
+  REQUIRE(gui_test::waitFor([&] { return chart.request.serial == 2; }));
+  CHECK(chart.title == "[0/1]");
+  CHECK(chart.bands.size() == 1);
   CHECK(issues.size() == 3);
   CHECK(session.overview().compileCount == 6);
   CHECK(session.isOpen());

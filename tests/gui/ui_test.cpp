@@ -44,6 +44,7 @@
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QUrl>
+#include <QWheelEvent>
 #include <catch2/catch.hpp>
 #include <csignal>
 
@@ -102,6 +103,11 @@ QList<qint64> compilesWithArtifacts(const IndexOverview& o) {
   }
   return out;
 }
+
+struct ChartTimes {
+  double start = 0;
+  double end = 0;
+};
 
 } // namespace
 
@@ -229,24 +235,59 @@ TEST_CASE("clicking a span on the timeline selects its compile", "[gui]") {
   gui_test::ensureApp();
   Window win(gui_test::fakeFactory());
   REQUIRE(win.open("fake.log"));
-  TimelineWidget* timeline = win.w.timeline();
-  REQUIRE(waitFor([&] { return !timeline->layout().isEmpty(); }));
   win.w.showPage(MainWindow::TimelineTab);
-  const int span = timeline->layout().firstSpanOfCompile(104);
-  REQUIRE(span >= 0);
-  const QRect r = timeline->rectOfSpan(span);
+  TimelineWidget* timeline = win.w.timeline();
+  REQUIRE(waitFor([&] { return !timeline->model().isEmpty(); }));
+  // Two ranks, each a header row and its nesting rows.
+  CHECK(timeline->model().bands().size() == 2);
+  CHECK(timeline->model().rowCount() == 6);
+  const int bar = timeline->model().firstBarOfCompile(104);
+  REQUIRE(bar >= 0);
+  const QRect r = timeline->rectOfBar(bar);
   REQUIRE_FALSE(r.isNull());
+  CHECK(timeline->barAtPosition(r.center()) == bar);
+  // Hover: phase, compile and duration, as plain text.
+  CHECK(timeline->toolTipOfBar(bar) == "entire_frame_compile\n[0/0]\n0.800 ms");
   QTest::mouseClick(timeline, Qt::LeftButton, {}, r.center());
   REQUIRE(waitFor([&] { return win.w.compilePage()->compileId() == 104; }));
   const QModelIndex current = win.w.compileTree()->currentIndex();
   CHECK(current.data(CompileTreeModel::CompileIdRole).toLongLong() == 104);
-  // Keyboard zoom keeps the selected span reachable.
+  CHECK(timeline->selectedCompile() == 104);
+  // The compile's flame chart follows the selection.
+  TimelineWidget* compileChart = win.w.compileChart();
+  REQUIRE(waitFor(
+      [&] { return compileChart->model().compile() == 104 && !compileChart->model().isEmpty(); }));
+  CHECK(compileChart->model().slice().title == "[0/0]");
+  CHECK(compileChart->model().bars().size() == 2);
+  CHECK(compileChart->model().viewport().visibleStartUs() == Approx(104000));
+  CHECK(compileChart->model().viewport().visibleEndUs() == Approx(104800));
+  // Keyboard zoom asks the index for the new window and keeps the spans reachable.
+  const ChartTimes whole{timeline->model().viewport().extentStartUs(),
+                         timeline->model().viewport().extentEndUs()};
+  const quint64 serial = timeline->model().slice().request.serial;
   timeline->setFocus();
   QTest::keyClick(timeline, Qt::Key_Plus);
-  CHECK(timeline->viewport().visibleEndUs() - timeline->viewport().visibleStartUs() <
-        timeline->layout().endUs() - timeline->layout().startUs());
+  CHECK(timeline->model().viewport().visibleEndUs() -
+            timeline->model().viewport().visibleStartUs() <
+        whole.end - whole.start);
+  REQUIRE(waitFor([&] { return timeline->model().slice().request.serial > serial; }));
+  CHECK(timeline->model().slice().request.endUs > timeline->model().slice().request.startUs);
   QTest::keyClick(timeline, Qt::Key_Home);
-  CHECK(timeline->viewport().visibleStartUs() == Approx(timeline->layout().startUs()));
+  CHECK(timeline->model().viewport().visibleStartUs() == Approx(whole.start));
+  // Wheel zoom about the mouse, drag pans.
+  const double before =
+      timeline->model().viewport().visibleEndUs() - timeline->model().viewport().visibleStartUs();
+  QWheelEvent wheel(QPointF(r.center()), timeline->mapToGlobal(QPointF(r.center())), {},
+                    QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QCoreApplication::sendEvent(timeline, &wheel);
+  const double after =
+      timeline->model().viewport().visibleEndUs() - timeline->model().viewport().visibleStartUs();
+  CHECK(after < before);
+  const double start = timeline->model().viewport().visibleStartUs();
+  QTest::mousePress(timeline, Qt::LeftButton, {}, QPoint(300, 30));
+  QTest::mouseMove(timeline, QPoint(200, 30));
+  QTest::mouseRelease(timeline, Qt::LeftButton, {}, QPoint(200, 30));
+  CHECK(timeline->model().viewport().visibleStartUs() > start);
 }
 
 TEST_CASE("keyboard shortcuts switch pages and focus the search box", "[gui]") {
@@ -270,10 +311,11 @@ TEST_CASE("a two-rank PyTorch 2.11 log folder opens with one tree branch per ran
   CHECK(o.ranks[1].rank == 1);
   CHECK(win.w.compileTree()->model()->index(1, 0).data().toString() == "rank 1");
   CHECK(o.compileCount > 0);
-  // Timeline and health arrive after the first screen.
-  CHECK(waitFor([&] { return !win.w.timeline()->layout().isEmpty(); }));
+  // The chart and health arrive after the first screen; the chart has a band per rank.
+  CHECK(waitFor([&] { return !win.w.timeline()->model().isEmpty(); }));
   CHECK(waitFor([&] { return win.w.healthPage()->model()->rowCount() > 0; }));
-  CHECK(win.w.timeline()->layout().laneCount() > 2);
+  CHECK(win.w.timeline()->model().bands().size() == 2);
+  CHECK(win.w.timeline()->model().rowCount() > 2);
 }
 
 TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, search, diff",
@@ -454,7 +496,8 @@ TEST_CASE("screenshots of the main views are saved", "[gui]") {
   }
   win.w.compileTree()->expandAll();
   REQUIRE(win.select(ids[1]));
-  REQUIRE(waitFor([&] { return !win.w.timeline()->layout().isEmpty(); }));
+  REQUIRE(waitFor([&] { return !win.w.timeline()->model().isEmpty(); }));
+  REQUIRE(waitFor([&] { return !win.w.compileChart()->model().isEmpty(); }));
   REQUIRE(waitFor([&] { return win.w.healthPage()->model()->rowCount() > 0; }));
   REQUIRE(waitFor([&] { return win.w.graphBreakPage()->model()->rowCount() > 0; }));
   bool diffed = false;

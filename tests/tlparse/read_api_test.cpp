@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
 
 using namespace tlparse_test;
 using test_support::must;
@@ -159,6 +160,75 @@ TEST_CASE("a span never closed is kept without a duration", "[tlparse][read_api]
   CHECK(spans[1].name == "inner");
   CHECK(spans[1].depth == 1);
   CHECK(spans[1].duration_us == 1.5);
+}
+
+TEST_CASE("a chart's window reads exactly the spans it can show", "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const int64_t file = in.file().file_id;
+  const auto all = must(in.reader->spans(file));
+  REQUIRE(all.size() > 10);
+  const ti::SpanExtent extent = must(in.reader->span_extent(file));
+  CHECK(extent.spans == int64_t(all.size()));
+  double first = all.front().start_us, last = first, longest = 0;
+  for (const ti::Span& s : all) {
+    first = std::min(first, s.start_us);
+    last = std::max(last, s.start_us + s.duration_us.value_or(0));
+    longest = std::max(longest, s.duration_us.value_or(0));
+  }
+  CHECK(extent.start_us == first);
+  CHECK(extent.end_us == last);
+  CHECK(extent.longest_us == longest);
+  // Against the same filter over every span: whole run, a middle slice, a thin one, each with
+  // and without a minimum duration, and one compile's spans.
+  const double run = extent.end_us - extent.start_us;
+  const auto with_compile =
+      std::find_if(all.begin() + std::ptrdiff_t(all.size() / 2), all.end(),
+                   [](const ti::Span& s) { return s.compile_id.has_value(); });
+  REQUIRE(with_compile != all.end());
+  const std::optional<int64_t> compile = with_compile->compile_id;
+  for (const auto& [from, to] : {std::pair{0.0, 1.0}, std::pair{0.3, 0.6}, std::pair{0.5, 0.501}}) {
+    for (const double min_us : {0.0, run / 2000, run / 20}) {
+      for (const std::optional<int64_t> only : {std::optional<int64_t>(), compile}) {
+        ti::SpanWindowQuery q;
+        q.start_us = extent.start_us + from * run;
+        q.end_us = extent.start_us + to * run;
+        q.min_duration_us = min_us;
+        q.compile_id = only;
+        q.extent = extent;
+        std::vector<int64_t> expected, got;
+        for (const ti::Span& s : all) {
+          const double end = s.duration_us ? s.start_us + *s.duration_us : extent.end_us;
+          if (s.start_us <= q.end_us && end >= q.start_us &&
+              (!s.duration_us || *s.duration_us >= min_us) && (!only || s.compile_id == only)) {
+            expected.push_back(s.id);
+          }
+        }
+        double previous = std::numeric_limits<double>::infinity();
+        bool longest_first = true;
+        must(in.reader->for_each_span_in(file, q, [&](const ti::Span& s) {
+          got.push_back(s.id);
+          const double d = s.duration_us.value_or(std::numeric_limits<double>::infinity());
+          longest_first = longest_first && d <= previous;
+          previous = d;
+          return true;
+        }));
+        CAPTURE(from, to, min_us, only.has_value());
+        CHECK(longest_first);
+        std::sort(got.begin(), got.end());
+        std::sort(expected.begin(), expected.end());
+        CHECK(got == expected);
+      }
+    }
+  }
+  // One compile's extent lies inside the run's.
+  const ti::SpanExtent one = must(in.reader->span_extent(file, compile));
+  CHECK(one.spans > 0);
+  CHECK(one.spans < extent.spans);
+  CHECK(one.start_us >= extent.start_us);
+  CHECK(one.end_us <= extent.end_us);
+  // A file without spans has an empty extent.
+  CHECK(must(in.reader->span_extent(file, int64_t(-5))).spans == 0);
 }
 
 TEST_CASE("recompile reasons of every payload shape become rows with their user stacks",

@@ -1,6 +1,7 @@
 // index.html's answer sections (recompilation explorer, graph-break summary, compile-time chart,
 // artifact explanations): present on real logs, and log text in them is always escaped.
 #include "ingest/md5.h"
+#include "report/flame_chart.h"
 #include "support/must.h"
 #include "support/test_paths.h"
 #include "tlparse/index/index_reader.h"
@@ -116,4 +117,31 @@ TEST_CASE("log text in the answer sections is escaped", "[tlparse][answers]") {
   CHECK(page.find("&lt;script&gt;alert(1)") != std::string::npos); // the reason, escaped
   CHECK(page.find("&lt;script&gt;alert(3)") != std::string::npos); // the break, escaped
   CHECK(page.find("&lt;script&gt;alert(4)") != std::string::npos); // the span, escaped
+}
+
+TEST_CASE("the report's flame chart draws the shared layout's bars, labels escaped",
+          "[tlparse][answers]") {
+  namespace rd = tlparse::report::detail;
+  namespace ta = tlparse::answers;
+  const std::vector<rd::ChartSpan> spans = {{"dynamo", "[0/0]", 0, 100},
+                                            {"<script>x</script>", "[0/0]", 10, 20},
+                                            {"tiny", "[0/0]", 50, 0.001},
+                                            {"open", "[0/1]", 60, std::nullopt}};
+  const ta::ChartWindow window{0, 100, 1000, 0, 100};
+  const std::string svg = rd::flame_chart_svg(spans, window, 2);
+  const ta::ChartLayout layout =
+      ta::layout_chart({{0, 100}, {10, 20}, {50, 0.001}, {60, std::nullopt}}, window);
+  REQUIRE(layout.bars.size() == 3);
+  std::size_t rects = 0;
+  for (std::size_t at = svg.find("<rect "); at != std::string::npos;
+       at = svg.find("<rect ", at + 1)) {
+    ++rects;
+  }
+  CHECK(rects == layout.bars.size());
+  // The rows are the layout's: dynamo on the first, the nested spans below it.
+  CHECK(svg.find("height=\"" + std::to_string(20 + 2 * 18 + 4) + "\"") != std::string::npos);
+  CHECK(svg.find("<script>") == std::string::npos);
+  CHECK(svg.find("&lt;script&gt;x") != std::string::npos);
+  CHECK(svg.find("never closed") != std::string::npos);
+  CHECK(svg.find("3 span(s) too short") != std::string::npos); // "tiny" and the 2 left out
 }

@@ -26,7 +26,8 @@ public:
   virtual IndexOverview overview() = 0;
   virtual CompileDetail compileDetail(qint64 compileId) = 0;
   virtual ArtifactText artifactText(qint64 artifactId) = 0;
-  virtual QList<TimelineSpan> timeline() = 0;
+  // The compile-time chart's spans in a window (only those it can show).
+  virtual ChartSlice chart(const ChartRequest& request) = 0;
   // Full-text search over every payload; `offset`/`limit` page through the hits.
   virtual QList<SearchHit> search(const QString& query, int offset, int limit) = 0;
   // Distinct graph breaks of every file, most frequent first within a file.

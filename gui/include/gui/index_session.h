@@ -25,7 +25,7 @@ public:
 Q_SIGNALS:
   void progress(qint64 done, qint64 total, const QString& what);
   void opened(const gui::IndexOverview& overview);
-  void timelineReady(const QList<gui::TimelineSpan>& spans);
+  void chartReady(const gui::ChartSlice& slice);
   void healthReady(const QList<gui::HealthRow>& rows);
   // The bad lines and items behind the health counters (at most kMaxHealthIssues).
   void healthIssuesReady(const QList<gui::HealthIssue>& issues);
@@ -60,8 +60,8 @@ public:
   bool isOpen() const { return open_; }
   const IndexOverview& overview() const { return overview_; }
 
-  // After `opened`, the timeline, the graph breaks and the health panel are loaded
-  // (timelineReady, graphBreaksReady, healthReady, healthIssuesReady) right away; a window that
+  // After `opened`, the graph breaks and the health panel are loaded (graphBreaksReady,
+  // healthReady, healthIssuesReady) right away; a window that
   // wants its first screen to come first turns this off and calls requestSecondary() itself.
   void setAutoSecondary(bool on) { autoSecondary_ = on; }
   void requestSecondary();
@@ -70,6 +70,9 @@ public:
   void requestSearch(const QString& query, int offset, int limit);
   void requestDiff(qint64 leftCompileId, qint64 rightCompileId);
   void requestRecompiles(int rank, int frameId);
+  // A window of the compile-time chart. Requests come as fast as a person zooms: one not yet
+  // started when a newer one of the same chart (whole run or compile) arrives is skipped.
+  void requestChart(const ChartRequest& request);
 
 Q_SIGNALS:
   void openStarted(const QString& path);
@@ -84,6 +87,9 @@ private:
   bool opening_ = false;
   bool open_ = false;
   bool autoSecondary_ = true;
+  // The serial of the latest chart request, per chart kind (whole run, one compile); shared
+  // with the worker, which skips older ones.
+  std::shared_ptr<std::atomic<quint64>> latestRunChart_, latestCompileChart_;
 };
 
 // Runs on the session's thread; owns the backend. Public only so that moc sees it.
@@ -94,14 +100,15 @@ public:
   ~IndexWorker() override;
 
   void open(const QString& path);
-  // What the first screen does not need: the timeline, the graph breaks and the data-health
-  // panel.
+  // What the first screen does not need: the graph breaks and the data-health panel.
   void loadSecondary();
   void loadCompile(qint64 compileId);
   void loadArtifact(qint64 artifactId, int line);
   void search(const QString& query, int offset, int limit);
   void diff(qint64 leftCompileId, qint64 rightCompileId);
   void recompiles(int rank, int frameId);
+  // Answers `request` unless `latest` says a newer request of its chart is queued.
+  void chart(const ChartRequest& request, const std::atomic<quint64>& latest);
 
 private:
   // Runs `fn`, turning a backend's exception into requestFailed(what, ...).

@@ -104,17 +104,44 @@ struct CompileDetail {
   // Why the compile has no generated code, or lacks the later stages' graphs (a cache hit, a
   // failure, an empty graph, a backend that writes none...); empty when nothing is missing.
   QString artifactNote;
-  // The chromium-trace part of phaseSeconds is not read yet (it follows the timeline).
-  bool tracePending = false;
 };
 
-struct TimelineSpan {
-  int rank = -1;
-  QString name;
+// The compile-time chart (docs/ANSWERS.md): a window of time asked of the index, for the whole
+// run or for one compile. The index sends only the spans the window can show (those at least
+// half a pixel wide that overlap it), never every span of a large log.
+struct ChartRequest {
+  qint64 compileId = -1; // a compile-directory entry: that compile's spans; -1: the whole run
+  // The window; endUs <= startUs asks for the whole extent (of the run or the compile).
+  double startUs = 0;
+  double endUs = 0;
+  double widthPx = 1000;
+  quint64 serial = 0; // echoed in the answer, so a chart keeps only the latest
+};
+
+struct ChartSpan {
+  QString name;          // the phase
+  QString compileLabel;  // [0/1] as PyTorch prints it, or "(outside any compile)"
+  qint64 compileId = -1; // its compile-directory entry, -1 when none
   double startUs = 0;
   double durationUs = 0;
-  int depth = 0;         // nesting level within its rank, 0 outermost
-  qint64 compileId = -1; // the compile the span belongs to, -1 when none
+  bool unclosed = false; // never closed: it runs to the end of the run
+};
+
+// One rank's spans in the window, the longest first (an answer that hits the limit leaves out
+// the shortest).
+struct ChartBand {
+  int rank = -1; // -1: the log has no rank
+  QList<ChartSpan> spans;
+  bool truncated = false; // more spans in the window than one answer carries: zoom in
+};
+
+struct ChartSlice {
+  ChartRequest request;
+  QString title;            // the compile charted, empty for the whole run
+  double extentStartUs = 0; // everything there is to chart (of the run or the compile)
+  double extentEndUs = 0;
+  double runEndUs = 0; // where an unclosed span ends
+  QList<ChartBand> bands;
 };
 
 struct SearchHit {
@@ -187,7 +214,8 @@ Q_DECLARE_METATYPE(gui::IndexOverview)
 Q_DECLARE_METATYPE(gui::CompileDetail)
 Q_DECLARE_METATYPE(gui::ArtifactText)
 Q_DECLARE_METATYPE(gui::CompileDiff)
-Q_DECLARE_METATYPE(gui::TimelineSpan)
+Q_DECLARE_METATYPE(gui::ChartRequest)
+Q_DECLARE_METATYPE(gui::ChartSlice)
 Q_DECLARE_METATYPE(gui::SearchHit)
 Q_DECLARE_METATYPE(gui::HealthRow)
 Q_DECLARE_METATYPE(gui::HealthIssue)

@@ -124,9 +124,6 @@ QString CompilePage::overviewHtml(const CompileDetail& d) {
     }
     h += QStringLiteral("</table>");
   }
-  if (d.tracePending) {
-    h += tr("<p><i>Reading the chromium trace for a finer breakdown...</i></p>");
-  }
   if (!d.userStack.isEmpty()) {
     h += QStringLiteral("<h4>User stack</h4>") + list(d.userStack);
   }
@@ -148,11 +145,6 @@ void CompilePage::setDetail(const CompileDetail& detail) {
   model_->setArtifacts(detail.artifacts);
   code_->setText(detail.artifacts.isEmpty() ? tr("This compile has no artifacts.") : QString(),
                  QString());
-}
-
-void CompilePage::updateOverview(const CompileDetail& detail) {
-  detail_ = detail;
-  overview_->setHtml(overviewHtml(detail));
 }
 
 void CompilePage::showArtifact(const ArtifactText& artifact, int line) {

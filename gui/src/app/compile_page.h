@@ -21,9 +21,6 @@ public:
 
   void clear();
   void setDetail(const CompileDetail& detail);
-  // A newer detail of the compile shown (the trace breakdown arrived): the overview changes,
-  // the artifact list and the code view stay as they are.
-  void updateOverview(const CompileDetail& detail);
   // Shows an artifact's text; `line` > 0 scrolls to it.
   void showArtifact(const ArtifactText& artifact, int line);
   // Selects an artifact in the list (without asking for it again).

@@ -27,6 +27,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTreeView>
@@ -40,8 +41,8 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   setWindowTitle(tr("tlparse-gui"));
   setAcceptDrops(true);
   session_ = new IndexSession(std::move(factory), this);
-  // The first screen (tree, first compile, its first artifact) comes before the timeline and
-  // the health panel, which take seconds on a 1 GB log: see requestSecondaryOnce().
+  // The first screen (tree, first compile, its first artifact) comes before the charts and
+  // the health panel: see requestSecondaryOnce().
   session_->setAutoSecondary(false);
 
   treeModel_ = new CompileTreeModel(this);
@@ -61,10 +62,29 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   compilePage_ = new CompilePage(this);
   recompilePage_ = new RecompilePage(this);
   diffPage_ = new DiffPage(this);
+  // The Timeline page: the compile-time chart of the whole run above, the selected compile's
+  // flame chart below.
   timeline_ = new TimelineWidget(this);
-  auto* timelineScroll = new QScrollArea(this);
-  timelineScroll->setWidget(timeline_);
-  timelineScroll->setWidgetResizable(true);
+  timeline_->setObjectName(QStringLiteral("runChart"));
+  compileChart_ = new TimelineWidget(this);
+  compileChart_->setObjectName(QStringLiteral("compileChart"));
+  compileChartTitle_ = new QLabel(this);
+  compileChartTitle_->setTextFormat(Qt::PlainText); // a compile id from the index
+  auto* timelinePage = new QSplitter(Qt::Vertical, this);
+  for (auto [chart, title] :
+       {std::pair<TimelineWidget*, QLabel*>{timeline_, nullptr},
+        std::pair<TimelineWidget*, QLabel*>{compileChart_, compileChartTitle_}}) {
+    auto* pane = new QWidget(timelinePage);
+    auto* paneLayout = new QVBoxLayout(pane);
+    paneLayout->setContentsMargins(0, 0, 0, 0);
+    paneLayout->addWidget(title != nullptr ? title : new QLabel(tr("The whole run"), pane));
+    auto* scroll = new QScrollArea(pane);
+    scroll->setWidget(chart);
+    scroll->setWidgetResizable(true);
+    paneLayout->addWidget(scroll, 1);
+    timelinePage->addWidget(pane);
+  }
+  showCompileChartTitle();
   searchPage_ = new SearchPage(this);
   healthPage_ = new HealthPage(this);
   graphBreakPage_ = new GraphBreakPage(this);
@@ -73,7 +93,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   tabs_->addTab(compilePage_, tr("&Compile"));
   tabs_->addTab(recompilePage_, tr("&Recompiles"));
   tabs_->addTab(diffPage_, tr("D&iff"));
-  tabs_->addTab(timelineScroll, tr("&Timeline"));
+  tabs_->addTab(timelinePage, tr("&Timeline"));
   tabs_->addTab(searchPage_, tr("&Search"));
   tabs_->addTab(healthPage_, tr("Data &health"));
   tabs_->addTab(graphBreakPage_, tr("Graph &breaks"));
@@ -176,16 +196,23 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
     finishOpen();
     status_->setText(tr("Opening %1 was cancelled.").arg(openingPath_));
   });
-  connect(session_, &IndexSession::timelineReady, this, [this](const QList<TimelineSpan>& spans) {
-    timeline_->setSpans(spans);
-    if (wantedCompile_ >= 0) {
-      timeline_->selectCompile(wantedCompile_); // selected before the spans came
+  connect(session_, &IndexSession::chartReady, this, [this](const ChartSlice& slice) {
+    if (slice.request.compileId < 0) {
+      timeline_->setSlice(slice);
+      return;
     }
-    // The compile shown first came without its trace breakdown; the trace is read now.
-    if (compilePage_->detail().tracePending && compilePage_->compileId() == wantedCompile_) {
-      session_->requestCompile(wantedCompile_);
+    const bool first = !compileChart_->model().hasSlice();
+    compileChart_->setSlice(slice);
+    if (first && compileChart_->model().hasSlice()) {
+      showCompileChartTitle();
+      // The run's chart follows: the selected compile comes into view there too.
+      timeline_->reveal(slice.extentStartUs, slice.extentEndUs);
     }
   });
+  for (TimelineWidget* chart : {timeline_, compileChart_}) {
+    connect(chart, &TimelineWidget::chartRequested, session_, &IndexSession::requestChart);
+    connect(chart, &TimelineWidget::compileClicked, this, [this](qint64 id) { selectCompile(id); });
+  }
   connect(session_, &IndexSession::healthReady, healthPage_, &HealthPage::setRows);
   connect(session_, &IndexSession::graphBreaksReady, graphBreakPage_, &GraphBreakPage::setRows);
   connect(graphBreakPage_, &GraphBreakPage::compileActivated, this, [this](qint64 id) {
@@ -227,8 +254,6 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
     showPage(CompileTab);
   });
   connect(recompilePage_, &RecompilePage::diffRequested, session_, &IndexSession::requestDiff);
-  connect(timeline_, &TimelineWidget::compileClicked, this,
-          [this](qint64 id) { selectCompile(id); });
   connect(searchPage_->model(), &SearchResultsModel::pageRequested, session_,
           &IndexSession::requestSearch);
   connect(searchPage_, &SearchPage::hitActivated, this, &MainWindow::openArtifact);
@@ -310,7 +335,9 @@ void MainWindow::openPath(const QString& path) {
   wantedCompile_ = wantedArtifact_ = -1;
   secondaryPending_ = false;
   treeModel_->clear();
-  timeline_->setSpans({});
+  timeline_->reset();
+  compileChart_->reset();
+  showCompileChartTitle();
   healthPage_->setRows({});
   healthPage_->setIssues({});
   graphBreakPage_->clear();
@@ -384,16 +411,13 @@ void MainWindow::onTreeCurrentChanged(const QModelIndex& current) {
     wantedCompile_ = current.data(CompileTreeModel::CompileIdRole).toLongLong();
     timeline_->selectCompile(wantedCompile_);
     session_->requestCompile(wantedCompile_);
+    showCompileChart(wantedCompile_);
   }
 }
 
 void MainWindow::onCompileReady(const CompileDetail& detail) {
   if (detail.summary.id != wantedCompile_) {
     return; // the person has moved on
-  }
-  if (detail.summary.id == compilePage_->compileId() && compilePage_->detail().tracePending) {
-    compilePage_->updateOverview(detail); // keep the artifact the person is reading
-    return;
   }
   compilePage_->setDetail(detail);
   qint64 artifact = wantedArtifact_;
@@ -419,7 +443,33 @@ void MainWindow::onCompileReady(const CompileDetail& detail) {
 void MainWindow::requestSecondaryOnce() {
   if (secondaryPending_) {
     secondaryPending_ = false;
+    timeline_->requestWindow();
+    if (compileChart_->model().compile() >= 0) {
+      compileChart_->requestWindow();
+    }
     session_->requestSecondary();
+  }
+}
+
+void MainWindow::showCompileChart(qint64 compileId) {
+  if (compileId < 0 || compileChart_->model().compile() == compileId) {
+    return;
+  }
+  compileChart_->reset(compileId); // every bar is the compile's: none is outlined
+  showCompileChartTitle();
+  if (!secondaryPending_) { // after the first screen
+    compileChart_->requestWindow();
+  }
+}
+
+void MainWindow::showCompileChartTitle() {
+  const ChartModel& m = compileChart_->model();
+  if (m.compile() < 0) {
+    compileChartTitle_->setText(tr("Select a compile to see its flame chart."));
+  } else if (m.hasSlice()) {
+    compileChartTitle_->setText(tr("Compile %1").arg(m.slice().title));
+  } else {
+    compileChartTitle_->setText(tr("Reading the compile's spans..."));
   }
 }
 

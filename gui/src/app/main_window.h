@@ -56,7 +56,9 @@ public:
   CompilePage* compilePage() const { return compilePage_; }
   RecompilePage* recompilePage() const { return recompilePage_; }
   DiffPage* diffPage() const { return diffPage_; }
+  // The compile-time charts: the whole run, and the selected compile.
   TimelineWidget* timeline() const { return timeline_; }
+  TimelineWidget* compileChart() const { return compileChart_; }
   SearchPage* searchPage() const { return searchPage_; }
   HealthPage* healthPage() const { return healthPage_; }
   GraphBreakPage* graphBreakPage() const { return graphBreakPage_; }
@@ -74,8 +76,11 @@ private:
   void showError(const QString& message);
   void onTreeCurrentChanged(const QModelIndex& current);
   void onCompileReady(const CompileDetail& detail);
-  // Asks for the timeline and the health panel once per opened index.
+  // Asks for the charts, the graph breaks and the health panel once per opened index.
   void requestSecondaryOnce();
+  // Shows a compile's flame chart (asked for once the first screen is done).
+  void showCompileChart(qint64 compileId);
+  void showCompileChartTitle();
 
   IndexSession* session_;
   CompileTreeModel* treeModel_;
@@ -86,6 +91,8 @@ private:
   RecompilePage* recompilePage_;
   DiffPage* diffPage_;
   TimelineWidget* timeline_;
+  TimelineWidget* compileChart_;
+  QLabel* compileChartTitle_;
   SearchPage* searchPage_;
   HealthPage* healthPage_;
   GraphBreakPage* graphBreakPage_;

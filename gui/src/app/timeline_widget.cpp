@@ -1,5 +1,6 @@
-// TimelineWidget: paints only spans that intersect the visible window and are at least a pixel
-// wide (narrower ones are merged into a tick), so a trace of thousands of spans stays fluid.
+// TimelineWidget: paints the model's bars (at most a few thousand: the layout drops what a
+// pixel cannot show), and re-lays the spans it has at once when the view moves, so zoom and pan
+// stay fluid while the index is asked for the new window's spans.
 #include "timeline_widget.h"
 
 #include "gui/untrusted_text.h"
@@ -14,111 +15,136 @@
 
 namespace gui {
 
-namespace {
-QColor colorFor(const QString& name) {
-  // A stable colour per span name, so a phase keeps its colour across ranks and zooms.
-  const uint h = qHash(name);
-  return QColor::fromHsv(int(h % 360), 90 + int((h >> 9) % 60), 210);
-}
-} // namespace
-
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
   setMinimumHeight(120);
 }
 
-void TimelineWidget::setSpans(const QList<TimelineSpan>& spans) {
-  layout_.setSpans(spans);
-  viewport_.setExtent(layout_.startUs(), layout_.endUs());
-  selectedCompile_ = -1;
+void TimelineWidget::reset(qint64 compileId) {
+  model_.setCompile(compileId);
+  model_.clear();
+  updateGeometry();
+  update();
+}
+
+void TimelineWidget::requestWindow() {
+  Q_EMIT chartRequested(model_.nextRequest(plotWidth()));
+}
+
+void TimelineWidget::setSlice(const ChartSlice& slice) {
+  if (!model_.setSlice(slice)) {
+    return;
+  }
+  model_.relayout(plotWidth());
   updateGeometry();
   update();
 }
 
 QSize TimelineWidget::sizeHint() const {
-  return {800, std::max(120, layout_.laneCount() * kLaneHeight + 24)};
+  return {800, std::max(120, kAxisHeight + model_.rowCount() * kRowHeight + kFooterHeight)};
 }
 
 double TimelineWidget::plotWidth() const {
-  return std::max(1, width() - kLabelWidth);
+  return std::max(1, width());
+}
+
+void TimelineWidget::viewportChanged() {
+  model_.relayout(plotWidth());
+  update();
+  requestWindow();
 }
 
 void TimelineWidget::selectCompile(qint64 compileId) {
   selectedCompile_ = compileId;
-  const int first = layout_.firstSpanOfCompile(compileId);
-  if (first >= 0) {
-    const TimelineSpan& s = layout_.spans()[first];
-    const double visible = viewport_.visibleEndUs() - viewport_.visibleStartUs();
-    if (s.startUs < viewport_.visibleStartUs() || s.startUs > viewport_.visibleEndUs()) {
-      viewport_.show(s.startUs - visible / 4, s.startUs - visible / 4 + visible);
-    }
-  }
   update();
 }
 
-QRect TimelineWidget::rectOfSpan(int i) const {
-  if (i < 0 || i >= layout_.spans().size()) {
-    return {};
+void TimelineWidget::reveal(double startUs, double endUs) {
+  TimelineViewport& v = model_.viewport();
+  if (!model_.hasSlice() || (startUs >= v.visibleStartUs() && endUs <= v.visibleEndUs())) {
+    return;
   }
-  const TimelineSpan& s = layout_.spans()[i];
-  const double w = plotWidth();
-  const double x0 = viewport_.xForTime(s.startUs, w);
-  const double x1 = viewport_.xForTime(s.startUs + s.durationUs, w);
-  if (x1 < 0 || x0 > w) {
-    return {};
-  }
-  const int left = kLabelWidth + int(std::max(0.0, x0));
-  const int right = kLabelWidth + int(std::min(w, std::max(x1, x0 + 1)));
-  return QRect(left, layout_.laneOf(i) * kLaneHeight + 1, std::max(1, right - left),
-               kLaneHeight - 2);
+  const double visible = std::max(v.visibleEndUs() - v.visibleStartUs(), endUs - startUs);
+  const double start = startUs - (visible - (endUs - startUs)) / 2;
+  v.show(start, start + visible);
+  viewportChanged();
 }
 
-int TimelineWidget::spanAtPosition(const QPoint& pos) const {
-  if (pos.x() < kLabelWidth) {
+QRect TimelineWidget::rectOfBar(int i) const {
+  if (i < 0 || i >= model_.bars().size()) {
+    return {};
+  }
+  const ChartModel::Bar& b = model_.bars()[i];
+  const int left = int(std::floor(b.x));
+  const int right = std::max(left + 1, int(std::ceil(b.x + b.width)));
+  return QRect(left, kAxisHeight + b.row * kRowHeight + 1, right - left, kRowHeight - 2);
+}
+
+int TimelineWidget::barAtPosition(const QPoint& pos) const {
+  if (pos.y() < kAxisHeight) {
     return -1;
   }
-  const int lane = pos.y() / kLaneHeight;
-  const double w = plotWidth();
-  const double us = viewport_.timeForX(pos.x() - kLabelWidth, w);
-  const double tolerance = 2.0 * (viewport_.visibleEndUs() - viewport_.visibleStartUs()) / w;
-  return layout_.spanAt(us, lane, tolerance);
+  return model_.barAt(pos.x(), (pos.y() - kAxisHeight) / kRowHeight);
+}
+
+QString TimelineWidget::toolTipOfBar(int i) const {
+  if (i < 0 || i >= model_.bars().size()) {
+    return {};
+  }
+  const ChartSpan& s = model_.spanOf(model_.bars()[i]);
+  const QString duration =
+      s.unclosed ? tr("never closed") : tr("%1 ms").arg(s.durationUs / 1000.0, 0, 'f', 3);
+  return tr("%1\n%2\n%3").arg(s.name, s.compileLabel, duration);
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().color(QPalette::Base));
-  if (layout_.isEmpty()) {
-    p.setPen(palette().color(QPalette::PlaceholderText));
-    p.drawText(rect(), Qt::AlignCenter, tr("No chromium events in this index."));
+  if (!model_.hasSlice()) {
     return;
   }
-  for (int lane = 0; lane < layout_.laneCount(); ++lane) {
-    if (layout_.isHeaderLane(lane)) {
-      const QRect r(0, lane * kLaneHeight, width(), kLaneHeight);
-      p.fillRect(r, palette().color(QPalette::AlternateBase));
-      p.setPen(palette().color(QPalette::Text));
-      const int rank = layout_.rankOfLane(lane);
-      p.drawText(r.adjusted(4, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                 rank < 0 ? tr("this process") : tr("rank %1").arg(rank));
-    }
+  if (model_.slice().bands.isEmpty()) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter,
+               model_.compile() < 0 ? tr("No chromium events in this index.")
+                                    : tr("No chromium events for this compile."));
+    return;
   }
-  p.setClipRect(QRect(kLabelWidth, 0, width() - kLabelWidth, height()));
+  const QColor grid = palette().color(QPalette::Midlight);
+  for (const ChartModel::Tick& t : model_.ticks()) {
+    p.setPen(grid);
+    p.drawLine(QPointF(t.x, 0), QPointF(t.x, height() - kFooterHeight));
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(QPointF(t.x + 2, 12), t.label);
+  }
+  for (const ChartModel::Band& b : model_.bands()) {
+    const QRect r(0, kAxisHeight + b.headerRow * kRowHeight, width(), kRowHeight);
+    p.fillRect(r, palette().color(QPalette::AlternateBase));
+    p.setPen(palette().color(QPalette::Text));
+    QString label = b.rank < 0 ? tr("this process") : tr("rank %1").arg(b.rank);
+    if (b.truncated) {
+      label += tr(" (more spans than one view holds: zoom in to see them all)");
+    }
+    p.drawText(r.adjusted(4, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+  }
   const QFontMetrics fm = p.fontMetrics();
-  for (int i = 0; i < layout_.spans().size(); ++i) {
-    const TimelineSpan& s = layout_.spans()[i];
-    if (s.startUs + s.durationUs < viewport_.visibleStartUs() ||
-        s.startUs > viewport_.visibleEndUs()) {
-      continue;
+  const QColor highlight = palette().color(QPalette::Highlight);
+  for (int i = 0; i < model_.bars().size(); ++i) {
+    const ChartModel::Bar& b = model_.bars()[i];
+    const ChartSpan& s = model_.spanOf(b);
+    const QRect r = rectOfBar(i);
+    QColor fill = b.colour;
+    if (b.unclosed) {
+      fill.setAlpha(100);
     }
-    const QRect r = rectOfSpan(i);
-    if (r.isNull()) {
-      continue;
+    p.fillRect(r, fill);
+    if (b.unclosed) {
+      p.setPen(QPen(QColor(0xcf, 0x22, 0x2e), 1));
+      p.drawRect(r.adjusted(0, 0, -1, -1));
     }
-    const bool selected = selectedCompile_ >= 0 && s.compileId == selectedCompile_;
-    p.fillRect(r, colorFor(s.name));
-    if (selected) {
-      p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+    if (selectedCompile_ >= 0 && s.compileId == selectedCompile_) {
+      p.setPen(QPen(highlight, 2));
       p.drawRect(r.adjusted(1, 1, -1, -1));
     }
     if (r.width() > 30) {
@@ -127,24 +153,34 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                  fm.elidedText(s.name, Qt::ElideRight, r.width() - 5));
     }
   }
-  p.setClipping(false);
-  // A time axis at the bottom: the visible window in ms.
+  // The footer: the window in view, and what is not drawn.
+  const TimelineViewport& v = model_.viewport();
+  QString footer = tr("%1 ms in view, from +%2 ms")
+                       .arg((v.visibleEndUs() - v.visibleStartUs()) / 1000.0, 0, 'f', 3)
+                       .arg((v.visibleStartUs() - v.extentStartUs()) / 1000.0, 0, 'f', 3);
+  if (model_.hiddenCount() > 0) {
+    footer += tr(" · %1 span(s) too short to see at this zoom").arg(model_.hiddenCount());
+  }
   p.setPen(palette().color(QPalette::PlaceholderText));
-  const double span = viewport_.visibleEndUs() - viewport_.visibleStartUs();
-  p.drawText(QRect(kLabelWidth, height() - 18, width() - kLabelWidth, 16), Qt::AlignRight,
-             tr("%1 ms visible, from +%2 ms")
-                 .arg(span / 1000.0, 0, 'f', 3)
-                 .arg((viewport_.visibleStartUs() - layout_.startUs()) / 1000.0, 0, 'f', 3));
+  p.drawText(QRect(4, height() - kFooterHeight, width() - 8, kFooterHeight),
+             Qt::AlignVCenter | Qt::AlignRight, footer);
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (model_.hasSlice()) {
+    viewportChanged(); // a wider chart shows shorter spans
+  }
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
   const double steps = event->angleDelta().y() / 120.0;
-  if (steps == 0) {
+  if (steps == 0 || !model_.hasSlice()) {
     return;
   }
-  const double anchor = viewport_.timeForX(event->position().x() - kLabelWidth, plotWidth());
-  viewport_.zoom(std::pow(1.25, steps), anchor);
-  update();
+  const double anchor = model_.viewport().timeForX(event->position().x(), plotWidth());
+  model_.viewport().zoom(std::pow(1.25, steps), anchor);
+  viewportChanged();
   event->accept();
 }
 
@@ -153,7 +189,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
     dragging_ = true;
     moved_ = false;
     dragStart_ = event->pos();
-    dragT0_ = viewport_.visibleStartUs();
+    dragT0_ = model_.viewport().visibleStartUs();
   }
 }
 
@@ -166,9 +202,10 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
     moved_ = true;
   }
   if (moved_) {
-    const double perPx = (viewport_.visibleEndUs() - viewport_.visibleStartUs()) / plotWidth();
-    viewport_.pan(dragT0_ - dx * perPx - viewport_.visibleStartUs());
-    update();
+    TimelineViewport& v = model_.viewport();
+    const double perPx = (v.visibleEndUs() - v.visibleStartUs()) / plotWidth();
+    v.pan(dragT0_ - dx * perPx - v.visibleStartUs());
+    viewportChanged();
   }
 }
 
@@ -180,51 +217,55 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   if (moved_) {
     return;
   }
-  const int i = spanAtPosition(event->pos());
-  if (i >= 0 && layout_.spans()[i].compileId >= 0) {
-    selectedCompile_ = layout_.spans()[i].compileId;
+  const int i = barAtPosition(event->pos());
+  if (i < 0) {
+    return;
+  }
+  const qint64 id = model_.spanOf(model_.bars()[i]).compileId;
+  if (id >= 0) {
+    selectedCompile_ = id;
     update();
-    Q_EMIT compileClicked(selectedCompile_);
+    Q_EMIT compileClicked(id);
   }
 }
 
 void TimelineWidget::keyPressEvent(QKeyEvent* event) {
-  const double visible = viewport_.visibleEndUs() - viewport_.visibleStartUs();
-  const double centre = viewport_.visibleStartUs() + visible / 2;
+  TimelineViewport& v = model_.viewport();
+  const double visible = v.visibleEndUs() - v.visibleStartUs();
+  const double centre = v.visibleStartUs() + visible / 2;
   switch (event->key()) {
   case Qt::Key_Plus:
   case Qt::Key_Equal:
-    viewport_.zoom(1.5, centre);
+    v.zoom(1.5, centre);
     break;
   case Qt::Key_Minus:
-    viewport_.zoom(1 / 1.5, centre);
+    v.zoom(1 / 1.5, centre);
     break;
   case Qt::Key_Left:
-    viewport_.pan(-visible / 10);
+    v.pan(-visible / 10);
     break;
   case Qt::Key_Right:
-    viewport_.pan(visible / 10);
+    v.pan(visible / 10);
     break;
   case Qt::Key_Home:
   case Qt::Key_0:
-    viewport_.showAll();
+    v.showAll();
     break;
   default:
     QWidget::keyPressEvent(event);
     return;
   }
-  update();
+  if (model_.hasSlice()) {
+    viewportChanged();
+  }
 }
 
 bool TimelineWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    const int i = spanAtPosition(help->pos());
+    const int i = barAtPosition(help->pos());
     if (i >= 0) {
-      const TimelineSpan& s = layout_.spans()[i];
-      QToolTip::showText(
-          help->globalPos(),
-          plainToolTip(tr("%1\n%2 ms").arg(s.name).arg(s.durationUs / 1000.0, 0, 'f', 3)), this);
+      QToolTip::showText(help->globalPos(), plainToolTip(toolTipOfBar(i)), this);
     } else {
       QToolTip::hideText();
     }

@@ -1,8 +1,11 @@
-// The zoomable timeline of chromium events, one band per rank. Wheel zooms about the mouse,
-// drag pans, +/-/arrows/Home work from the keyboard; clicking a span selects its compile.
+// The compile-time chart's widget (the Timeline page shows two: the whole run, one band per
+// rank, and the selected compile's flame chart). It paints what its ChartModel lays out and asks
+// the index, through chartRequested, for the spans of each new window: wheel zooms about the
+// mouse, drag pans, +/-/arrows/Home work from the keyboard; hovering a bar shows its phase,
+// compile and duration; clicking one selects its compile.
 #pragma once
 
-#include "gui/timeline_layout.h"
+#include "gui/chart_model.h"
 
 #include <QWidget>
 
@@ -13,25 +16,36 @@ class TimelineWidget : public QWidget {
 public:
   explicit TimelineWidget(QWidget* parent = nullptr);
 
-  void setSpans(const QList<TimelineSpan>& spans);
-  const TimelineLayout& layout() const { return layout_; }
-  TimelineViewport& viewport() { return viewport_; }
-  // Highlights the spans of a compile and brings the first into view.
+  ChartModel& model() { return model_; }
+  const ChartModel& model() const { return model_; }
+  // Empties the chart and shows `compileId`'s spans (-1: the whole run) once asked for.
+  void reset(qint64 compileId = -1);
+  // Asks for the spans of the window in view (chartRequested).
+  void requestWindow();
+  // An answer of the index; ignored when stale.
+  void setSlice(const ChartSlice& slice);
+  // Outlines the bars of a compile.
   void selectCompile(qint64 compileId);
   qint64 selectedCompile() const { return selectedCompile_; }
-  // The span under a widget position, or -1.
-  int spanAtPosition(const QPoint& pos) const;
-  // Where the first span of a compile is drawn (for tests and tooltips); null when not shown.
-  QRect rectOfSpan(int spanIndex) const;
+  // Pans (keeping the zoom, unless the range is wider) so that [startUs, endUs] is in view.
+  void reveal(double startUs, double endUs);
+  // The bar under a widget position, or -1; where a bar is drawn.
+  int barAtPosition(const QPoint& pos) const;
+  QRect rectOfBar(int bar) const;
+  // The text of the tooltip over a bar.
+  QString toolTipOfBar(int bar) const;
 
-  static constexpr int kLaneHeight = 20;
-  static constexpr int kLabelWidth = 80;
+  static constexpr int kAxisHeight = 18;
+  static constexpr int kRowHeight = 20;
+  static constexpr int kFooterHeight = 20;
 
 Q_SIGNALS:
   void compileClicked(qint64 compileId);
+  void chartRequested(const gui::ChartRequest& request);
 
 protected:
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -42,9 +56,10 @@ protected:
 
 private:
   double plotWidth() const;
+  // After the viewport moved: lay out again now, and ask for the new window's spans.
+  void viewportChanged();
 
-  TimelineLayout layout_;
-  TimelineViewport viewport_;
+  ChartModel model_;
   qint64 selectedCompile_ = -1;
   QPoint dragStart_;
   double dragT0_ = 0;

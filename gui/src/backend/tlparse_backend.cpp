@@ -6,12 +6,15 @@
 // nothing here parses JSON or recovers a name from a file name.
 //
 // Speed on large indexes: the first screen costs one indexed query per table of the file
-// (compiles, compile keys, outputs, metrics, stacks, reasons); spans are read when the timeline
-// asks for them. Per-file results are cached; per-compile lookups go through maps built once.
+// (compiles, compile keys, outputs, metrics, stacks, reasons). Spans are never read whole: the
+// chart asks for a window and gets the spans it can show (IndexReader::for_each_span_in), the
+// compile page reads one compile's. Per-file results are cached; per-compile lookups go through
+// maps built once.
 #include "gui/code_highlighter.h"
 #include "gui/index_backend.h"
 #include "gui/session_files.h"
 #include "tlparse/answers/artifact_explanation.h"
+#include "tlparse/answers/compile_time_chart.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -35,6 +38,10 @@ namespace gui {
 namespace {
 
 namespace ti = tlparse::index;
+
+// The most spans one answer of the chart carries per rank: as many as a chart draws (they come
+// the longest first, so those left out are the shortest).
+constexpr qsizetype kMaxChartSpansPerBand = qsizetype(tlparse::answers::kMaxChartBars);
 
 QString qs(std::string_view s) {
   return QString::fromUtf8(s.data(), qsizetype(s.size()));
@@ -168,9 +175,9 @@ struct FileCache {
   // Each reason with its category and a suggestion (the read API's `recompiles` view).
   std::unordered_map<int64_t, std::vector<ti::RecompileExplained>> reasonsByKey;
   std::unordered_map<int64_t, std::vector<ti::GraphBreak>> breaksByKey;
-  bool spansLoaded = false;
-  std::vector<ti::Span> spans;
-  std::unordered_map<int64_t, std::vector<size_t>> spansByKey; // indexes into `spans`
+  // Where the file's spans lie (read on the first chart), and each charted compile's.
+  std::optional<ti::SpanExtent> spanExtent;
+  std::unordered_map<int64_t, ti::SpanExtent> compileSpanExtent; // by compiles.id
 };
 
 class TlparseBackend final : public IndexBackend {
@@ -298,27 +305,30 @@ public:
                    must(reader_->metrics_other_fields(fc.metrics[i].metrics.event_id)), d);
       }
     }
-    // The chromium spans of this compile, summed per name: the finer-grained breakdown. A 1 GB
-    // log has hundreds of thousands of spans, so the first screen does not wait for them: the
-    // timeline reads them next, and the window then asks for this compile again.
-    if (fc.spansLoaded) {
+    // The chromium spans of this entry, summed per name: the finer-grained breakdown. Only
+    // this compile's spans are read (by the index's spans_by_compile), never the log's.
+    {
       QMap<QString, double> spanSeconds;
       QStringList spanOrder;
-      if (auto it = fc.spansByKey.find(compileId); it != fc.spansByKey.end()) {
-        for (size_t i : it->second) {
-          const ti::Span& s = fc.spans[i];
-          const QString name = qs(s.name);
-          if (!spanSeconds.contains(name)) {
-            spanOrder.append(name);
-          }
-          spanSeconds[name] += s.duration_us.value_or(0) / 1e6;
+      ti::SpanWindowQuery q;
+      q.compile_id = info.compile.id;
+      q.extent = compileSpanExtent(info.fileId, info.compile.id);
+      q.start_us = q.extent.start_us;
+      q.end_us = q.extent.end_us;
+      must(reader_->for_each_span_in(info.fileId, q, [&](const ti::Span& s) {
+        if (s.key_id != compileId) {
+          return true; // another attempt of the compile
         }
-      }
+        const QString name = qs(s.name);
+        if (!spanSeconds.contains(name)) {
+          spanOrder.append(name);
+        }
+        spanSeconds[name] += s.duration_us.value_or(0) / 1e6;
+        return true;
+      }));
       for (const QString& name : spanOrder) {
         d.phaseSeconds.append({name + QStringLiteral(" (trace)"), spanSeconds.value(name)});
       }
-    } else {
-      d.tracePending = true;
     }
     if (auto it = fc.stackByKey.find(compileId); it != fc.stackByKey.end()) {
       for (const ti::StackFrame& f : it->second) {
@@ -371,23 +381,71 @@ public:
     return a;
   }
 
-  QList<TimelineSpan> timeline() override {
-    QList<TimelineSpan> out;
-    for (const ti::File& file : files_) {
-      const int rank = rankOf(file);
-      const FileCache& fc = spans(file.id);
-      out.reserve(out.size() + qsizetype(fc.spans.size()));
-      for (const ti::Span& s : fc.spans) {
-        if (!s.duration_us) {
-          continue; // never closed: no extent to draw
-        }
-        out.append(
-            {rank, qs(s.name), s.start_us, *s.duration_us, int(s.depth), s.key_id.value_or(-1)});
-      }
+  ChartSlice chart(const ChartRequest& request) override {
+    ChartSlice out;
+    out.request = request;
+    std::optional<int64_t> onlyFile, compileRow;
+    if (request.compileId >= 0) {
+      const CompileInfo& info = compile(request.compileId);
+      onlyFile = info.fileId;
+      compileRow = info.compile.id;
+      out.title = qs(info.compile.display);
     }
-    std::stable_sort(out.begin(), out.end(), [](const TimelineSpan& a, const TimelineSpan& b) {
-      return a.rank != b.rank ? a.rank < b.rank : a.startUs < b.startUs;
-    });
+    // Every band's extent first: an empty request window means all of it.
+    struct Band {
+      const ti::File* file;
+      ti::SpanExtent fileExtent;
+    };
+    std::vector<Band> bands;
+    for (const ti::File& file : files_) {
+      if (onlyFile && file.id != *onlyFile) {
+        continue;
+      }
+      const ti::SpanExtent& whole = fileSpanExtent(file.id);
+      const ti::SpanExtent extent = compileRow ? compileSpanExtent(file.id, *compileRow) : whole;
+      if (extent.spans == 0) {
+        continue;
+      }
+      out.extentStartUs =
+          bands.empty() ? extent.start_us : std::min(out.extentStartUs, extent.start_us);
+      out.extentEndUs = bands.empty() ? extent.end_us : std::max(out.extentEndUs, extent.end_us);
+      out.runEndUs = bands.empty() ? whole.end_us : std::max(out.runEndUs, whole.end_us);
+      bands.push_back({&file, whole});
+    }
+    tlparse::answers::ChartWindow window;
+    window.start_us = request.endUs > request.startUs ? request.startUs : out.extentStartUs;
+    window.end_us = request.endUs > request.startUs ? request.endUs : out.extentEndUs;
+    window.width_px = request.widthPx;
+    for (const Band& b : bands) {
+      ChartBand band;
+      band.rank = rankOf(*b.file);
+      ti::SpanWindowQuery q;
+      q.start_us = window.start_us;
+      q.end_us = window.end_us;
+      q.min_duration_us = window.min_duration_us();
+      q.compile_id = compileRow;
+      q.extent = b.fileExtent; // its longest span bounds the compile's too
+      must(reader_->for_each_span_in(b.file->id, q, [&](const ti::Span& s) {
+        if (band.spans.size() >= kMaxChartSpansPerBand) {
+          band.truncated = true;
+          return false;
+        }
+        ChartSpan c;
+        c.name = qs(s.name);
+        c.compileId = s.key_id.value_or(-1);
+        const auto key = c.compileId >= 0 ? compiles_.find(c.compileId) : compiles_.end();
+        c.compileLabel = key != compiles_.end() ? key->second.summary.display
+                                                : QStringLiteral("(outside any compile)");
+        c.startUs = s.start_us;
+        c.durationUs = s.duration_us.value_or(0);
+        c.unclosed = !s.duration_us;
+        band.spans.append(std::move(c));
+        return true;
+      }));
+      out.bands.append(std::move(band));
+    }
+    std::stable_sort(out.bands.begin(), out.bands.end(),
+                     [](const ChartBand& a, const ChartBand& b) { return a.rank < b.rank; });
     return out;
   }
 
@@ -714,18 +772,22 @@ private:
     return files_cache_.emplace(fileId, std::move(fc)).first->second;
   }
 
-  const FileCache& spans(int64_t fileId) {
+  const ti::SpanExtent& fileSpanExtent(int64_t fileId) {
     FileCache& fc = cache(fileId);
-    if (!fc.spansLoaded) {
-      fc.spans = must(reader_->spans(fileId));
-      for (size_t i = 0; i < fc.spans.size(); ++i) {
-        if (fc.spans[i].key_id) {
-          fc.spansByKey[*fc.spans[i].key_id].push_back(i);
-        }
-      }
-      fc.spansLoaded = true;
+    if (!fc.spanExtent) {
+      fc.spanExtent = must(reader_->span_extent(fileId));
     }
-    return fc;
+    return *fc.spanExtent;
+  }
+
+  const ti::SpanExtent& compileSpanExtent(int64_t fileId, int64_t compileRow) {
+    FileCache& fc = cache(fileId);
+    auto it = fc.compileSpanExtent.find(compileRow);
+    if (it == fc.compileSpanExtent.end()) {
+      it = fc.compileSpanExtent.emplace(compileRow, must(reader_->span_extent(fileId, compileRow)))
+               .first;
+    }
+    return it->second;
   }
 
   // The lines of `text` holding any of `terms` (ASCII case folded), at most 50: scanned as

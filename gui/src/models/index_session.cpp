@@ -19,7 +19,8 @@ void registerTypes() {
     qRegisterMetaType<gui::CompileDetail>();
     qRegisterMetaType<gui::ArtifactText>();
     qRegisterMetaType<gui::CompileDiff>();
-    qRegisterMetaType<QList<gui::TimelineSpan>>();
+    qRegisterMetaType<gui::ChartRequest>();
+    qRegisterMetaType<gui::ChartSlice>();
     qRegisterMetaType<QList<gui::SearchHit>>();
     qRegisterMetaType<QList<gui::HealthRow>>();
     qRegisterMetaType<QList<gui::HealthIssue>>();
@@ -33,14 +34,16 @@ void registerTypes() {
 } // namespace
 
 IndexSession::IndexSession(BackendFactory factory, QObject* parent)
-    : IndexAnswers(parent), cancel_(std::make_shared<std::atomic<bool>>(false)) {
+    : IndexAnswers(parent), cancel_(std::make_shared<std::atomic<bool>>(false)),
+      latestRunChart_(std::make_shared<std::atomic<quint64>>(0)),
+      latestCompileChart_(std::make_shared<std::atomic<quint64>>(0)) {
   registerTypes();
   worker_ = new IndexWorker(std::move(factory), cancel_);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   connect(worker_, &IndexWorker::progress, this, &IndexSession::progress);
   connect(worker_, &IndexWorker::opened, this, &IndexSession::onOpened);
-  connect(worker_, &IndexWorker::timelineReady, this, &IndexSession::timelineReady);
+  connect(worker_, &IndexWorker::chartReady, this, &IndexSession::chartReady);
   connect(worker_, &IndexWorker::healthReady, this, &IndexSession::healthReady);
   connect(worker_, &IndexWorker::healthIssuesReady, this, &IndexSession::healthIssuesReady);
   connect(worker_, &IndexWorker::openFailed, this, [this](const QString& message) {
@@ -121,6 +124,14 @@ void IndexSession::requestRecompiles(int rank, int frameId) {
                             [w = worker_, rank, frameId] { w->recompiles(rank, frameId); });
 }
 
+void IndexSession::requestChart(const ChartRequest& request) {
+  std::shared_ptr<std::atomic<quint64>> latest =
+      request.compileId < 0 ? latestRunChart_ : latestCompileChart_;
+  latest->store(request.serial);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request, serial = std::move(latest)] { w->chart(request, *serial); });
+}
+
 IndexWorker::IndexWorker(BackendFactory factory, std::shared_ptr<std::atomic<bool>> cancel)
     : factory_(std::move(factory)), cancel_(std::move(cancel)) {}
 
@@ -168,12 +179,18 @@ void IndexWorker::open(const QString& path) {
 
 void IndexWorker::loadSecondary() {
   // Not needed for the first screen: each follows in its own signal.
-  guarded(tr("timeline"), [&] { Q_EMIT timelineReady(backend_->timeline()); });
   guarded(tr("graph breaks"), [&] { Q_EMIT graphBreaksReady(backend_->graphBreaks()); });
   guarded(tr("data health"), [&] {
     Q_EMIT healthReady(backend_->health());
     Q_EMIT healthIssuesReady(backend_->healthIssues(IndexSession::kMaxHealthIssues));
   });
+}
+
+void IndexWorker::chart(const ChartRequest& request, const std::atomic<quint64>& latest) {
+  if (request.serial != latest.load()) {
+    return; // a newer window of this chart is queued behind this one
+  }
+  guarded(tr("compile-time chart"), [&] { Q_EMIT chartReady(backend_->chart(request)); });
 }
 
 void IndexWorker::loadCompile(qint64 compileId) {

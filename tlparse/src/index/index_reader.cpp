@@ -195,14 +195,25 @@ struct IndexReader::Impl {
   template <class Fn>
   Status each_row(std::string_view what, const std::string& sql,
                   std::initializer_list<int64_t> binds, Fn&& fn) const {
+    return each_row_bound(
+        what, sql,
+        [&](Stmt& s) {
+          int i = 1;
+          for (const int64_t b : binds) {
+            s.bind(i++, b);
+          }
+        },
+        std::forward<Fn>(fn));
+  }
+
+  // The same with any binds: bind(stmt) binds them.
+  template <class Bind, class Fn>
+  Status each_row_bound(std::string_view what, const std::string& sql, Bind&& bind, Fn&& fn) const {
     Stmt s(db.get(), sql.c_str());
     if (!s.ok()) {
       return damaged(what, s.error());
     }
-    int i = 1;
-    for (const int64_t b : binds) {
-      s.bind(i++, b);
-    }
+    bind(s);
     for (;;) {
       switch (s.step()) {
       case Step::done:
@@ -230,16 +241,31 @@ struct IndexReader::Impl {
   template <class Row>
   Status for_each_row(const std::string& where, std::initializer_list<int64_t> binds,
                       const std::function<bool(const Row&)>& fn) const {
+    return for_each_row_bound<Row>(
+        where,
+        [&](Stmt& s) {
+          int i = 1;
+          for (const int64_t b : binds) {
+            s.bind(i++, b);
+          }
+        },
+        fn);
+  }
+
+  // The same with any binds: bind(stmt) binds them.
+  template <class Row, class Bind>
+  Status for_each_row_bound(const std::string& where, Bind&& bind,
+                            const std::function<bool(const Row&)>& fn) const {
     const char* table = io::Table<Row>::kName;
-    return each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
-                    [&](const Stmt& s, int& bad) {
-                      Row r;
-                      bad = io::read_row(s, 0, r);
-                      if (bad >= 0) {
-                        return Next::bad;
-                      }
-                      return fn(r) ? Next::more : Next::stop;
-                    });
+    return each_row_bound(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where,
+                          std::forward<Bind>(bind), [&](const Stmt& s, int& bad) {
+                            Row r;
+                            bad = io::read_row(s, 0, r);
+                            if (bad >= 0) {
+                              return Next::bad;
+                            }
+                            return fn(r) ? Next::more : Next::stop;
+                          });
   }
 
   // Every row of a table matching `where` (with its binds), as the schema's row type.
@@ -877,6 +903,80 @@ Result<std::vector<GraphBreak>> IndexReader::graph_breaks(int64_t file_id) const
 Status IndexReader::for_each_span(int64_t file_id,
                                   const std::function<bool(const Span&)>& fn) const {
   return impl_->for_each_row<Span>("WHERE file_id=? ORDER BY start_us, id", {file_id}, fn);
+}
+
+Result<SpanExtent> IndexReader::span_extent(int64_t file_id,
+                                            std::optional<int64_t> compile_id) const {
+  // One pass over the file's (or the compile's) spans, by the spans_by_file or
+  // spans_by_compile index.
+  const std::string sql =
+      std::string("SELECT COUNT(*), MIN(start_us), MAX(start_us + COALESCE(duration_us, 0)), "
+                  "MAX(duration_us), MIN(CASE WHEN duration_us IS NULL THEN start_us END) "
+                  "FROM spans WHERE file_id=?") +
+      (compile_id ? " AND compile_id=?" : "");
+  SpanExtent out;
+  const Status st = impl_->each_row_bound(
+      "spans", sql,
+      [&](Stmt& s) {
+        s.bind(1, file_id);
+        if (compile_id) {
+          s.bind(2, *compile_id);
+        }
+      },
+      [&](const Stmt& s, int& bad) {
+        std::optional<double> start, end, longest, first_unclosed;
+        if (!read_column(s, 0, out.spans)) {
+          bad = 0;
+        } else if (!read_column(s, 1, start)) {
+          bad = 1;
+        } else if (!read_column(s, 2, end)) {
+          bad = 2;
+        } else if (!read_column(s, 3, longest)) {
+          bad = 3;
+        } else if (!read_column(s, 4, first_unclosed)) {
+          bad = 4;
+        }
+        if (bad >= 0) {
+          return Next::bad;
+        }
+        out.start_us = start.value_or(0);
+        out.end_us = end.value_or(out.start_us);
+        out.longest_us =
+            std::max(longest.value_or(0), first_unclosed ? out.end_us - *first_unclosed : 0.0);
+        return Next::stop;
+      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
+}
+
+Status IndexReader::for_each_span_in(int64_t file_id, const SpanWindowQuery& q,
+                                     const std::function<bool(const Span&)>& fn) const {
+  // A span overlapping the window starts at most `longest_us` before it: the start range is
+  // what the spans_by_file index narrows; the rest is checked row by row. An unclosed span
+  // reaches the file's end, which is past any window. One compile's spans come by
+  // spans_by_compile instead (the unary + keeps SQLite from walking spans_by_file for the start
+  // range, which would read every span of the file in the window).
+  const std::string start = q.compile_id ? "+start_us" : "start_us";
+  const std::string where =
+      std::string("WHERE file_id=?1") + (q.compile_id ? " AND compile_id=?6" : "") + " AND " +
+      start + " >= ?2 AND " + start +
+      " <= ?3 AND (duration_us IS NULL OR (duration_us >= ?4 AND start_us + duration_us >= ?5)) "
+      "ORDER BY duration_us IS NOT NULL, duration_us DESC, start_us, id";
+  return impl_->for_each_row_bound<Span>(
+      where,
+      [&](Stmt& s) {
+        s.bind(1, file_id);
+        s.bind(2, q.start_us - std::max(q.extent.longest_us, 0.0));
+        s.bind(3, q.end_us);
+        s.bind(4, q.min_duration_us);
+        s.bind(5, q.start_us);
+        if (q.compile_id) {
+          s.bind(6, *q.compile_id);
+        }
+      },
+      fn);
 }
 
 Result<std::vector<RecompileExplained>> IndexReader::recompiles_explained(int64_t file_id) const {

@@ -5,6 +5,7 @@
 #include "report/flame_chart.h"
 #include "report/html_page.h"
 #include "tlparse/answers/artifact_explanation.h"
+#include "tlparse/answers/compile_time_chart.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -252,27 +253,36 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
   if (slowest.size() > kCompileCharts) {
     slowest.resize(kCompileCharts);
   }
+  // Each chart's window; a span its window cannot show (under half a pixel) is not kept.
+  const answers::ChartWindow run_window{t0, t1, 1200, t0, t1};
+  std::unordered_map<int64_t, answers::ChartWindow> compile_window;
   std::unordered_map<int64_t, std::vector<ChartSpan>> per_compile;
+  std::unordered_map<int64_t, std::size_t> per_compile_left_out;
   for (const auto& [t, id] : slowest) {
+    const auto ext = compile_extent[id];
+    compile_window[id] = answers::ChartWindow{ext.first, ext.second, 900, ext.first, t1};
     per_compile[id];
   }
   // Pass 2: the spans to draw.
   std::vector<ChartSpan> run;
-  const double min_us = (t1 - t0) / 2400; // half a pixel of the 1200 px chart
-  std::size_t run_skipped = 0;
+  std::size_t run_left_out = 0;
   st = ctx.reader.for_each_span(ctx.file.id, [&](const index::Span& s) {
     const double dur = s.duration_us.value_or(t1 - s.start_us);
-    ChartSpan cs{s.name, compile_label(ctx, s.compile_id), s.start_us, s.duration_us, s.depth};
+    ChartSpan cs{s.name, compile_label(ctx, s.compile_id), s.start_us, s.duration_us};
     if (s.compile_id) {
-      if (auto it = per_compile.find(*s.compile_id);
-          it != per_compile.end() && it->second.size() < kSpansPerCompile) {
-        it->second.push_back(cs);
+      if (auto it = per_compile.find(*s.compile_id); it != per_compile.end()) {
+        if (dur >= compile_window[*s.compile_id].min_duration_us() &&
+            it->second.size() < kSpansPerCompile) {
+          it->second.push_back(cs);
+        } else {
+          ++per_compile_left_out[*s.compile_id];
+        }
       }
     }
-    if (dur >= min_us && run.size() < kMaxRects) {
+    if (dur >= run_window.min_duration_us() && run.size() < answers::kMaxChartBars) {
       run.push_back(std::move(cs));
     } else {
-      ++run_skipped;
+      ++run_left_out;
     }
     return true;
   });
@@ -284,22 +294,16 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
           "bar for its phase, compile and duration; the same events are in "
           "<a href=\"chromium_events.json\">chromium_events.json</a> for Perfetto). A phase has "
           "one colour in every chart.</p>\n<h3>The whole run</h3>\n";
-  page += flame_chart_svg(run, t0, t1);
-  if (run_skipped > 0) {
-    page += "<p class=\"note\">" + std::to_string(run_skipped) +
-            " span(s) shorter than half a pixel of this chart are left out of it.</p>\n";
-  }
+  page += flame_chart_svg(run, run_window, run_left_out);
   page += "<h3>Per compile (the " + std::to_string(slowest.size()) + " slowest)</h3>\n";
   for (const auto& [t, id] : slowest) {
-    const auto& spans = per_compile[id];
-    const auto ext = compile_extent[id];
     page += "<h4>";
     compile_link(page, compile_label(ctx, id));
     char buf[64];
     std::snprintf(buf, sizeof buf, " &middot; %.3f s", t / 1e6);
     page += buf;
     page += "</h4>\n";
-    page += flame_chart_svg(spans, ext.first, ext.second, 900);
+    page += flame_chart_svg(per_compile[id], compile_window[id], per_compile_left_out[id]);
   }
 }
 

@@ -128,6 +128,27 @@ struct QueryOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// Where a file's spans (or one compile's) lie in time, for a chart's first window.
+struct SpanExtent {
+  int64_t spans = 0;
+  double start_us = 0; // the first start
+  double end_us = 0;   // the last end (of a closed span, or the last start)
+  // The longest span; an unclosed one counts as reaching end_us.
+  double longest_us = 0;
+};
+
+// The spans a chart of [start_us, end_us] can show: those overlapping it that are at least
+// min_duration_us long (an unclosed span reaches the file's last end), optionally of one
+// compile (compiles.id) only. `longest_us` (from span_extent) bounds how long before the window
+// a span that still overlaps it can start, so a query reads only the window's neighbourhood.
+struct SpanWindowQuery {
+  double start_us = 0;
+  double end_us = 0;
+  double min_duration_us = 0;
+  std::optional<int64_t> compile_id;
+  SpanExtent extent;
+};
+
 // A row of the `recompiles` view (docs/INDEX-SCHEMA.md): one reason for a recompile, with its
 // category and a suggestion.
 struct RecompileExplained {
@@ -226,6 +247,14 @@ public:
   Result<std::vector<Span>> spans(int64_t file_id) const;
   // The same, streamed (a large log has too many to hold for a chart); return false to stop.
   Status for_each_span(int64_t file_id, const std::function<bool(const Span&)>& fn) const;
+
+  // Where the spans of a file (or of one of its compiles) lie; spans == 0 when it has none.
+  Result<SpanExtent> span_extent(int64_t file_id, std::optional<int64_t> compile_id = {}) const;
+  // The spans a chart's window shows (see SpanWindowQuery), the longest first (unclosed ones
+  // before all), then by start; return false to stop. A chart of a large log reads these, never
+  // every span, and one that stops early has kept the spans most worth drawing.
+  Status for_each_span_in(int64_t file_id, const SpanWindowQuery& q,
+                          const std::function<bool(const Span&)>& fn) const;
 
   // The views that answer questions (docs/INDEX-SCHEMA.md, "Views"), in log order.
   Result<std::vector<RecompileExplained>> recompiles_explained(int64_t file_id) const;

@@ -118,6 +118,7 @@ namespace {
 // without a tree (compact_json_members): an envelope of 10 MB costs about 10 MB more, not the
 // hundred of a parsed tree.
 using CompactMembers = std::vector<std::pair<std::string, std::string>>;
+constexpr std::size_t kMaxCachedEnvelope = 64u << 10;
 
 // What one raw.jsonl cache entry holds in memory: the key, every member's strings and the
 // allocator and node overheads (an estimate; it only needs to bound the cache).
@@ -195,7 +196,9 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
       if (!fresh) {
         return true; // not a JSON object: tlparse drops the row
       }
+      // Only small envelopes repeat (and a large one would hold its text twice more).
       if (const std::size_t cost = cached_cost(e.envelope, *fresh);
+          e.envelope.size() <= kMaxCachedEnvelope &&
           cache_bytes + cost <= budget::kJsonlCacheBytes) {
         cache_bytes += cost;
         members = &cache.emplace(e.envelope, std::move(*fresh)).first->second;

@@ -373,13 +373,6 @@ bool load_context(RenderContext& ctx, const std::vector<index::File>& files, boo
     ctx.stats = ctx.take(reader.stats(id));
     ctx.health = ctx.take(reader.health(id));
     ctx.unknown_keys = ctx.take(reader.unknown_keys(id));
-    // The lists grew by doubling: up to half of each is spare capacity, held through the render.
-    ctx.compiles.shrink_to_fit();
-    ctx.keys.shrink_to_fit();
-    ctx.outputs.shrink_to_fit();
-    ctx.metrics.shrink_to_fit();
-    ctx.dynamo_starts.shrink_to_fit();
-    ctx.unknown_stacks.shrink_to_fit();
     if (!ctx.read_error.empty()) {
       error = ctx.read_error; // nothing is written from a damaged index
       return false;

@@ -366,17 +366,26 @@ private:
     return true;
   }
 
-  bool emit_array(std::string& out, int depth) {
+  // Opens an array or object (the parser stands on `open`) and writes its bracket: -1 past the
+  // depth limit, 0 when it was empty (closed and written), 1 when members follow.
+  int open_container(std::string& out, char open, char close, int depth) {
     if (depth > kMaxDepth) {
-      return false;
+      return -1;
     }
-    ++pos_; // '['
-    out.push_back('[');
+    ++pos_;
+    out.push_back(open);
     skip_ws();
-    if (!at_end() && peek() == ']') {
+    if (!at_end() && peek() == close) {
       ++pos_;
-      out.push_back(']');
-      return true;
+      out.push_back(close);
+      return 0;
+    }
+    return 1;
+  }
+
+  bool emit_array(std::string& out, int depth) {
+    if (const int opened = open_container(out, '[', ']', depth); opened <= 0) {
+      return opened == 0;
     }
     for (bool first = true;; first = false) {
       if (!first) {
@@ -400,16 +409,8 @@ private:
   // Members are written as they come, each remembered as its key and its span of `out`; when
   // the keys were not sorted and unique, the spans are put in key order once the object closes.
   bool emit_object(std::string& out, int depth) {
-    if (depth > kMaxDepth) {
-      return false;
-    }
-    ++pos_; // '{'
-    out.push_back('{');
-    skip_ws();
-    if (!at_end() && peek() == '}') {
-      ++pos_;
-      out.push_back('}');
-      return true;
+    if (const int opened = open_container(out, '{', '}', depth); opened <= 0) {
+      return opened == 0;
     }
     struct Span {
       std::string key;

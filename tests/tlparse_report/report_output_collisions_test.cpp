@@ -2,6 +2,7 @@
 // (report/output_collisions.h), and every renamed set can be written.
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
+#include "report/render_context.h"
 #include "support/test_paths.h"
 
 #include <catch2/catch.hpp>
@@ -89,4 +90,14 @@ TEST_CASE("collisions: a renamed segment stays within the file system's limit") 
   CHECK(outputs[0].path.size() <= 255);
   CHECK(outputs[0].path.ends_with("_collision1.html"));
   check_writable(outputs);
+}
+
+TEST_CASE("only the last output of a path is written; links always are") {
+  std::vector<ti::Output> outputs =
+      outputs_of({"a.txt", "b.txt", "a.txt", "https://x", "c.txt", "a.txt", "https://x", "b.txt"});
+  outputs[3].kind = ti::OutputKind::link;
+  outputs[6].kind = ti::OutputKind::link;
+  const std::vector<bool> writes = rd::last_writers(outputs);
+  CHECK(writes == std::vector<bool>{false, false, false, true, true, true, true, true});
+  CHECK(rd::last_writers({}).empty());
 }

@@ -140,3 +140,120 @@ TEST_CASE("a repo-committed reference compile_directory.json also round-trips") 
   }
   WARN("round-tripped " << checked << " committed compile_directory.json files");
 }
+
+namespace {
+
+// The streamed printer against the tree printer: same bytes, or both refuse.
+void check_streamed_like_tree(std::string_view text) {
+  INFO("text: " << text.substr(0, 200));
+  std::string streamed = "prefix";
+  const bool ok = tlparse::report::write_compact_json(streamed, text);
+  const auto tree = tlparse::report::parse_json(text);
+  REQUIRE(ok == tree.has_value());
+  if (!ok) {
+    CHECK(streamed == "prefix"); // left as it was
+    CHECK_FALSE(tlparse::report::compact_json_members(text).has_value());
+    return;
+  }
+  std::string expected = "prefix";
+  tlparse::report::write_compact(expected, *tree);
+  CHECK(streamed == expected);
+  const auto members = tlparse::report::compact_json_members(text);
+  REQUIRE(members.has_value() == tree->is_object());
+  if (members) {
+    REQUIRE(members->size() == tree->members().size());
+    for (std::size_t i = 0; i < members->size(); ++i) {
+      std::string value;
+      tlparse::report::write_compact(value, tree->members()[i].second);
+      CHECK((*members)[i].first == tree->members()[i].first);
+      CHECK((*members)[i].second == value);
+    }
+  }
+}
+
+// A random JSON-ish text: valid most of the time, with unsorted and duplicate keys, escapes,
+// numbers of every kind, nesting, and now and then a broken byte.
+std::string random_json(std::uint32_t& seed, int depth) {
+  const auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  static const char* const kScalars[] = {"null",
+                                         "true",
+                                         "false",
+                                         "0",
+                                         "-0",
+                                         "1.5",
+                                         "-2e-7",
+                                         "18446744073709551615",
+                                         "18446744073709551616",
+                                         "-9223372036854775808",
+                                         "1715885247.9018195",
+                                         "\"\"",
+                                         "\"a\\u00e9\\n\\\"q\\\\\"",
+                                         "\"\\ud83d\\ude00\"",
+                                         "\"tab\\tctl\\u0001\"",
+                                         "1e400",
+                                         "[1,]"};
+  static const char* const kKeys[] = {"b", "a", "aa", "", "\\u0000", "\\\"", "z", "A", "\xc3\xa9"};
+  const std::uint32_t pick = next() % 10;
+  if (depth > 5 || pick < 4) {
+    return kScalars[next() % (sizeof kScalars / sizeof *kScalars)];
+  }
+  std::string out;
+  const std::uint32_t n = next() % 6;
+  if (pick < 7) {
+    out = "[";
+    for (std::uint32_t i = 0; i < n; ++i) {
+      out += (i ? ", " : " ") + random_json(seed, depth + 1);
+    }
+    return out + " ]";
+  }
+  out = "{";
+  for (std::uint32_t i = 0; i < n; ++i) {
+    out += std::string(i ? "," : "") + " \"" + kKeys[next() % (sizeof kKeys / sizeof *kKeys)] +
+           "\" : " + random_json(seed, depth + 1);
+  }
+  return out + "}";
+}
+
+} // namespace
+
+TEST_CASE("the streamed compact printer writes the tree printer's bytes") {
+  for (const char* text :
+       {R"({"b": 1, "a": [true, null, "x"], "c": {}, "d": []})", R"({"a": 1, "b": 2, "a": 3})",
+        R"({"z": {"y": 1, "x": {"w": [1, {"v": 2, "u": 3}]}}, "a": 0})", "[]", "  3  ", "\"s\"",
+        R"({"a": 1,})", "[1,]", "{\"a\" 1}", "", "nul", "[1] x", "{\"k\": \"\xff\xfe\"}",
+        R"({"a": {"b": 1, "b": {"c": 2}}, "a": {"d": 3}})", "{\"\xc3\xa9\": 1, \"z\": 2}"}) {
+    check_streamed_like_tree(text);
+  }
+  std::uint32_t seed = 17;
+  for (int i = 0; i < 3000; ++i) {
+    check_streamed_like_tree(random_json(seed, 0));
+  }
+}
+
+TEST_CASE("the streamed compact printer keeps serde's depth limit and handles wide input") {
+  for (const int depth : {127, 128, 129}) {
+    check_streamed_like_tree(std::string(static_cast<std::size_t>(depth), '[') +
+                             std::string(static_cast<std::size_t>(depth), ']'));
+    std::string nested;
+    for (int i = 0; i < depth; ++i) {
+      nested += "{\"b\": 1, \"a\": ";
+    }
+    nested += "0" + std::string(static_cast<std::size_t>(depth), '}');
+    check_streamed_like_tree(nested);
+  }
+  // A wide object of unsorted keys and a long array of small objects (the 100k-frame stack).
+  std::string wide = "{";
+  for (int i = 5000; i > 0; --i) {
+    wide += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + (i > 1 ? ", " : "}");
+  }
+  check_streamed_like_tree(wide);
+  std::string frames = "{\"dynamo_start\": {\"stack\": [";
+  for (int i = 0; i < 20000; ++i) {
+    frames += (i ? ", " : "") + std::string("{\"line\": ") + std::to_string(i) +
+              ", \"name\": \"f\", \"filename\": 0}";
+  }
+  check_streamed_like_tree(frames + "]}, \"frame_id\": 0}");
+}

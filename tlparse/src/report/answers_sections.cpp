@@ -38,7 +38,8 @@ void compile_link(std::string& out, const std::string& display) {
   out += "</a>";
 }
 
-void recompilation_explorer(RenderContext& ctx, std::string& page) {
+void recompilation_explorer(RenderContext& ctx, StreamedFile& file) {
+  std::string& page = file.buffer();
   const auto reasons = ctx.take(ctx.reader.recompiles_explained(ctx.file.id));
   // Frames with more than one compile, in first-seen order.
   std::map<std::pair<int64_t, int64_t>, std::vector<const index::Compile*>> frames;
@@ -132,6 +133,7 @@ void recompilation_explorer(RenderContext& ctx, std::string& page) {
           page += "</td>";
         }
         page += "</tr>\n";
+        file.flush_if_large();
       }
     }
     page += "</table>\n";
@@ -308,7 +310,8 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
 }
 
 // Why a compile has no generated code (or lacks the graphs of the later stages).
-void artifact_explanations(RenderContext& ctx, std::string& page) {
+void artifact_explanations(RenderContext& ctx, StreamedFile& file) {
+  std::string& page = file.buffer();
   std::unordered_map<int64_t, std::set<std::string>> artifacts; // compile id -> artifacts
   for (const index::CompileKey& k : ctx.keys) {
     const auto it = ctx.outputs_by_key.find(k.id);
@@ -343,17 +346,18 @@ void artifact_explanations(RenderContext& ctx, std::string& page) {
     page += "</td><td>";
     esc(page, why);
     page += "</td></tr>\n";
+    file.flush_if_large();
   }
   page += "</table>\n";
 }
 
 } // namespace
 
-void render_answer_sections(RenderContext& ctx, std::string& page) {
-  recompilation_explorer(ctx, page);
-  graph_break_summary(ctx, page);
-  compile_time_charts(ctx, page);
-  artifact_explanations(ctx, page);
+void render_answer_sections(RenderContext& ctx, StreamedFile& file) {
+  recompilation_explorer(ctx, file);
+  graph_break_summary(ctx, file.buffer());
+  compile_time_charts(ctx, file.buffer());
+  artifact_explanations(ctx, file);
 }
 
 } // namespace tlparse::report::detail

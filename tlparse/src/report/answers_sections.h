@@ -9,6 +9,7 @@
 
 namespace tlparse::report::detail {
 
-void render_answer_sections(RenderContext& ctx, std::string& page);
+// Appended to `file`'s buffer, flushed as the per-compile tables grow (one row a compile).
+void render_answer_sections(RenderContext& ctx, StreamedFile& file);
 
 } // namespace tlparse::report::detail

@@ -111,7 +111,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   }
 
   // Recompilations, graph breaks, compile time, artifacts explained.
-  render_answer_sections(ctx, page);
+  render_answer_sections(ctx, file);
 
   // Build products. A compile's outputs in log order; those of a named subgraph (regional
   // compilation, the envelope's subgraph_name) grouped under it, in first-seen order.
@@ -130,6 +130,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     page.append(" <span class=\"badge\">(");
     page.append(std::to_string(o.number));
     page.append(")</span></li>\n");
+    file.flush_if_large(); // one compile may hold a million outputs
   };
   page.append("<h2>Build products</h2>\n<ul class=\"compiles\">\n");
   for (const index::CompileKey& key : ctx.keys) {
@@ -244,11 +245,10 @@ void render_failures_page(RenderContext& ctx) {
               "</th><th>Failure description</th><th>Failure source</th></tr>\n");
   for (const index::RestartOrFailure& row : ctx.restarts_and_failures) {
     page.append("<tr><td>");
-    const auto target = row.metrics_output_id ? ctx.output_by_id.find(*row.metrics_output_id)
-                                              : ctx.output_by_id.end();
+    const index::Output* target =
+        row.metrics_output_id ? ctx.output_with_id(*row.metrics_output_id) : nullptr;
     std::string href;
-    if (target != ctx.output_by_id.end() &&
-        append_report_href(href, "", ctx.outputs[target->second].path)) {
+    if (target != nullptr && append_report_href(href, "", target->path)) {
       page.append("<a href=\"").append(href).append("\">");
       esc(page, compile_display(row.cid));
       page.append("</a>");

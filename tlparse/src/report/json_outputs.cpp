@@ -173,23 +173,11 @@ StreamedResult render_chromium_events(const index::IndexReader& reader, std::int
 namespace {
 
 // An envelope's top-level members as (key, compact value) in key order, cached by envelope text:
-// scaled logs repeat envelopes, and only the members tlparse adds differ from row to row.
+// scaled logs repeat envelopes, and only the members tlparse adds differ from row to row. Printed
+// without a tree (compact_json_members): an envelope of 10 MB costs about 10 MB more, not the
+// hundred of a parsed tree.
 using CompactMembers = std::vector<std::pair<std::string, std::string>>;
-
-std::optional<CompactMembers> compact_members(std::string_view envelope) {
-  auto parsed = parse_json(envelope);
-  if (!parsed || !parsed->is_object()) {
-    return std::nullopt;
-  }
-  CompactMembers members;
-  members.reserve(parsed->members().size());
-  for (const auto& [key, value] : parsed->members()) {
-    std::string text;
-    write_compact(text, value);
-    members.emplace_back(key, std::move(text));
-  }
-  return members;
-}
+constexpr std::size_t kMaxCachedEnvelope = 64u << 10;
 
 // What one raw.jsonl cache entry holds in memory: the key, every member's strings and the
 // allocator and node overheads (an estimate; it only needs to bound the cache).
@@ -263,11 +251,13 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
     if (auto it = cache.find(e.envelope); it != cache.end()) {
       members = &it->second;
     } else {
-      fresh = compact_members(e.envelope);
+      fresh = compact_json_members(e.envelope);
       if (!fresh) {
         return true; // not a JSON object: tlparse drops the row
       }
+      // Only small envelopes repeat (and a large one would hold its text twice more).
       if (const std::size_t cost = cached_cost(e.envelope, *fresh);
+          e.envelope.size() <= kMaxCachedEnvelope &&
           cache_bytes + cost <= budget::kJsonlCacheBytes) {
         cache_bytes += cost;
         members = &cache.emplace(e.envelope, std::move(*fresh)).first->second;

@@ -79,6 +79,32 @@ std::string forced_key(const std::optional<model::CompileId>& cid) {
   return cid ? model::display_name(model::attempt_forced_to_zero(*cid)) : std::string("(unknown)");
 }
 
+const index::Output* RenderContext::output_with_id(std::int64_t id) const {
+  const auto it = std::lower_bound(output_by_id.begin(), output_by_id.end(),
+                                   std::make_pair(id, std::size_t{0}));
+  return it != output_by_id.end() && it->first == id ? &outputs[it->second] : nullptr;
+}
+
+std::vector<bool> last_writers(const std::vector<index::Output>& outputs) {
+  std::vector<bool> writes(outputs.size(), true);
+  std::vector<std::uint32_t> files; // outputs that are files, by path then position
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].kind != index::OutputKind::link) {
+      files.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  std::sort(files.begin(), files.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const int c = outputs[a].path.compare(outputs[b].path);
+    return c != 0 ? c < 0 : a < b;
+  });
+  for (std::size_t k = 0; k + 1 < files.size(); ++k) {
+    if (outputs[files[k]].path == outputs[files[k + 1]].path) {
+      writes[files[k]] = false;
+    }
+  }
+  return writes;
+}
+
 std::string RenderContext::key_display(std::optional<std::int64_t> key_id) const {
   if (!key_id) {
     return {};
@@ -206,11 +232,12 @@ void build_lookups(RenderContext& ctx) {
   }
   for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
     const index::Output& o = ctx.outputs[i];
-    ctx.output_by_id.emplace(o.id, i);
+    ctx.output_by_id.emplace_back(o.id, i);
     if (o.key_id) {
       ctx.outputs_by_key[*o.key_id].push_back(i);
     }
   }
+  std::sort(ctx.output_by_id.begin(), ctx.output_by_id.end());
   for (std::size_t i = 0; i < ctx.metrics.size(); ++i) {
     if (ctx.metrics[i].metrics.output_id) {
       ctx.metrics_by_output.emplace(*ctx.metrics[i].metrics.output_id, i);
@@ -459,19 +486,14 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
 
   // 1. Every per-event output, in production order. An output whose path a later output
   // rewrites is skipped: tlparse's last write wins, so the final bytes are the same.
-  std::unordered_map<std::string_view, std::size_t> last_writer;
-  for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
-    if (ctx.outputs[i].kind != index::OutputKind::link) {
-      last_writer[ctx.outputs[i].path] = i;
-    }
-  }
+  const std::vector<bool> writes = detail::last_writers(ctx.outputs);
   {
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
     detail::AsyncWriter writer(folder, threads, detail::budget::kPendingWriteBytes);
     ctx.writer = &writer;
     for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
       const index::Output& output = ctx.outputs[i];
-      if (output.kind != index::OutputKind::link && last_writer[output.path] != i) {
+      if (!writes[i]) {
         continue;
       }
       if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) {

@@ -67,7 +67,8 @@ struct RenderContext {
   std::vector<index::CompileKey> keys;
   std::unordered_map<std::int64_t, std::size_t> key_by_id; // CompileKey::id -> keys index
   std::vector<index::Output> outputs;
-  std::unordered_map<std::int64_t, std::size_t> output_by_id;
+  // (Output::id, outputs index) sorted by id: 16 bytes an output where a hash map took ~40.
+  std::vector<std::pair<std::int64_t, std::size_t>> output_by_id;
   std::vector<index::MetricsEvent> metrics;
   std::unordered_map<std::int64_t, std::size_t> metrics_by_output; // output id -> metrics index
   std::vector<index::EventStack> dynamo_starts;
@@ -105,6 +106,8 @@ struct RenderContext {
   RenderContext(const index::IndexReader& r, const RenderOptions& o, OutputFolder& f)
       : reader(r), options(o), folder(f) {}
 
+  // The output of an id; null when the file has none.
+  const index::Output* output_with_id(std::int64_t id) const;
   // Display of a key id ("[0/0]", "unknown").
   std::string key_display(std::optional<std::int64_t> key_id) const;
   // The status of the compile of a compile-directory entry (missing when unknown).
@@ -142,6 +145,10 @@ void output_link(std::string& out, const index::Output& o, std::string_view pref
 std::string_view status_class(index::CompileStatus status);
 // Reports `renamed` outputs (rename_colliding_outputs) as a warning and in the data health.
 void note_collisions(RenderContext& ctx, std::size_t renamed);
+// For each output, whether it is written: an output whose path a later output (not a link)
+// also writes is skipped, as tlparse's last write wins. Sorted indexes, not a map of paths, so a
+// million outputs cost a few bytes each.
+std::vector<bool> last_writers(const std::vector<index::Output>& outputs);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);
 // Loads what the pages read for the file options.file_id of `files` (the first when 0) and

@@ -80,6 +80,10 @@ const JsonValue* JsonValue::find(std::string_view key) const {
   return nullptr;
 }
 
+namespace {
+void write_scalar(std::string& out, const JsonValue& v);
+} // namespace
+
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
@@ -98,6 +102,65 @@ public:
       return std::nullopt;
     }
     return v;
+  }
+
+  // The document written as write_compact would print its tree, without building the tree:
+  // values are written as they are read, and an object's members are reordered in `out` only
+  // when their keys did not come sorted and unique (rare: serde-written JSON is sorted). False
+  // (with `out` as it was) when the text is not JSON.
+  bool write_document_compact(std::string& out) {
+    const std::size_t start = out.size();
+    skip_ws();
+    if (!emit_value(out, 0)) {
+      out.resize(start);
+      return false;
+    }
+    skip_ws();
+    if (pos_ != text_.size()) {
+      out.resize(start);
+      return false;
+    }
+    return true;
+  }
+
+  // The members of a document that is an object, sorted and unique, each value printed compact.
+  std::optional<std::vector<std::pair<std::string, std::string>>> compact_members() {
+    std::vector<std::pair<std::string, std::string>> members;
+    skip_ws();
+    if (at_end() || peek() != '{') {
+      return std::nullopt;
+    }
+    ++pos_;
+    skip_ws();
+    if (!at_end() && peek() == '}') {
+      ++pos_;
+    } else {
+      bool sorted = true;
+      while (true) {
+        std::string key;
+        std::string value;
+        if (!read_key(key) || !emit_value(value, 1)) {
+          return std::nullopt;
+        }
+        sorted = sorted && (members.empty() || members.back().first < key);
+        members.emplace_back(std::move(key), std::move(value));
+        const int next = after_member('}');
+        if (next < 0) {
+          return std::nullopt;
+        }
+        if (next == 0) {
+          break;
+        }
+      }
+      if (!sorted) {
+        last_of_each_key(members, [](const auto& m) -> const std::string& { return m.first; });
+      }
+    }
+    skip_ws();
+    if (pos_ != text_.size()) {
+      return std::nullopt;
+    }
+    return members;
   }
 
 private:
@@ -239,18 +302,161 @@ private:
 
   // Sorts by key; for duplicate keys the last occurrence wins (BTreeMap::insert semantics).
   static void normalise_members(std::vector<JsonValue::Member>& members) {
-    std::stable_sort(members.begin(), members.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<JsonValue::Member> unique;
-    unique.reserve(members.size());
-    for (auto& m : members) {
-      if (!unique.empty() && unique.back().first == m.first) {
-        unique.back().second = std::move(m.second);
+    last_of_each_key(members, [](const auto& m) -> const std::string& { return m.first; });
+  }
+
+  // Sorts `items` by key (stably) and keeps the last item of each key: serde_json's BTreeMap.
+  template <class T, class KeyOf>
+  static void last_of_each_key(std::vector<T>& items, KeyOf key_of) {
+    std::stable_sort(items.begin(), items.end(),
+                     [&](const T& a, const T& b) { return key_of(a) < key_of(b); });
+    std::vector<T> unique;
+    unique.reserve(items.size());
+    for (T& m : items) {
+      if (!unique.empty() && key_of(unique.back()) == key_of(m)) {
+        unique.back() = std::move(m);
       } else {
         unique.push_back(std::move(m));
       }
     }
-    members = std::move(unique);
+    items = std::move(unique);
+  }
+
+  // A member's key and its ':' (after '{' or ','); the parser stands on the value then.
+  bool read_key(std::string& key) {
+    skip_ws();
+    if (at_end() || peek() != '"' || !parse_string(key)) {
+      return false;
+    }
+    skip_ws();
+    if (at_end() || text_[pos_++] != ':') {
+      return false;
+    }
+    skip_ws();
+    return true;
+  }
+
+  // After a member or item: 1 for ',' (more follow), 0 for `close`, -1 for anything else.
+  int after_member(char close) {
+    skip_ws();
+    if (at_end()) {
+      return -1;
+    }
+    const char c = text_[pos_++];
+    return c == close ? 0 : c == ',' ? 1 : -1;
+  }
+
+  // Streaming counterparts of parse_value/parse_array/parse_object: same grammar and limits,
+  // output appended to `out` in write_compact's layout.
+  bool emit_value(std::string& out, int depth) {
+    if (at_end()) {
+      return false;
+    }
+    if (peek() == '[') {
+      return emit_array(out, depth + 1);
+    }
+    if (peek() == '{') {
+      return emit_object(out, depth + 1);
+    }
+    JsonValue scalar;
+    if (!parse_value(scalar, depth)) {
+      return false;
+    }
+    write_scalar(out, scalar);
+    return true;
+  }
+
+  // Opens an array or object (the parser stands on `open`) and writes its bracket: -1 past the
+  // depth limit, 0 when it was empty (closed and written), 1 when members follow.
+  int open_container(std::string& out, char open, char close, int depth) {
+    if (depth > kMaxDepth) {
+      return -1;
+    }
+    ++pos_;
+    out.push_back(open);
+    skip_ws();
+    if (!at_end() && peek() == close) {
+      ++pos_;
+      out.push_back(close);
+      return 0;
+    }
+    return 1;
+  }
+
+  bool emit_array(std::string& out, int depth) {
+    if (const int opened = open_container(out, '[', ']', depth); opened <= 0) {
+      return opened == 0;
+    }
+    for (bool first = true;; first = false) {
+      if (!first) {
+        out.push_back(',');
+      }
+      skip_ws();
+      if (!emit_value(out, depth)) {
+        return false;
+      }
+      const int next = after_member(']');
+      if (next < 0) {
+        return false;
+      }
+      if (next == 0) {
+        out.push_back(']');
+        return true;
+      }
+    }
+  }
+
+  // Members are written as they come, each remembered as its key and its span of `out`; when
+  // the keys were not sorted and unique, the spans are put in key order once the object closes.
+  bool emit_object(std::string& out, int depth) {
+    if (const int opened = open_container(out, '{', '}', depth); opened <= 0) {
+      return opened == 0;
+    }
+    struct Span {
+      std::string key;
+      std::size_t begin = 0, end = 0; // `"key":value` in out, no comma
+    };
+    std::vector<Span> members;
+    bool sorted = true;
+    const std::size_t body = out.size();
+    while (true) {
+      Span m;
+      if (!read_key(m.key)) {
+        return false;
+      }
+      if (!members.empty()) {
+        out.push_back(',');
+      }
+      m.begin = out.size();
+      write_json_string(out, m.key);
+      out.push_back(':');
+      if (!emit_value(out, depth)) {
+        return false;
+      }
+      m.end = out.size();
+      sorted = sorted && (members.empty() || members.back().key < m.key);
+      members.push_back(std::move(m));
+      const int next = after_member('}');
+      if (next < 0) {
+        return false;
+      }
+      if (next == 0) {
+        break;
+      }
+    }
+    if (!sorted) {
+      last_of_each_key(members, [](const Span& m) -> const std::string& { return m.key; });
+      const std::string written = out.substr(body);
+      out.resize(body);
+      for (const Span& m : members) {
+        if (out.size() != body) {
+          out.push_back(',');
+        }
+        out.append(written, m.begin - body, m.end - m.begin);
+      }
+    }
+    out.push_back('}');
+    return true;
   }
 
   bool parse_hex4(std::uint32_t& out) {
@@ -558,6 +764,23 @@ std::optional<JsonValue> parse_json(std::string_view text) {
     return JsonParser(repaired).parse_document();
   }
   return JsonParser(text).parse_document();
+}
+
+bool write_compact_json(std::string& out, std::string_view text) {
+  if (!highlight::is_valid_utf8(text)) {
+    const std::string repaired = highlight::sanitize_utf8(text); // as parse_json does
+    return JsonParser(repaired).write_document_compact(out);
+  }
+  return JsonParser(text).write_document_compact(out);
+}
+
+std::optional<std::vector<std::pair<std::string, std::string>>>
+compact_json_members(std::string_view text) {
+  if (!highlight::is_valid_utf8(text)) {
+    const std::string repaired = highlight::sanitize_utf8(text); // as parse_json does
+    return JsonParser(repaired).compact_members();
+  }
+  return JsonParser(text).compact_members();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -68,6 +68,16 @@ std::optional<JsonValue> parse_json(std::string_view text);
 // document can be written piece by piece with the same bytes.
 void write_pretty(std::string& out, const JsonValue& value, std::size_t indent = 0);
 void write_compact(std::string& out, const JsonValue& value);
+// The same bytes as write_compact(out, *parse_json(text)), streamed: no tree is built, so a
+// large document costs about its own size (its members' keys, and a copy of an object whose
+// keys came unsorted) instead of a tree many times larger. False, with `out` unchanged, when
+// parse_json would fail.
+bool write_compact_json(std::string& out, std::string_view text);
+// The members of an object document as (key, write_compact of the value), sorted by key and
+// unique as parse_json keeps them; nullopt when the text is not a JSON object. Streamed like
+// write_compact_json.
+std::optional<std::vector<std::pair<std::string, std::string>>>
+compact_json_members(std::string_view text);
 // A string literal with serde_json's escaping (", \, \b \f \n \r \t, other controls as \u00xx).
 void write_json_string(std::string& out, std::string_view s);
 // An f64 as serde_json prints it (ryu layout). Non-finite values print as null, like serde_json.

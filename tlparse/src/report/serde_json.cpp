@@ -234,16 +234,9 @@ private:
       if (!parse_value(out.items_.back(), depth)) {
         return false;
       }
-      skip_ws();
-      if (at_end()) {
-        return false;
-      }
-      const char c = text_[pos_++];
-      if (c == ']') {
-        return true;
-      }
-      if (c != ',') {
-        return false;
+      const int next = after_member(']');
+      if (next <= 0) {
+        return next == 0;
       }
     }
   }
@@ -261,19 +254,10 @@ private:
     }
     bool sorted = true;
     while (true) {
-      skip_ws();
-      if (at_end() || peek() != '"') {
-        return false;
-      }
       std::string key;
-      if (!parse_string(key)) {
+      if (!read_key(key)) {
         return false;
       }
-      skip_ws();
-      if (at_end() || text_[pos_++] != ':') {
-        return false;
-      }
-      skip_ws();
       JsonValue value;
       if (!parse_value(value, depth)) {
         return false;
@@ -282,16 +266,12 @@ private:
         sorted = false;
       }
       out.members_.emplace_back(std::move(key), std::move(value));
-      skip_ws();
-      if (at_end()) {
+      const int next = after_member('}');
+      if (next < 0) {
         return false;
       }
-      const char c = text_[pos_++];
-      if (c == '}') {
+      if (next == 0) {
         break;
-      }
-      if (c != ',') {
-        return false;
       }
     }
     if (!sorted) {

@@ -85,9 +85,26 @@ std::vector<Damage> damages() {
          sql(p, "UPDATE payloads SET data=zeroblob(40) WHERE compressed=1");
        },
        "inflate"},
-      {"another schema version",
-       [](const fs::path& p) { sql(p, "UPDATE meta SET value='1' WHERE key='schema_version'"); },
-       "version"},
+      {"a value cut from an envelope no longer listed",
+       [](const fs::path& p) { sql(p, "DELETE FROM envelope_cuts WHERE pos=0"); }, "cut values"},
+      {"a stored value missing",
+       [](const fs::path& p) {
+         sql(p, "DELETE FROM payloads WHERE id IN (SELECT value_id FROM envelope_cuts)");
+       },
+       "missing"},
+      // Schema version 2 had no envelope_cuts: an index from an older tlparse is rebuilt.
+      {"an older schema version",
+       [](const fs::path& p) { sql(p, "UPDATE meta SET value='2' WHERE key='schema_version'"); },
+       "written by an older tlparse (index schema version 2; this tlparse reads version 3): "
+       "re-run tlparse"},
+      {"a newer schema version",
+       [](const fs::path& p) { sql(p, "UPDATE meta SET value='99' WHERE key='schema_version'"); },
+       "written by a newer tlparse (index schema version 99"},
+      {"a schema version that is no number (never printed)",
+       [](const fs::path& p) {
+         sql(p, "UPDATE meta SET value=char(27)||'[2J' WHERE key='schema_version'");
+       },
+       "(index schema version unknown;"},
       {"no meta table", [](const fs::path& p) { sql(p, "DROP TABLE meta"); }, "not a torchscope"},
       {"not a database",
        [](const fs::path& p) { std::ofstream(p, std::ios::trunc) << "not an index\n"; }, "not"},

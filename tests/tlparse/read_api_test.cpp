@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
+#include <sstream>
 
 using namespace tlparse_test;
 using test_support::must;
@@ -378,4 +379,97 @@ TEST_CASE("each file keeps its own string table", "[tlparse][read_api]") {
   REQUIRE(starts[0].frames.size() == 1);
   CHECK_FALSE(starts[0].frames[0].filename); // not resolved from a.log's table
   CHECK(result.files[1].health[static_cast<size_t>(ti::HealthId::unresolved_string)] == 1);
+}
+
+TEST_CASE("read API gives large metrics values as logged though the index stores them once",
+          "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  const fs::path log = data_log("w02_recompile");
+  fs::copy_file(log, tmp.path() / "copy.log");
+  // Two files through the parallel ingest: the second one's rows come through a merged part.
+  tlparse::ingest::IngestOptions options;
+  options.threads = 2;
+  REQUIRE(tlparse::ingest::ingest_files({log, tmp.path() / "copy.log"}, tmp.path() / "i.sqlite",
+                                        options)
+              .ok);
+  auto reader = must(IndexReader::open(tmp.path() / "i.sqlite"));
+  const auto lines = [&] {
+    std::vector<std::string> out;
+    std::istringstream in(test_support::read_file(log));
+    for (std::string l; std::getline(in, l);) {
+      out.push_back(l);
+    }
+    return out;
+  }();
+  const auto one = [&](const std::string& sql) {
+    int64_t v = -1;
+    must(reader->query(
+        sql, [](const std::vector<std::string>&) {},
+        [&](const std::vector<ti::QueryValue>& row) {
+          v = row.at(0).integer;
+          return false;
+        }));
+    return v;
+  };
+  // Inductor's configuration (22 KB) is logged with every compile but stored once for both files.
+  CHECK(one("SELECT COUNT(*) FROM metrics_other_fields WHERE field='inductor_config'") >= 4);
+  CHECK(one("SELECT COUNT(DISTINCT value_id) FROM metrics_other_fields WHERE "
+            "field='inductor_config'") == 1);
+  CHECK(one("SELECT COUNT(*) FROM metrics_other_fields WHERE field='inductor_config' AND "
+            "value<>''") == 0);
+  CHECK(one("SELECT COUNT(*) FROM envelope_cuts") == one("SELECT SUM(cut_values) FROM events"));
+  CHECK(one("SELECT MAX(length(envelope)) FROM events WHERE kind='compilation_metrics'") < 8000);
+  // SQL gets them back through the query's functions.
+  CHECK(one("SELECT MIN(length(stored_value(value_id))) FROM metrics_other_fields WHERE "
+            "field='inductor_config'") > 10000);
+  CHECK(one("SELECT COUNT(*) FROM events WHERE cut_values>0 AND instr(logged_envelope(id), "
+            "'\"inductor_config\": \"')=0") == 0);
+  CHECK(one("SELECT COUNT(*) FROM events WHERE logged_envelope(id)<>envelope AND cut_values=0") ==
+        0);
+
+  int checked = 0;
+  for (const int64_t file_id : {int64_t{1}, int64_t{2}}) {
+    for (const auto& m : must(reader->compilation_metrics(file_id))) {
+      const auto e = must(reader->event(m.metrics.event_id));
+      REQUIRE(e);
+      const std::string& line = lines.at(static_cast<size_t>(e->line - 1));
+      // The envelope as logged, byte for byte, and the same through the streaming read.
+      CHECK(e->envelope == line.substr(line.find("] ") + 2));
+      bool streamed = false;
+      must(reader->for_each_event(file_id, [&](const ti::Event& s) {
+        if (s.id == e->id) {
+          streamed = s.envelope == e->envelope;
+          return false;
+        }
+        return true;
+      }));
+      CHECK(streamed);
+      for (const auto& f : must(reader->metrics_other_fields(m.metrics.event_id))) {
+        CHECK(e->envelope.find("\"" + f.field + "\": " + f.value) != std::string::npos);
+        if (f.field == "inductor_config") {
+          CHECK(f.value.size() > 10000);
+          CHECK(f.value_id);
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked >= 8);
+}
+
+TEST_CASE("a damaged stored value of an envelope is an error of the read API",
+          "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const auto metrics = must(in.reader->compilation_metrics(in.file().file_id));
+  REQUIRE_FALSE(metrics.empty());
+  const int64_t event_id = metrics.front().metrics.event_id;
+  in.reader.reset();
+  sql(tmp.path() / "index.sqlite",
+      "UPDATE envelope_cuts SET byte_offset=1000000000 WHERE event_id=" + std::to_string(event_id));
+  auto reader = must(IndexReader::open(tmp.path() / "index.sqlite"));
+  const auto e = reader->event(event_id);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().find("outside") != std::string::npos);
+  CHECK(e.error().find("index.sqlite") != std::string::npos);
 }

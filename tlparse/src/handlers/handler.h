@@ -13,6 +13,7 @@
 #include <simdjson.h>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tlparse::model {
@@ -38,6 +39,10 @@ struct EventContext {
   std::optional<std::string> payload_filename;
   // The envelope's `subgraph_name` (regional compilation), stamped on every output it produces.
   std::optional<std::string> subgraph;
+  // Large values of `metadata` stored once by content (FileModel::store_value): views of their
+  // bytes in the envelope and their payload ids, in envelope order. The event's row leaves them
+  // out of its envelope (envelope_cuts).
+  std::vector<std::pair<std::string_view, int64_t>> cut_values;
 };
 
 struct Handler {

@@ -96,6 +96,11 @@ bool set_typed(const index::io::JsonSlot& slot, simdjson::ondemand::value v,
   return false;
 }
 
+// Other fields this large are stored once by content, not in the row nor in the envelope: each
+// compile of PyTorch 2.x logs Inductor's whole configuration (22 KB) and Dynamo's (5 KB), the
+// same bytes every time (docs/INDEX-SCHEMA.md, payloads).
+constexpr size_t kStoredValueMin = 512;
+
 void record_row(EventContext& ctx, int64_t output_id) {
   using simdjson::ondemand::json_type;
   index::io::CompilationMetricsRecord row;
@@ -131,8 +136,14 @@ void record_row(EventContext& ctx, int64_t output_id) {
           if (ingest::raw_value_json(v, raw)) {
             return false;
           }
-          ctx.model.writer().add(
-              index::io::MetricsOtherFieldRecord{ctx.event_id, other_fields++, key, raw});
+          index::io::MetricsOtherFieldRecord other{ctx.event_id, other_fields++, key, raw,
+                                                   std::nullopt};
+          if (raw.size() >= kStoredValueMin) {
+            other.value = {};
+            other.value_id = ctx.model.store_value(raw);
+            ctx.cut_values.emplace_back(raw, *other.value_id);
+          }
+          ctx.model.writer().add(other);
           return true;
         });
   }

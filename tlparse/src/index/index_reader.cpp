@@ -12,6 +12,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <type_traits>
 #include <unordered_map>
 
 namespace tlparse::index {
@@ -83,8 +85,27 @@ std::string read_only_uri(const std::filesystem::path& path) {
   return out + "?mode=ro";
 }
 
-// Reads the event's metadata from columns envelope, value_offset, value_length at `first`.
-int read_metadata(const Stmt& s, int first, std::string& out);
+// The columns read_metadata() reads, after which nothing else follows.
+#define TORCHSCOPE_METADATA_COLUMNS "e.envelope,e.value_offset,e.value_length,e.cut_values"
+
+// Reads stored bytes from columns compressed, size, data at `first`: -1 or the bad column.
+// `out` is nullopt when compressed bytes do not inflate to their size.
+int read_stored_bytes(const Stmt& s, int first, std::optional<std::string>& out) {
+  bool compressed = false;
+  int64_t size = 0;
+  std::string data;
+  if (!read_column(s, first, compressed)) {
+    return first;
+  }
+  if (!read_column(s, first + 1, size)) {
+    return first + 1;
+  }
+  if (!read_blob(s, first + 2, data)) {
+    return first + 2;
+  }
+  out = inflate_payload(compressed, size, data);
+  return -1;
+}
 
 } // namespace
 
@@ -117,18 +138,6 @@ std::string raw_jsonl_timestamp(const Event& e, int64_t year) {
   return buf;
 }
 
-namespace {
-int read_metadata(const Stmt& s, int first, std::string& out) {
-  Event e;
-  if (!read_column(s, first, e.envelope) || !read_column(s, first + 1, e.value_offset) ||
-      !read_column(s, first + 2, e.value_length)) {
-    return first;
-  }
-  out = std::string(event_metadata(e));
-  return -1;
-}
-} // namespace
-
 std::string_view event_metadata(const Event& e) {
   if (!e.value_offset || !e.value_length || *e.value_offset < 0 || *e.value_length < 0 ||
       static_cast<uint64_t>(*e.value_offset) + static_cast<uint64_t>(*e.value_length) >
@@ -145,6 +154,133 @@ struct IndexReader::Impl {
   bool search_attached = false;
   bool views_created = false;
   bool query_pragmas_set = false;
+  // Values stored once by content (docs/INDEX-SCHEMA.md, envelope_cuts), the recently read ones
+  // kept inflated: every compile's envelope holds the same configuration. Bounded, and guarded
+  // because a server shares its reader between threads.
+  mutable std::mutex values_mutex;
+  mutable std::unordered_map<int64_t, std::shared_ptr<const std::string>> values;
+  mutable std::size_t value_bytes = 0;
+  static constexpr std::size_t kMaxValueBytes = 8u << 20;
+
+  // The bytes of stored value `id` (a payloads row).
+  Result<std::shared_ptr<const std::string>> stored_value(int64_t id) const {
+    {
+      const std::lock_guard<std::mutex> lock(values_mutex);
+      if (const auto it = values.find(id); it != values.end()) {
+        return it->second;
+      }
+    }
+    std::optional<std::string> bytes;
+    bool found = false;
+    const Status st = each_row("payloads", "SELECT compressed,size,data FROM payloads WHERE id=?",
+                               {id}, [&](const Stmt& s, int& bad) {
+                                 found = true;
+                                 bad = read_stored_bytes(s, 0, bytes);
+                                 return bad >= 0 ? Next::bad : Next::stop;
+                               });
+    if (!st) {
+      return Error{st.error()};
+    }
+    if (!found || !bytes) {
+      return damaged("stored value " + std::to_string(id),
+                     found ? "its compressed bytes do not inflate to its size" : "it is missing");
+    }
+    auto value = std::make_shared<const std::string>(std::move(*bytes));
+    const std::lock_guard<std::mutex> lock(values_mutex);
+    if (value_bytes + value->size() > kMaxValueBytes) {
+      values.clear();
+      value_bytes = 0;
+    }
+    if (value->size() <= kMaxValueBytes && values.emplace(id, value).second) {
+      value_bytes += value->size();
+    }
+    return value;
+  }
+
+  // Puts the values cut out of a stored envelope back (envelope_cuts): the envelope as logged.
+  Status restore_envelope(int64_t event_id, int64_t cut_values, std::string& envelope) const {
+    if (cut_values == 0) {
+      return {};
+    }
+    const std::string what = "the envelope of event " + std::to_string(event_id);
+    std::string whole;
+    std::size_t kept = 0;
+    int64_t seen = 0;
+    std::optional<Error> failure;
+    Status st = each_row(
+        "envelope_cuts",
+        "SELECT byte_offset,value_id FROM envelope_cuts WHERE event_id=? ORDER BY pos", {event_id},
+        [&](const Stmt& s, int& bad) {
+          int64_t at = 0;
+          int64_t value_id = 0;
+          if (!read_column(s, 0, at) || !read_column(s, 1, value_id)) {
+            bad = read_column(s, 0, at) ? 1 : 0;
+            return Next::bad;
+          }
+          if (at < static_cast<int64_t>(kept) || at > static_cast<int64_t>(envelope.size())) {
+            failure = damaged(what, "a value cut at a byte outside it");
+            return Next::stop;
+          }
+          auto value = stored_value(value_id);
+          if (!value) {
+            failure = Error{value.error()};
+            return Next::stop;
+          }
+          whole.append(envelope, kept, static_cast<std::size_t>(at) - kept);
+          whole += **value;
+          kept = static_cast<std::size_t>(at);
+          ++seen;
+          return Next::more;
+        });
+    if (!st) {
+      return st;
+    }
+    if (failure) {
+      return *failure;
+    }
+    if (seen != cut_values) {
+      return damaged(what, std::to_string(seen) + " of its " + std::to_string(cut_values) +
+                               " cut values are listed");
+    }
+    whole.append(envelope, kept);
+    envelope = std::move(whole);
+    return {};
+  }
+
+  // What the read API adds to a row as stored: the values stored by content put back.
+  template <class Row>
+  Status complete(Row& row) const {
+    if constexpr (std::is_same_v<Row, Event>) {
+      return restore_envelope(row.id, row.cut_values, row.envelope);
+    } else if constexpr (std::is_same_v<Row, MetricsOtherField>) {
+      if (row.value_id) {
+        auto value = stored_value(*row.value_id);
+        if (!value) {
+          return Error{value.error()};
+        }
+        row.value = **value;
+      }
+    }
+    return {};
+  }
+
+  // Reads an event's metadata as logged from TORCHSCOPE_METADATA_COLUMNS at `first`: -1, or the
+  // bad column (`failure` set instead when a cut value cannot be put back).
+  int read_metadata(const Stmt& s, int first, int64_t event_id, std::string& out,
+                    std::optional<Error>& failure) const {
+    Event e;
+    e.id = event_id;
+    if (!read_column(s, first, e.envelope) || !read_column(s, first + 1, e.value_offset) ||
+        !read_column(s, first + 2, e.value_length) || !read_column(s, first + 3, e.cut_values)) {
+      return first;
+    }
+    if (Status st = complete(e); !st) {
+      failure = Error{st.error()};
+      return -1;
+    }
+    out = std::string(event_metadata(e));
+    return -1;
+  }
 
   // The declared views as temporary views of this connection (the index is not written): the
   // views as this version declares them, whatever an index from elsewhere holds.
@@ -257,15 +393,25 @@ struct IndexReader::Impl {
   Status for_each_row_bound(const std::string& where, Bind&& bind,
                             const std::function<bool(const Row&)>& fn) const {
     const char* table = io::Table<Row>::kName;
-    return each_row_bound(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where,
-                          std::forward<Bind>(bind), [&](const Stmt& s, int& bad) {
-                            Row r;
-                            bad = io::read_row(s, 0, r);
-                            if (bad >= 0) {
-                              return Next::bad;
-                            }
-                            return fn(r) ? Next::more : Next::stop;
-                          });
+    std::optional<Error> failure;
+    const Status st =
+        each_row_bound(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where,
+                       std::forward<Bind>(bind), [&](const Stmt& s, int& bad) {
+                         Row r;
+                         bad = io::read_row(s, 0, r);
+                         if (bad >= 0) {
+                           return Next::bad;
+                         }
+                         if (Status done = complete(r); !done) {
+                           failure = Error{done.error()};
+                           return Next::stop;
+                         }
+                         return fn(r) ? Next::more : Next::stop;
+                       });
+    if (failure) {
+      return *failure;
+    }
+    return st;
   }
 
   // Every row of a table matching `where` (with its binds), as the schema's row type.
@@ -274,6 +420,7 @@ struct IndexReader::Impl {
                                 std::initializer_list<int64_t> binds) const {
     const char* table = io::Table<Row>::kName;
     std::vector<Row> out;
+    std::optional<Error> failure;
     const Status st =
         each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
                  [&](const Stmt& s, int& bad) {
@@ -282,11 +429,18 @@ struct IndexReader::Impl {
                    if (bad >= 0) {
                      return Next::bad;
                    }
+                   if (Status done = complete(r); !done) {
+                     failure = Error{done.error()};
+                     return Next::stop;
+                   }
                    out.push_back(std::move(r));
                    return Next::more;
                  });
     if (!st) {
       return Error{st.error()};
+    }
+    if (failure) {
+      return *failure;
     }
     return out;
   }
@@ -434,8 +588,23 @@ Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::pa
                  (st ? std::string() : " (" + st.error() + ")")};
   }
   if (*version != std::to_string(kSchemaVersion)) {
-    return Error{path.string() + ": index schema version " + *version + ", this tlparse reads " +
-                 std::to_string(kSchemaVersion) + " (rebuild it with `tlparse index`)"};
+    // Indexes are written by the tlparse that reads them: any other version is rebuilt from the
+    // logs, never read with another layout.
+    const auto number = [](const std::string& v) {
+      return !v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos
+                 ? std::optional<int>(std::stoi(v))
+                 : std::nullopt;
+    };
+    const std::optional<int> theirs = number(*version);
+    const std::string by = !theirs                    ? "an unknown version of tlparse"
+                           : *theirs < kSchemaVersion ? "an older tlparse"
+                                                      : "a newer tlparse";
+    // Only a number is shown: the text comes from the file and may hold anything.
+    return Error{path.string() + ": this index was written by " + by + " (index schema version " +
+                 (theirs ? *version : std::string("unknown")) + "; this tlparse reads version " +
+                 std::to_string(kSchemaVersion) +
+                 "): re-run tlparse on the logs to rebuild it (`tlparse index LOGS` or "
+                 "`tlparse LOGS -o OUT --overwrite`)"};
   }
   // Every declared table, with its columns in order and their types.
   for (const io::TableInfo& t : io::kTables) {
@@ -550,14 +719,9 @@ Result<std::optional<std::string>> IndexReader::payload(int64_t event_id) const 
       "SELECT p.compressed,p.size,p.data FROM events e JOIN payloads p ON p.id=e.payload_id "
       "WHERE e.id=?",
       {event_id}, [&](const Stmt& s, int& bad) {
-        bool compressed = false;
-        int64_t size = 0;
-        std::string data;
-        if (!read_column(s, 0, compressed) || !read_column(s, 1, size) || !read_blob(s, 2, data)) {
-          bad = 0;
+        if ((bad = read_stored_bytes(s, 0, out)) >= 0) {
           return Next::bad;
         }
-        out = inflate_payload(compressed, size, data);
         broken = !out;
         return Next::stop;
       });
@@ -601,15 +765,9 @@ Status IndexReader::for_each_chromium_event(
         }
         std::optional<std::string> payload;
         if (!s.is_null(kPayload + 2)) {
-          bool compressed = false;
-          int64_t size = 0;
-          std::string data;
-          if (!read_column(s, kPayload, compressed) || !read_column(s, kPayload + 1, size) ||
-              !read_blob(s, kPayload + 2, data)) {
-            bad = kPayload;
+          if ((bad = read_stored_bytes(s, kPayload, payload)) >= 0) {
             return Next::bad;
           }
-          payload = inflate_payload(compressed, size, data);
           if (!payload) {
             broken = true;
             return Next::stop;
@@ -750,21 +908,7 @@ Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_
 }
 
 Result<std::vector<MetricsOtherField>> IndexReader::metrics_other_fields(int64_t event_id) const {
-  std::vector<MetricsOtherField> out;
-  const Status st = impl_->each_row(
-      "metrics_other_fields", "SELECT * FROM metrics_other_fields WHERE event_id=? ORDER BY pos",
-      {event_id}, [&](const Stmt& s, int& bad) {
-        MetricsOtherField f;
-        if ((bad = io::read_row(s, 0, f)) >= 0) {
-          return Next::bad;
-        }
-        out.push_back(std::move(f));
-        return Next::more;
-      });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return out;
+  return impl_->rows<MetricsOtherField>("WHERE event_id=? ORDER BY pos", {event_id});
 }
 
 Result<std::vector<RestartOrFailure>> IndexReader::restarts_and_failures(int64_t file_id) const {
@@ -810,9 +954,10 @@ Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t fi
   }
   constexpr int kRef = io::Table<Specialization>::kColumns;
   std::vector<SpecializationEvent> out;
+  std::optional<Error> failure;
   const Status st = impl_->each_row(
       "specializations",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS ",e.envelope,e.value_offset,e.value_length FROM "
+      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS "," TORCHSCOPE_METADATA_COLUMNS " FROM "
       "specializations x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
       {file_id}, [&](const Stmt& s, int& bad) {
         SpecializationEvent x;
@@ -820,8 +965,12 @@ Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t fi
             (bad = read_event_ref(s, kRef, x.event)) >= 0) {
           return Next::bad;
         }
-        if ((bad = read_metadata(s, kRef + kEventRefColumns, x.metadata_json)) >= 0) {
+        if ((bad = impl_->read_metadata(s, kRef + kEventRefColumns, x.event.event_id,
+                                        x.metadata_json, failure)) >= 0) {
           return Next::bad;
+        }
+        if (failure) {
+          return Next::stop;
         }
         if (auto it = lists->find(x.event.event_id); it != lists->end()) {
           x.sources = std::move(it->second["sources"]);
@@ -835,6 +984,9 @@ Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t fi
       });
   if (!st) {
     return Error{st.error()};
+  }
+  if (failure) {
+    return *failure;
   }
   return out;
 }
@@ -1045,6 +1197,15 @@ extern "C" int query_authorizer(void*, int action, const char* a, const char* b,
   }
 }
 
+// The result of a SQL function of `tlparse query`: the text, or the error.
+void sql_text_result(sqlite3_context* c, const Result<std::string>& r) {
+  if (!r) {
+    sqlite3_result_error(c, r.error().c_str(), -1);
+  } else {
+    sqlite3_result_text64(c, r->data(), r->size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  }
+}
+
 extern "C" int query_progress(void* cancel) {
   return static_cast<const std::atomic<bool>*>(cancel)->load() ? 1 : 0;
 }
@@ -1074,6 +1235,37 @@ IndexReader::query(const std::string& sql,
     std::string error;
     if (!impl_->db.exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;", &error)) {
       return Error{impl_->path.string() + ": " + error};
+    }
+    // What the index stores once by content, as logged: stored_value(payload id), for
+    // metrics_other_fields.value_id, and logged_envelope(event id), the envelope with its cut
+    // values put back (docs/INDEX-SCHEMA.md, envelope_cuts).
+    using SqlFunction = void (*)(sqlite3_context*, int, sqlite3_value**);
+    const SqlFunction stored_value = [](sqlite3_context* c, int, sqlite3_value** argv) {
+      if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+        sqlite3_result_null(c);
+        return;
+      }
+      const auto* impl = static_cast<const Impl*>(sqlite3_user_data(c));
+      auto v = impl->stored_value(sqlite3_value_int64(argv[0]));
+      sql_text_result(c, v ? Result<std::string>(**v) : Result<std::string>(Error{v.error()}));
+    };
+    const SqlFunction logged_envelope = [](sqlite3_context* c, int, sqlite3_value** argv) {
+      const auto* impl = static_cast<const Impl*>(sqlite3_user_data(c));
+      const int64_t id = sqlite3_value_int64(argv[0]);
+      auto e = impl->rows<Event>("WHERE id=?", {id});
+      if (e && e->empty()) {
+        sqlite3_result_null(c);
+        return;
+      }
+      sql_text_result(c, e ? Result<std::string>(e->front().envelope)
+                           : Result<std::string>(Error{e.error()}));
+    };
+    for (const auto& [name, fn] :
+         {std::pair{"stored_value", stored_value}, std::pair{"logged_envelope", logged_envelope}}) {
+      if (sqlite3_create_function_v2(impl_->db.get(), name, 1, SQLITE_UTF8, impl_.get(), fn,
+                                     nullptr, nullptr, nullptr) != SQLITE_OK) {
+        return Error{impl_->path.string() + ": " + sqlite3_errmsg(impl_->db.get())};
+      }
     }
     impl_->query_pragmas_set = true;
   }

@@ -76,6 +76,9 @@ struct VerifiedPayload {
 // The envelope key that names a region of a regionally compiled graph (docs/TLPARSE-INGEST.md).
 constexpr std::string_view kSubgraphKey = "subgraph_name";
 
+// Values of an envelope stored by content, to leave out of its row (EventContext::cut_values).
+using CutValues = std::vector<std::pair<std::string_view, int64_t>>;
+
 class FileIngest {
 public:
   // `abort` stops the file like a cancel (another file failed).
@@ -103,7 +106,7 @@ private:
                    const Envelope& env, index::EventStatus status, std::string_view kind,
                    bool known, std::optional<int64_t> key_id, std::optional<int64_t> payload_id,
                    std::optional<std::string_view> payload_filename, bool raw_jsonl,
-                   int64_t event_id);
+                   int64_t event_id, const CutValues& cuts = {});
 
   bool stopped() const {
     return (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) ||
@@ -117,6 +120,7 @@ private:
   LineReader* reader_ = nullptr;
   EnvelopeParser envelope_parser_;
   std::string envelope_buf_;
+  std::string cut_envelope_; // the stored envelope of an event with cut values
   std::string payload_;
   uint64_t payload_lines_ = 0;
   bool payload_truncated_ = false; // the last payload read was cut at kMaxPayloadBytes
@@ -237,7 +241,7 @@ void FileIngest::store_event(const Line& line, const GlogPrefix& prefix, std::st
                              bool known, std::optional<int64_t> key_id,
                              std::optional<int64_t> payload_id,
                              std::optional<std::string_view> payload_filename, bool raw_jsonl,
-                             int64_t event_id) {
+                             int64_t event_id, const CutValues& cuts) {
   const auto part = [](const std::optional<uint32_t>& v) {
     return v ? std::optional<int64_t>(*v) : std::nullopt;
   };
@@ -280,7 +284,30 @@ void FileIngest::store_event(const Line& line, const GlogPrefix& prefix, std::st
     ++model_->stats().fail_key_conflict;
     row.in_raw_jsonl = false;
   }
+  // Values stored by content leave the stored envelope; envelope_cuts says where they go back.
+  // They come in envelope order, each inside the envelope (a view that is not is kept in place).
+  std::vector<index::io::EnvelopeCutRecord> placed;
+  if (!cuts.empty()) {
+    cut_envelope_.clear();
+    const char* kept = envelope.data();
+    const char* end = envelope.data() + envelope.size();
+    for (const auto& [value, value_id] : cuts) {
+      if (value.data() < kept || value.data() + value.size() > end) {
+        continue;
+      }
+      cut_envelope_.append(kept, value.data());
+      placed.push_back({event_id, static_cast<int64_t>(placed.size()),
+                        static_cast<int64_t>(cut_envelope_.size()), value_id});
+      kept = value.data() + value.size();
+    }
+    cut_envelope_.append(kept, end);
+    row.envelope = cut_envelope_;
+    row.cut_values = static_cast<int64_t>(placed.size());
+  }
   writer_.add(row);
+  for (const auto& cut : placed) {
+    writer_.add(cut);
+  }
 }
 
 void FileIngest::process_line(const Line& line) {
@@ -542,7 +569,7 @@ void FileIngest::process_line(const Line& line) {
     pf = *payload_filename;
   }
   store_event(line, *prefix, envelope, env, index::EventStatus::ok, kind.empty() ? "(none)" : kind,
-              known, key_id, payload_id, pf, !is_chromium, event_id);
+              known, key_id, payload_id, pf, !is_chromium, event_id, ctx.cut_values);
 }
 
 bool FileIngest::run(const std::filesystem::path& path, int64_t file_id, FileResult& result,

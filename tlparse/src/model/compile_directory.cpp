@@ -1,6 +1,8 @@
 // FileModel: the compile directory and output naming of tlparse 0.4.3 (docs/TLPARSE-INGEST.md),
 // the compiles, the string table and the counters of one file. See file_model.h.
+#include "ingest/content_hash.h"
 #include "ingest/envelope.h"
+#include "ingest/md5.h"
 #include "model/file_model.h"
 #include "model/path_sanitizer.h"
 
@@ -299,6 +301,28 @@ std::optional<int64_t> FileModel::add_list(int64_t event_id, std::string_view fi
     writer_.add(index::io::MetadataListItemRecord{event_id, field, pos++, text});
   }
   return pos;
+}
+
+int64_t FileModel::store_value(std::string_view bytes) {
+  const uint64_t h = ingest::content_hash(bytes);
+  if (const auto it = stored_values_.find(h);
+      it != stored_values_.end() && it->second.bytes == bytes) {
+    return it->second.id;
+  }
+  const int64_t id = writer_.add_payload(ingest::md5_hex(bytes), bytes);
+  // Bounded: a log whose large values are all different must not grow memory.
+  constexpr size_t kMaxRememberedBytes = 4u << 20;
+  if (stored_value_bytes_ + bytes.size() > kMaxRememberedBytes) {
+    stored_values_.clear();
+    stored_value_bytes_ = 0;
+  }
+  if (bytes.size() <= kMaxRememberedBytes) {
+    auto& slot = stored_values_[h];
+    stored_value_bytes_ -= slot.bytes.size(); // a hash collision replaces the older value
+    slot = StoredValue{id, std::string(bytes)};
+    stored_value_bytes_ += bytes.size();
+  }
+  return id;
 }
 
 bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame>& out,

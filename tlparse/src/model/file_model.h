@@ -90,6 +90,10 @@ public:
   // nullopt when an item is not valid JSON (the rows before it are kept).
   std::optional<int64_t> add_list(int64_t event_id, std::string_view field,
                                   simdjson::ondemand::array& items);
+  // Stores a large metadata value once by content (the payloads table) and returns its id. The
+  // same configuration is logged with every compile, so a value seen recently is recognised by
+  // its bytes without hashing it with MD5 again.
+  int64_t store_value(std::string_view bytes);
 
   // Unknown keys.
   void note_unknown_key(std::string_view key, int64_t line);
@@ -123,6 +127,12 @@ private:
   std::unordered_set<std::string> payload_copies_;
 
   std::unordered_map<int64_t, std::string> strings_;
+  struct StoredValue {
+    int64_t id = 0;
+    std::string bytes;
+  };
+  std::unordered_map<uint64_t, StoredValue> stored_values_; // by content_hash, bounded
+  size_t stored_value_bytes_ = 0;
   struct UnknownKey {
     uint64_t count = 0;
     int64_t first_line = 0;

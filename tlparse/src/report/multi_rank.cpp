@@ -688,9 +688,6 @@ private:
     return true;
   }
 
-  // Each rank's parsed chromium events with `pid` set to the rank, one pretty array, streamed
-  // to disk. A rank's events repeat (one per step of a training loop), so each distinct payload
-  // is parsed and printed once per rank (a cache bounded like the report's own).
   // The ranks' shares written by their renders, concatenated in rank order (each holds its
   // events joined by ",\n  "; an empty one had none).
   bool concatenated_chromium_events() {
@@ -762,73 +759,15 @@ private:
     return true;
   }
 
+  // The combined chromium_events.json: the ranks' shares (MultiRankOptions::chromium_parts).
   bool combined_chromium_events() {
-    if (!options_.chromium_parts.empty()) {
-      if (options_.chromium_parts.size() != data_.size()) {
-        return fail("one combined chromium part per rank expected");
-      }
-      return concatenated_chromium_events();
+    if (options_.chromium_parts.empty()) {
+      return true;
     }
-    detail::StreamedFile file;
-    if (!folder_.open_stream(files::chromium_events, file)) {
-      return fail("cannot write " + std::string(files::chromium_events) + ": " +
-                  folder_.first_error());
+    if (options_.chromium_parts.size() != data_.size()) {
+      return fail("one combined chromium part per rank expected");
     }
-    std::uint64_t count = 0;
-    std::string scratch;
-    constexpr std::size_t kCacheBytes = 12u << 20;
-    std::unordered_map<std::string, std::string> cache; // payload -> indented pretty text
-    std::size_t cache_bytes = 0;
-    for (const RankData& d : data_) {
-      cache.clear();
-      cache_bytes = 0;
-      const Status st = reader_.for_each_chromium_event(
-          d.rank.file_id, [&](const index::ChromiumEvent&, std::string_view payload) {
-            const std::string* text = nullptr;
-            const auto hit = cache.find(std::string(payload));
-            if (hit != cache.end()) {
-              text = &hit->second;
-            } else {
-              auto parsed = parse_json(payload);
-              if (!parsed) {
-                return true; // the rank's own file skips it too
-              }
-              if (parsed->is_object()) {
-                parsed->set("pid", JsonValue::unsigned_integer(d.rank.rank));
-              }
-              std::string pretty;
-              write_pretty(pretty, *parsed);
-              scratch.clear();
-              for (char c : pretty) {
-                scratch.push_back(c);
-                if (c == '\n') {
-                  scratch.append("  ");
-                }
-              }
-              if (cache_bytes + payload.size() + scratch.size() <= kCacheBytes) {
-                cache_bytes += payload.size() + scratch.size() + 96;
-                text = &cache.emplace(std::string(payload), scratch).first->second;
-              } else {
-                text = &scratch;
-              }
-            }
-            file.buffer().append(count == 0 ? "[\n  " : ",\n  ");
-            file.buffer().append(*text);
-            file.flush_if_large();
-            ++count;
-            return true;
-          });
-      if (!st) {
-        folder_.finish_stream(file);
-        return fail(st.error());
-      }
-    }
-    file.buffer().append("\n]");
-    if (!folder_.finish_stream(file)) {
-      return fail("cannot write " + std::string(files::chromium_events) + ": " +
-                  folder_.first_error());
-    }
-    return chromium_events_written(count > 0);
+    return concatenated_chromium_events();
   }
 
   // The first artifact of each compile folder whose stem starts with `prefix` (JSON only).

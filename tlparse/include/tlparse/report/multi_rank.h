@@ -50,7 +50,8 @@ struct MultiRankOptions {
   std::vector<std::string> folder_order;
   // One file per rank, in `ranks` order, written by each rank's render
   // (RenderOptions::combined_chromium_part): the combined chromium_events.json is their
-  // concatenation, and they are removed. Empty: the events are read from the index again.
+  // concatenation, and they are removed. Empty (a landing re-rendered for its cross-rank files
+  // alone, as the compatibility test does): no combined chromium_events.json is written.
   std::vector<std::filesystem::path> chromium_parts;
 };
 

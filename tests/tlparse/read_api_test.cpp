@@ -465,11 +465,24 @@ TEST_CASE("a damaged stored value of an envelope is an error of the read API",
   REQUIRE_FALSE(metrics.empty());
   const int64_t event_id = metrics.front().metrics.event_id;
   in.reader.reset();
-  sql(tmp.path() / "index.sqlite",
-      "UPDATE envelope_cuts SET byte_offset=1000000000 WHERE event_id=" + std::to_string(event_id));
+  const std::string id = std::to_string(event_id);
+  std::string tamper, message;
+  SECTION("a value put back outside its envelope") {
+    tamper = "UPDATE envelope_cuts SET byte_offset=1000000000 WHERE event_id=" + id;
+    message = "outside";
+  }
+  SECTION("one value listed thousands of times (memory stays bounded)") {
+    tamper = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<10000) "
+             "INSERT INTO envelope_cuts SELECT c.event_id, c.pos+i, c.byte_offset, c.value_id "
+             "FROM n, (SELECT * FROM envelope_cuts WHERE event_id=" +
+             id + " ORDER BY pos DESC LIMIT 1) c; UPDATE events SET cut_values=cut_values+10000 " +
+             "WHERE id=" + id;
+    message = "larger than any envelope";
+  }
+  sql(tmp.path() / "index.sqlite", tamper);
   auto reader = must(IndexReader::open(tmp.path() / "index.sqlite"));
   const auto e = reader->event(event_id);
   REQUIRE_FALSE(e);
-  CHECK(e.error().find("outside") != std::string::npos);
+  CHECK(e.error().find(message) != std::string::npos);
   CHECK(e.error().find("index.sqlite") != std::string::npos);
 }

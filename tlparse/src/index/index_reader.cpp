@@ -226,6 +226,12 @@ struct IndexReader::Impl {
             failure = Error{value.error()};
             return Next::stop;
           }
+          // A tampered index may list one value many times: the envelope stays within what the
+          // ingest stores (a line, 16 MB by default; a payload at most kMaxPayloadBytes).
+          if (whole.size() + envelope.size() + (*value)->size() > kMaxPayloadBytes) {
+            failure = damaged(what, "its values make it larger than any envelope");
+            return Next::stop;
+          }
           whole.append(envelope, kept, static_cast<std::size_t>(at) - kept);
           whole += **value;
           kept = static_cast<std::size_t>(at);

@@ -159,3 +159,21 @@ TEST_CASE("tlparse index -o replaces an index but refuses any other file",
   REQUIRE(run_tlparse({"index", log, "-o", "i.sqlite"}, tmp.path()).code == 0);
   CHECK(run_tlparse({"index", log, "-o", "i.sqlite"}, tmp.path()).code == 0);
 }
+
+TEST_CASE("cli --overwrite of a report an older tlparse wrote says what to do and deletes nothing",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  const std::string log = data_log("w19_fullgraph_error").string();
+  REQUIRE(run_tlparse({log, "-o", "out"}, tmp.path()).code == 0);
+  sql(tmp.path() / "out/index.sqlite", "UPDATE meta SET value='2' WHERE key='schema_version'");
+  const auto before = files_under(tmp.path() / "out");
+  const Run r = run_tlparse({log, "-o", "out", "--overwrite"}, tmp.path());
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("written by an older tlparse") != std::string::npos);
+  CHECK(r.err.find("remove them yourself or choose another -o") != std::string::npos);
+  CHECK(files_under(tmp.path() / "out") == before);
+  no_staging_left(tmp.path());
+  // Elsewhere, the logs make a new report.
+  CHECK(run_tlparse({log, "-o", "fresh"}, tmp.path()).code == 0);
+}

@@ -76,7 +76,11 @@ Result<std::unique_ptr<ReportFolder>> ReportFolder::prepare(const fs::path& out,
       }
       auto reader = index::IndexReader::open(index);
       if (!reader) {
-        return Error{"Refusing to --overwrite " + out.string() + ": " + reader.error()};
+        // An index this tlparse cannot read (another schema version, damage) cannot say which
+        // files are the previous report's, and nothing is deleted on a guess.
+        return Error{"Refusing to --overwrite " + out.string() + ": " + reader.error() +
+                     ". Without it tlparse cannot tell which files of " + out.string() +
+                     " are the previous report's: remove them yourself or choose another -o"};
       }
       auto previous = report::report_files(**reader);
       if (!previous) {

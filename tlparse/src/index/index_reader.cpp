@@ -608,9 +608,7 @@ Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::pa
     // Only a number is shown: the text comes from the file and may hold anything.
     return Error{path.string() + ": this index was written by " + by + " (index schema version " +
                  (theirs ? *version : std::string("unknown")) + "; this tlparse reads version " +
-                 std::to_string(kSchemaVersion) +
-                 "): re-run tlparse on the logs to rebuild it (`tlparse index LOGS` or "
-                 "`tlparse LOGS -o OUT --overwrite`)"};
+                 std::to_string(kSchemaVersion) + "): re-run tlparse on the logs to rebuild it"};
   }
   // Every declared table, with its columns in order and their types.
   for (const io::TableInfo& t : io::kTables) {

@@ -270,6 +270,20 @@ struct IndexReader::Impl {
     return {};
   }
 
+  // Reads a row of `SELECT <table>.*` as the read API returns it (complete()): Next::more, or
+  // Next::bad with the bad column, or Next::stop with `failure` set.
+  template <class Row>
+  Next read_whole_row(const Stmt& s, Row& row, int& bad, std::optional<Error>& failure) const {
+    if ((bad = io::read_row(s, 0, row)) >= 0) {
+      return Next::bad;
+    }
+    if (Status done = complete(row); !done) {
+      failure = Error{done.error()};
+      return Next::stop;
+    }
+    return Next::more;
+  }
+
   // Reads an event's metadata as logged from TORCHSCOPE_METADATA_COLUMNS at `first`: -1, or the
   // bad column (`failure` set instead when a cut value cannot be put back).
   int read_metadata(const Stmt& s, int first, int64_t event_id, std::string& out,
@@ -404,13 +418,8 @@ struct IndexReader::Impl {
         each_row_bound(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where,
                        std::forward<Bind>(bind), [&](const Stmt& s, int& bad) {
                          Row r;
-                         bad = io::read_row(s, 0, r);
-                         if (bad >= 0) {
-                           return Next::bad;
-                         }
-                         if (Status done = complete(r); !done) {
-                           failure = Error{done.error()};
-                           return Next::stop;
+                         if (const Next n = read_whole_row(s, r, bad, failure); n != Next::more) {
+                           return n;
                          }
                          return fn(r) ? Next::more : Next::stop;
                        });
@@ -431,16 +440,11 @@ struct IndexReader::Impl {
         each_row(table, std::string("SELECT ") + table + ".* FROM " + table + " " + where, binds,
                  [&](const Stmt& s, int& bad) {
                    Row r;
-                   bad = io::read_row(s, 0, r);
-                   if (bad >= 0) {
-                     return Next::bad;
+                   const Next n = read_whole_row(s, r, bad, failure);
+                   if (n == Next::more) {
+                     out.push_back(std::move(r));
                    }
-                   if (Status done = complete(r); !done) {
-                     failure = Error{done.error()};
-                     return Next::stop;
-                   }
-                   out.push_back(std::move(r));
-                   return Next::more;
+                   return n;
                  });
     if (!st) {
       return Error{st.error()};

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <iostream>
+#include <malloc.h>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -142,6 +143,16 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
   if (!reader) {
     return fail(reader.error());
   }
+  // glibc raises its mmap threshold each time a large block is freed (up to 32 MB), after which
+  // large blocks come from the heaps of the threads that freed them and stay resident: rendering
+  // one rank after another, the peak RSS grew with every rank (147 MB for 32 ranks, about 55 MB
+  // in use). Fixed thresholds map blocks of 256 KB and more and return free heap tops of 128 KB
+  // (glibc's default, which the ingest raised along with the mmap threshold), for more page
+  // faults (docs/TLPARSE-MULTI-RANK.md, Performance); a single report, rendered once, keeps
+  // glibc's dynamic thresholds.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  malloc_trim(0); // what the ingest freed
   // Each rank's report, several at once: a worker renders one rank at a time through a reader of
   // its own, and every rank also writes its share of the combined chromium_events.json (a hidden
   // part file in the staging folder, concatenated by the landing). Messages are printed in rank

@@ -286,6 +286,32 @@ TEST_CASE("cuda codegen: every family of ops on the GPU equals eager on the host
   CHECK_THROWS_AS(cf(gpu(weight), gpu(bad)), UserError);
 }
 
+TEST_CASE("cuda codegen: a training forward's bad index is reported once its backward is queued",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  auto step = compile([](const Tensor& l, const Tensor& t) { return cross_entropy(l, t); });
+  Tensor logits = gpu(wave({5, 10}, 2));
+  logits.set_requires_grad(true);
+  const Tensor bad = gpu(Tensor::from_values({1, 0, 10, 4, 4}, {5}, DType::Int64));
+  // The forward returns without waiting for its kernels; its backward's run reads the check.
+  const Tensor loss = step(logits, bad);
+  CHECK_THROWS_AS(loss.backward(), UserError);
+  // Later steps are unaffected: the flag was cleared.
+  const Tensor good = gpu(Tensor::from_values({1, 0, 9, 4, 4}, {5}, DType::Int64));
+  logits.set_grad(Tensor());
+  step(logits, good).backward();
+  REQUIRE(logits.grad().defined());
+  Tensor want_logits = wave({5, 10}, 2);
+  want_logits.set_requires_grad(true);
+  cross_entropy(want_logits, Tensor::from_values({1, 0, 9, 4, 4}, {5}, DType::Int64)).backward();
+  const std::vector<double> got = logits.grad().to(Device::cpu()).to_vector();
+  const std::vector<double> want = want_logits.grad().to_vector();
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CHECK(std::abs(got[i] - want[i]) <= 1e-5);
+  }
+}
+
 TEST_CASE("cuda codegen: matmul, bmm and addmm through cuBLAS and the generated kernel",
           "[inductor][cuda][gpu]") {
   REQUIRE_GPU();

@@ -13,6 +13,7 @@
 //     replays: the host's time per call on an idle device (what reduce-overhead removes), and
 //     the wall time per call back to back (which the device's time bounds from below).
 // Each figure is the median of several timed groups (CUDA events around back-to-back calls).
+// --only=GROUP runs one group of figures (after the copy), to run under a profiler (ncu).
 // Lines starting "RESULT" are for scripts/bench-cuda-codegen.sh, which prints PyTorch 2.11's
 // torch.compile figures for the same ops and sizes beside them.
 #include "compiler/autograd/autograd.h"

@@ -7,6 +7,7 @@
 #include "inductor/counters.h"
 #include "inductor/runtime/gemm.h"
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,7 +24,34 @@ struct PendingChecks {
   std::vector<std::function<bool()>> checks;
   std::vector<std::string> kernels;
 };
-thread_local std::vector<PendingChecks> t_pending;
+// The checks still unread when the thread ends (a training forward was its last compiled run)
+// are read then: a raised flag cannot become an error any more, so it is said on stderr rather
+// than lost.
+struct PendingAtExit : std::vector<PendingChecks> {
+  PendingAtExit() = default;
+  PendingAtExit(const PendingAtExit&) = delete;
+  PendingAtExit& operator=(const PendingAtExit&) = delete;
+  ~PendingAtExit() {
+    for (PendingChecks& p : *this) {
+      for (std::size_t i = 0; i < p.checks.size(); ++i) {
+        bool raised = false;
+        try {
+          raised = p.checks[i]();
+        } catch (...) { // the device is gone: nothing can be read any more
+          return;
+        }
+        if (raised) {
+          std::fprintf(stderr,
+                       "torchscope: index out of range: kernel %s of the last GPU training "
+                       "forward of this thread read a row outside its tensor; no later compiled "
+                       "call reported it, so its results were wrong\n",
+                       p.kernels[i].c_str());
+        }
+      }
+    }
+  }
+};
+thread_local PendingAtExit t_pending;
 
 // Reads the checks of `earlier` runs (waiting for their kernels only): UserError when one
 // raised its flag.
@@ -235,8 +263,8 @@ public:
     // This run's work is queued: the checks earlier training forwards left are read now (the
     // device runs this run's kernels meanwhile), and this run's own wait for the next run.
     if (!t_pending.empty() || !pending.checks.empty()) {
-      std::vector<PendingChecks> earlier = std::move(t_pending);
-      t_pending.clear();
+      std::vector<PendingChecks> earlier;
+      earlier.swap(t_pending);
       if (!pending.checks.empty()) {
         t_pending.push_back(std::move(pending));
       }

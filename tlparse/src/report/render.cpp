@@ -1,6 +1,6 @@
-// The report orchestrator: loads what the pages need from the index once, writes every output in
-// the order tlparse 0.4.3 produced them (a later file of the same path replaces an earlier one),
-// then the global files. See render.h.
+// The report orchestrator: loads the small per-file state once, streams every output from the
+// index in the order tlparse 0.4.3 produced them (a later file of the same path replaces an
+// earlier one), then writes the global files. See render.h.
 #include "tlparse/report/render.h"
 
 #include "report/html_page.h"

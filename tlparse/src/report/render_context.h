@@ -1,5 +1,6 @@
-// State shared by the renderers of one report: what was loaded from the index once (compile keys,
-// outputs, metrics, stacks), the checked output folder, and the cache of rendered payloads.
+// State shared by the renderers of one report: the small per-file state loaded from the index once
+// (compile keys, metrics, the collision plan, compact lookups; outputs, compiles and dynamo_start
+// stacks are streamed by the pages), the checked output folder, and the cache of rendered payloads.
 // The scaled benchmark logs repeat the same payloads many times, so payload-derived renderings
 // (pretty JSON, highlighted code) are cached by (kind, payload hash, size).
 #pragma once

@@ -1,26 +1,53 @@
 #!/bin/bash
 # Prints the GPU code generator's figures (issue 13) beside PyTorch 2.11's torch.compile on the
 # same ops and sizes, measured in one run on the GPU machine:
-#   scripts/bench-cuda-codegen.sh [path/to/bench_cuda_codegen] [--quick]
-# Runs bench_cuda_codegen and scripts/bench_cuda_codegen_torch.py, then prints one table:
-# each figure, ours, PyTorch's, and the ratio (PyTorch's time over ours: above 1 is faster).
+#   scripts/bench-cuda-codegen.sh [path/to/bench_cuda_codegen] [--quick] [--rounds=N]
+# Runs bench_cuda_codegen and scripts/bench_cuda_codegen_torch.py in turn, N rounds (3 unless
+# told): ours, PyTorch's, ours, PyTorch's, ... so that both sides see the same machine states.
+# Each process times every figure with CUDA events over back-to-back calls (the median of its
+# groups). The table gives, per figure, the median over the rounds of each side and of the ratio
+# of each round (PyTorch's time over ours: above 1 is faster), with their ranges.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
-bench="${1:-build/release/tests/compiler/bench_cuda_codegen}"
-quick="${2:-}"
+bench="build/release/tests/compiler/bench_cuda_codegen"
+quick=""
+rounds=3
+for arg in "$@"; do
+  case "$arg" in
+  --quick) quick="--quick" ;;
+  --rounds=*) rounds="${arg#--rounds=}" ;;
+  -h | --help)
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *) bench="$arg" ;;
+  esac
+done
 if [ ! -x "$bench" ]; then
   echo "bench-cuda-codegen.sh: no benchmark at $bench (build the bench_cuda_codegen target)" >&2
   exit 2
 fi
-ours="$(mktemp)"
-theirs="$(mktemp)"
-trap 'rm -f "$ours" "$theirs"' EXIT
-echo "== bench_cuda_codegen"
-"$bench" $quick | tee "$ours"
-echo "== PyTorch torch.compile"
-env -u TORCH_TRACE PYTHONUNBUFFERED=1 python3 "$here/bench_cuda_codegen_torch.py" $quick | tee "$theirs"
-echo "== side by side"
-python3 - "$ours" "$theirs" <<'EOF'
+case "$rounds" in
+'' | *[!0-9]* | 0)
+  echo "bench-cuda-codegen.sh: --rounds wants a positive number, not '$rounds'" >&2
+  exit 2
+  ;;
+esac
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+status=0
+for r in $(seq 1 "$rounds"); do
+  echo "== round $r of $rounds: bench_cuda_codegen"
+  "$bench" $quick | tee "$work/ours.$r" || status=1
+  echo "== round $r of $rounds: PyTorch torch.compile"
+  env -u TORCH_TRACE PYTHONUNBUFFERED=1 python3 "$here/bench_cuda_codegen_torch.py" $quick |
+    tee "$work/theirs.$r" || status=1
+  # Later rounds trace nothing: the first round's trace holds every graph.
+  unset TORCH_TRACE
+done
+echo "== side by side ($rounds rounds: median [min-max])"
+python3 - "$work" "$rounds" <<'EOF' || status=1
+import statistics
 import sys
 
 def read(path):
@@ -31,7 +58,9 @@ def read(path):
             out[p[1]] = float(p[2])
     return out
 
-ours, theirs = read(sys.argv[1]), read(sys.argv[2])
+work, rounds = sys.argv[1], int(sys.argv[2])
+ours = [read(f"{work}/ours.{r}") for r in range(1, rounds + 1)]
+theirs = [read(f"{work}/theirs.{r}") for r in range(1, rounds + 1)]
 rows = [
     ("device-to-device copy (GB/s)", "copy_gbps", False),
     ("pointwise chain, 8 ops, 2 x 16M (us)", "pointwise_us", True),
@@ -60,17 +89,39 @@ rows = [
     ("20-kernel graph, plain: wall us/call", "twenty_plain_wall_us", True),
     ("20-kernel graph, reduce-overhead: wall us/call", "twenty_graph_wall_us", True),
 ]
-print(f"{'figure':44} {'ours':>10} {'PyTorch':>10} {'speed ratio':>12}")
+
+
+def summary(values, fmt):
+    if not values:
+        return "-"
+    med = fmt(statistics.median(values))
+    return med if len(values) == 1 else f"{med} [{fmt(min(values))}-{fmt(max(values))}]"
+
+num = lambda v: f"{v:.1f}"
+ratio_fmt = lambda v: f"{v:.2f}x"
+print(f"{'figure':44} {'ours':>22} {'PyTorch':>22} {'speed ratio':>20}")
 for name, key, timed in rows:
-    o = ours.get(key)
-    t = theirs.get("torch_" + key.replace("_tuned", ""))
-    ratio = f"{t / o:.2f}x" if timed and o and t else ""
-    fmt = lambda v: f"{v:10.1f}" if v is not None else f"{'-':>10}"
-    print(f"{name:44} {fmt(o)} {fmt(t)} {ratio:>12}")
-if ours.get("twenty_plain_us") and ours.get("twenty_graph_us"):
-    print(f"reduce-overhead cuts our per-call host time {ours['twenty_plain_us'] / ours['twenty_graph_us']:.1f}x"
-          f" ({int(ours.get('twenty_kernels_launches', 0))} kernels per call)")
-if theirs.get("torch_twenty_plain_us") and theirs.get("torch_twenty_graph_us"):
-    print(f"PyTorch's reduce-overhead cuts its per-call host time "
-          f"{theirs['torch_twenty_plain_us'] / theirs['torch_twenty_graph_us']:.1f}x")
+    o = [r[key] for r in ours if key in r]
+    t = [r["torch_" + key.replace("_tuned", "")] for r in theirs
+         if "torch_" + key.replace("_tuned", "") in r]
+    ratios = []
+    if timed:
+        for ro, rt in zip(ours, theirs):
+            a, b = ro.get(key), rt.get("torch_" + key.replace("_tuned", ""))
+            if a and b:
+                ratios.append(b / a)
+    print(f"{name:44} {summary(o, num):>22} {summary(t, num):>22} "
+          f"{summary(ratios, ratio_fmt) if ratios else '':>20}")
+
+def gain(side, prefix):
+    g = [r[prefix + "twenty_plain_us"] / r[prefix + "twenty_graph_us"] for r in side
+         if r.get(prefix + "twenty_plain_us") and r.get(prefix + "twenty_graph_us")]
+    return summary(g, lambda v: f"{v:.1f}x") if g else ""
+
+if gain(ours, ""):
+    launches = int(ours[0].get("twenty_kernels_launches", 0))
+    print(f"reduce-overhead cuts our per-call host time {gain(ours, '')} ({launches} kernels per call)")
+if gain(theirs, "torch_"):
+    print(f"PyTorch's reduce-overhead cuts its per-call host time {gain(theirs, 'torch_')}")
 EOF
+exit "$status"

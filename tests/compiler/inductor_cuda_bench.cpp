@@ -13,6 +13,7 @@
 //     replays: the host's time per call on an idle device (what reduce-overhead removes), and
 //     the wall time per call back to back (which the device's time bounds from below).
 // Each figure is the median of several timed groups (CUDA events around back-to-back calls).
+// --only=GROUP runs one group of figures (after the copy), to run under a profiler (ncu).
 // Lines starting "RESULT" are for scripts/bench-cuda-codegen.sh, which prints PyTorch 2.11's
 // torch.compile figures for the same ops and sizes beside them.
 #include "compiler/autograd/autograd.h"
@@ -31,6 +32,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <string>
 #include <vector>
 
 using namespace compiler;
@@ -152,15 +154,39 @@ double scaled_error(const Tensor& got, const Tensor& want) {
   return scale > 0.0 ? err / scale : err;
 }
 
+// The groups of figures --only names.
+bool is_group(const std::string& name) {
+  for (const char* g : {"pointwise", "softmax", "layer_norm", "mlp", "mlp_parts", "train_step",
+                        "reduce_overhead"}) {
+    if (name == g) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  if (argc > 1 && !quick) {
-    std::printf("usage: bench_cuda_codegen [--quick]\n"
-                "Prints the GPU code generator's bandwidth, MLP and reduce-overhead figures.\n");
-    return std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  bool quick = false;
+  std::string only; // one figure's group alone (for a profiler): "" runs all
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg.rfind("--only=", 0) == 0 && is_group(arg.substr(7))) {
+      only = arg.substr(7);
+    } else {
+      std::printf("usage: bench_cuda_codegen [--quick] [--only=GROUP]\n"
+                  "Prints the GPU code generator's bandwidth, MLP and reduce-overhead figures.\n"
+                  "  --quick        fewer timed calls per group\n"
+                  "  --only=GROUP   one group of figures (after the copy), to run under a\n"
+                  "                 profiler: pointwise, softmax, layer_norm, mlp, mlp_parts,\n"
+                  "                 train_step, reduce_overhead\n");
+      return arg == "--help" ? 0 : 2;
+    }
   }
+  auto run_group = [&](const char* group) { return only.empty() || only == group; };
   if (!cuda::is_available()) {
     std::printf("no usable GPU: %s\n", cuda::unavailable_reason().c_str());
     return 0;
@@ -194,7 +220,7 @@ int main(int argc, char** argv) {
 
   // Each op compiled twice: as is, and with max-autotune (launch configurations and matmuls
   // measured; no CUDA graphs, so the figure times the kernels).
-  {
+  if (run_group("pointwise")) {
     auto chain = [](const Tensor& a, const Tensor& b) {
       return inductor_test::pointwise_chain(a, b);
     };
@@ -207,7 +233,7 @@ int main(int argc, char** argv) {
               gpu_us([&] { cf(a, b); }, reps));
     bandwidth("  max-autotune", "pointwise_tuned", 3.0 * n * 4, gpu_us([&] { tuned(a, b); }, reps));
   }
-  {
+  if (run_group("softmax")) {
     const Tensor x = gpu_wave({4096, 4096}, 3);
     auto f = [](const Tensor& t) { return softmax(t, -1); };
     auto cf = compile(f, {.name = "softmax"});
@@ -216,7 +242,7 @@ int main(int argc, char** argv) {
     bandwidth("softmax 4096 x 4096", "softmax", bytes, gpu_us([&] { cf(x); }, reps));
     bandwidth("  max-autotune", "softmax_tuned", bytes, gpu_us([&] { tuned(x); }, reps));
   }
-  {
+  if (run_group("layer_norm")) {
     const Tensor x = gpu_wave({8192, 1024}, 4);
     const Tensor w = gpu_wave({1024}, 5);
     const Tensor b = gpu_wave({1024}, 6);
@@ -229,7 +255,7 @@ int main(int argc, char** argv) {
     bandwidth("layer_norm 8192 x 1024", "layer_norm", bytes, gpu_us([&] { cf(x, w, b); }, reps));
     bandwidth("  max-autotune", "layer_norm_tuned", bytes, gpu_us([&] { tuned(x, w, b); }, reps));
   }
-  {
+  if (run_group("mlp")) {
     const Tensor x = gpu_wave({4096, 1024}, 7);
     const Tensor w1 = gpu_wave({4096, 1024}, 8, 0.03);
     const Tensor b1 = gpu_wave({4096}, 9);
@@ -246,7 +272,7 @@ int main(int argc, char** argv) {
     result("mlp_forward_us", us);
     result("mlp_forward_tuned_us", tuned_us);
   }
-  {
+  if (run_group("mlp_parts")) {
     // The MLP forward's parts, each compiled alone (as is): where its time goes, beside
     // PyTorch's same parts.
     const Tensor x = gpu_wave({4096, 1024}, 7);
@@ -287,7 +313,7 @@ int main(int argc, char** argv) {
       result((std::string("mlp_part_") + key + "_us").c_str(), us);
     }
   }
-  {
+  if (run_group("train_step")) {
     // The training step: the loss's forward graph and, at backward(), the AOT stage's backward
     // graph, both compiled for the GPU. First checked against the CPU's eager autograd at a
     // batch the host computes quickly: the loss and each gradient within 1e-4 of the largest
@@ -353,7 +379,7 @@ int main(int argc, char** argv) {
       failed = true;
     }
   }
-  {
+  if (run_group("reduce_overhead")) {
     // 20 kernels: softmax over alternating dims, two kernels each (a reduction over columns
     // cannot fuse with one over rows).
     auto twenty = [](const Tensor& x) {

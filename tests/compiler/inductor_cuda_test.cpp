@@ -22,7 +22,12 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
 #include <limits>
+#include <thread>
+#include <unistd.h>
 
 using namespace compiler;
 using inductor_test::wave;
@@ -284,6 +289,59 @@ TEST_CASE("cuda codegen: every family of ops on the GPU equals eager on the host
   auto cf = compile([](const Tensor& wt, const Tensor& i) { return embedding(wt, i); });
   const Tensor bad = Tensor::from_values({3, 10}, {2}, DType::Int64);
   CHECK_THROWS_AS(cf(gpu(weight), gpu(bad)), UserError);
+}
+
+TEST_CASE("cuda codegen: a training forward's bad index is reported once its backward is queued",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  auto step = compile([](const Tensor& l, const Tensor& t) { return cross_entropy(l, t); });
+  Tensor logits = gpu(wave({5, 10}, 2));
+  logits.set_requires_grad(true);
+  const Tensor bad = gpu(Tensor::from_values({1, 0, 10, 4, 4}, {5}, DType::Int64));
+  // The forward returns without waiting for its kernels; its backward's run reads the check.
+  const Tensor loss = step(logits, bad);
+  CHECK_THROWS_AS(loss.backward(), UserError);
+  // Later steps are unaffected: the flag was cleared.
+  const Tensor good = gpu(Tensor::from_values({1, 0, 9, 4, 4}, {5}, DType::Int64));
+  logits.set_grad(Tensor());
+  step(logits, good).backward();
+  REQUIRE(logits.grad().defined());
+  Tensor want_logits = wave({5, 10}, 2);
+  want_logits.set_requires_grad(true);
+  cross_entropy(want_logits, Tensor::from_values({1, 0, 9, 4, 4}, {5}, DType::Int64)).backward();
+  const std::vector<double> got = logits.grad().to(Device::cpu()).to_vector();
+  const std::vector<double> want = want_logits.grad().to_vector();
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CHECK(std::abs(got[i] - want[i]) <= 1e-5);
+  }
+}
+
+TEST_CASE("cuda codegen: a training forward's bad index left unread is said on stderr when its "
+          "thread ends",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  auto step = compile([](const Tensor& l, const Tensor& t) { return cross_entropy(l, t); });
+  Tensor logits = gpu(wave({5, 10}, 2));
+  logits.set_requires_grad(true);
+  const Tensor bad = gpu(Tensor::from_values({1, 0, 10, 4, 4}, {5}, DType::Int64));
+  // The forward is the thread's last compiled run: no backward reads its check.
+  const test_support::TempDir dir("torchscope-deferred-check");
+  const std::filesystem::path err_path = dir.path() / "stderr.txt";
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  REQUIRE(saved >= 0);
+  const int file = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(file >= 0);
+  ::dup2(file, 2);
+  std::thread([&] { (void)step(logits, bad); }).join();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(file);
+  const std::string said = test_support::read_file(err_path);
+  CHECK(said.find("index out of range") != std::string::npos);
+  CHECK(said.find("no later compiled call reported it") != std::string::npos);
 }
 
 TEST_CASE("cuda codegen: matmul, bmm and addmm through cuBLAS and the generated kernel",

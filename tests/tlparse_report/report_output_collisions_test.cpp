@@ -1,13 +1,21 @@
 // Output names that cannot all exist at once are renamed before the report writes anything
 // (report/output_collisions.h), and every renamed set can be written.
+#include "ingest/md5.h"
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "report/render_context.h"
+#include "support/must.h"
 #include "support/test_paths.h"
+#include "tlparse/ingest/ingest.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <set>
+#include <sqlite3.h>
 
+namespace fs = std::filesystem;
 namespace rd = tlparse::report::detail;
 namespace ti = tlparse::index;
 
@@ -100,4 +108,113 @@ TEST_CASE("only the last output of a path is written; links always are") {
   const std::vector<bool> writes = rd::last_writers(outputs);
   CHECK(writes == std::vector<bool>{false, false, false, true, true, true, true, true});
   CHECK(rd::last_writers({}).empty());
+}
+
+namespace {
+
+// An index whose file has `n` outputs (artifacts of one compile), for rewriting their paths.
+fs::path index_of_outputs(const test_support::TempDir& tmp, int n) {
+  std::string log;
+  for (int i = 0; i < n; ++i) {
+    const std::string payload = "v" + std::to_string(i);
+    log +=
+        "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] {\"artifact\": {\"name\": \"a\", "
+        "\"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, "
+        "\"has_payload\": \"" +
+        tlparse::ingest::md5_hex(payload) + "\"}\n\t" + payload + "\n";
+  }
+  const fs::path path = tmp.path() / "dedicated_log_torch_trace_names.log";
+  std::ofstream(path, std::ios::binary) << log;
+  const fs::path index = tmp.path() / "index.sqlite";
+  REQUIRE(tlparse::ingest::ingest_files({path}, index, tlparse::ingest::IngestOptions()).ok);
+  return index;
+}
+
+// Gives the outputs of the index's first file the paths (and kinds) of `outputs`, in seq order.
+void rewrite_outputs(const fs::path& index, const std::vector<ti::Output>& outputs) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(index.string().c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "UPDATE outputs SET path=?1, kind=?2 WHERE seq=?3", -1, &st,
+                             nullptr) == SQLITE_OK);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string kind(ti::to_string(outputs[i].kind));
+    sqlite3_bind_text(st, 1, outputs[i].path.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, kind.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, static_cast<sqlite3_int64>(i));
+    REQUIRE(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+// The plan a render reads from the index equals the in-memory renames and last writers.
+void check_plan_matches(const fs::path& index, const std::vector<ti::Output>& named) {
+  rewrite_outputs(index, named);
+  auto reader = test_support::must(ti::IndexReader::open(index));
+  const auto files = test_support::must(reader->files());
+  REQUIRE(files.size() == 1);
+  auto outputs = test_support::must(reader->outputs(files[0].id));
+  REQUIRE(outputs.size() == named.size());
+  const auto plan = test_support::must(rd::plan_outputs(*reader, files[0].id));
+  std::vector<ti::Output> expected = outputs;
+  CHECK(plan.renamed_outputs == rd::rename_colliding_outputs(expected));
+  const std::vector<bool> writes = rd::last_writers(expected);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    ti::Output o = outputs[i];
+    plan.apply(o);
+    INFO(outputs[i].path);
+    CHECK(o.path == expected[i].path);
+    if (o.kind != ti::OutputKind::link) {
+      CHECK(plan.is_overwritten(o.seq) == !writes[i]);
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("collisions: the plan read from the index equals the in-memory renames") {
+  test_support::TempDir tmp("collisions-index");
+  constexpr int kOutputs = 24;
+  const fs::path index = index_of_outputs(tmp, kOutputs);
+  // The hostile names of the cases above, then random names from a small alphabet (so that
+  // prefixes, folders, reserved names and repeats are frequent).
+  std::vector<std::vector<std::string>> cases = {
+      {"dump_file/x.html", "dump_file/x.html/y.html", "-_0_0_0/k_0.txt",
+       "-_0_0_0/k_0.txt/deeper_1.txt", "payloads/x.txt", "payloads/x.txt/y.txt", "plain.txt"},
+      {"a", "a/b", "a/b/c", "a_collision1", "index.html/x.html", "raw.log", "collisions",
+       "same.txt", "same.txt", "a.b", "a-c", "a/b.d", "a.b/c", "collisions/raw.log"},
+      {std::string(250, 'n') + ".html", std::string(250, 'n') + ".html/y"},
+  };
+  std::mt19937 rng(17);
+  const std::string segments[] = {"a",          "b",       "a.txt", "a_collision1", "index.html",
+                                  "collisions", "raw.log", "a-",    "../x",         ""};
+  for (int c = 0; c < 300; ++c) {
+    std::vector<std::string> names;
+    for (int i = 0; i < kOutputs; ++i) {
+      std::string p;
+      const int depth = 1 + static_cast<int>(rng() % 3);
+      for (int d = 0; d < depth; ++d) {
+        p += (d == 0 ? "" : "/") + segments[rng() % std::size(segments)];
+      }
+      names.push_back(p);
+    }
+    cases.push_back(std::move(names));
+  }
+  std::size_t renamed_cases = 0;
+  for (const auto& names : cases) {
+    auto named = outputs_of(names);
+    named.resize(kOutputs, named.empty() ? ti::Output() : named.back());
+    for (std::size_t i = names.size(); i < named.size(); ++i) {
+      named[i].path = "filler_" + std::to_string(i) + ".txt";
+    }
+    for (std::size_t i = 0; i < named.size(); i += 7) {
+      named[i].kind = ti::OutputKind::link; // links keep their URL, renamed or not
+    }
+    auto copy = named;
+    renamed_cases += rd::rename_colliding_outputs(copy) > 0 ? 1 : 0;
+    check_plan_matches(index, named);
+  }
+  CHECK(renamed_cases > 100); // the random names do collide
 }

@@ -406,7 +406,9 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
 #if TORCHSCOPE_INDUCTOR_HAS_CUDA
     std::string blocker = device.is_cuda() ? cudagraph_blocker(*sched, *ir) : "";
 #endif
-    compiled = make_generated_graph(g, std::move(ir), std::move(sched), std::move(kernels));
+    // A GPU training forward's index checks wait for the next compiled run (its backward).
+    compiled = make_generated_graph(g, std::move(ir), std::move(sched), std::move(kernels),
+                                    device.is_cuda() && role == GraphRole::Forward);
 #if TORCHSCOPE_INDUCTOR_HAS_CUDA
     if (device.is_cuda() && uses_cudagraphs(mode)) {
       compiled = make_cudagraph_runner(std::move(compiled), std::move(blocker));

@@ -302,6 +302,39 @@ struct IndexReader::Impl {
     return -1;
   }
 
+  // The temporary tables of the streamed reads (see ensure_temp_table); -1: not built.
+  int64_t file_paths_of = -1;
+  bool key_outputs_built = false;
+  bool temp_pragmas_set = false;
+
+  // Builds a temporary table with `sql` (statements separated by ';', `?` bound to `bind`
+  // where given) on this connection: the index file is never written. Temporary tables live in
+  // files (temp_store=FILE) behind a small cache, so a million rows cost disk, not heap.
+  Status build_temp(std::string_view what, const std::string& drop, const std::string& create,
+                    const std::string& fill, std::optional<int64_t> bind) {
+    std::string error;
+    if (!temp_pragmas_set) {
+      if (!db.exec("PRAGMA temp_store=FILE; PRAGMA temp.cache_size=-2048;", &error)) {
+        return damaged(what, error);
+      }
+      temp_pragmas_set = true;
+    }
+    if (!db.exec(drop.c_str(), &error) || !db.exec(create.c_str(), &error)) {
+      return damaged(what, error);
+    }
+    Stmt s(db.get(), fill.c_str());
+    if (!s.ok()) {
+      return damaged(what, s.error());
+    }
+    if (bind) {
+      s.bind(1, *bind);
+    }
+    if (!s.run()) {
+      return damaged(what, s.error());
+    }
+    return {};
+  }
+
   // The declared views as temporary views of this connection (the index is not written): the
   // views as this version declares them, whatever an index from elsewhere holds.
   Status ensure_views() {
@@ -1532,6 +1565,316 @@ Status IndexReader::build_search_file(const std::filesystem::path& index,
     return Error{"building the search table of " + index.string() + ": " + error};
   }
   return {};
+}
+
+// ---- Streamed reads (see index_reader.h) ----
+
+Result<int64_t> IndexReader::output_count(int64_t file_id) const {
+  int64_t n = 0;
+  const Status st = impl_->each_row("outputs", "SELECT COUNT(*) FROM outputs WHERE file_id=?",
+                                    {file_id}, [&](const Stmt& s, int&) {
+                                      n = s.i64(0);
+                                      return Next::stop;
+                                    });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return n;
+}
+
+Status IndexReader::for_each_output(int64_t file_id,
+                                    const std::function<bool(const Output&)>& fn) const {
+  return impl_->for_each_row<Output>("WHERE file_id=? ORDER BY seq", {file_id}, fn);
+}
+
+Status IndexReader::for_each_output_path(int64_t file_id,
+                                         const std::function<bool(const OutputPath&)>& fn) const {
+  OutputPath p;
+  return impl_->each_row("outputs",
+                         "SELECT path,MIN(seq),COUNT(*) FROM outputs WHERE file_id=? AND "
+                         "kind<>'link' GROUP BY path ORDER BY path",
+                         {file_id}, [&](const Stmt& s, int& bad) {
+                           if (!read_column(s, 0, p.path)) {
+                             bad = 0;
+                             return Next::bad;
+                           }
+                           if (!read_column(s, 1, p.first_seq)) {
+                             bad = 1;
+                             return Next::bad;
+                           }
+                           p.writers = s.i64(2);
+                           return fn(p) ? Next::more : Next::stop;
+                         });
+}
+
+Result<std::vector<int64_t>> IndexReader::overwritten_outputs(int64_t file_id) const {
+  std::vector<int64_t> out;
+  const Status st = impl_->each_row(
+      "outputs",
+      "SELECT seq FROM (SELECT seq,ROW_NUMBER() OVER (PARTITION BY path ORDER BY seq DESC) AS "
+      "later FROM outputs WHERE file_id=? AND kind<>'link') WHERE later>1 ORDER BY seq",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        int64_t seq = 0;
+        if (!read_column(s, 0, seq)) {
+          bad = 0;
+          return Next::bad;
+        }
+        out.push_back(seq);
+        return Next::more;
+      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
+}
+
+Status IndexReader::for_each_output_path_at(int64_t file_id, std::string_view path, bool as_folder,
+                                            const std::function<bool(std::string_view)>& fn) const {
+  if (impl_->file_paths_of != file_id) {
+    Status st = impl_->build_temp(
+        "the output paths", "DROP TABLE IF EXISTS temp.report_file_paths",
+        "CREATE TEMP TABLE report_file_paths(path TEXT PRIMARY KEY) WITHOUT ROWID",
+        "INSERT OR IGNORE INTO temp.report_file_paths SELECT path FROM main.outputs WHERE "
+        "file_id=? AND kind<>'link' AND typeof(path)='text'",
+        file_id);
+    if (!st) {
+      return st;
+    }
+    impl_->file_paths_of = file_id;
+  }
+  // A folder's contents are the paths in ["P/", "P0"): '0' follows '/' in byte order.
+  const std::string sql =
+      as_folder ? "SELECT path FROM temp.report_file_paths WHERE path>=?1||'/' AND path<?1||'0' "
+                  "ORDER BY path"
+                : "SELECT path FROM temp.report_file_paths WHERE path=?1";
+  return impl_->each_row_bound(
+      "the output paths", sql, [&](Stmt& s) { s.bind(1, path); },
+      [&](const Stmt& s, int&) { return fn(s.text_view(0)) ? Next::more : Next::stop; });
+}
+
+namespace {
+// ", NULL" n times.
+std::string nulls(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += ",NULL";
+  }
+  return out;
+}
+} // namespace
+
+Status IndexReader::for_each_key_with_outputs(
+    int64_t file_id, KeyOrder order,
+    const std::function<bool(const CompileKey&, const Output*)>& fn) const {
+  constexpr int kKey = io::Table<CompileKey>::kColumns;
+  constexpr int kOut = io::Table<Output>::kColumns;
+  constexpr int kFirst = 8; // is_output, display, ord, key id, group, subgraph, seq, output id
+  // A subgraph's outputs sort after the entry's others, by the seq of the group's first one.
+  const std::string group = order == KeyOrder::first_seen
+                                ? "CASE WHEN o.subgraph IS NULL THEN -1 ELSE MIN(o.seq) OVER "
+                                  "(PARTITION BY o.key_id,o.subgraph) END,o.subgraph"
+                                : "-1,NULL";
+  const std::string sql =
+      "SELECT 0,k.display,k.ord,k.id,-2,NULL,-1,-1,k.*" + nulls(kOut) +
+      " FROM compile_keys k WHERE k.file_id=?1 UNION ALL SELECT 1,k.display,k.ord,k.id," + group +
+      ",o.seq,o.id" + nulls(kKey) +
+      ",o.* FROM outputs o JOIN compile_keys k ON k.id=o.key_id WHERE o.file_id=?1 AND "
+      "k.file_id=?1 AND o.in_directory ORDER BY " +
+      (order == KeyOrder::display ? "2,3,4,5,6,7,8" : "3,4,5,6,7,8");
+  CompileKey key;
+  bool have_key = false;
+  Output o;
+  return impl_->each_row("the compile directory", sql, {file_id}, [&](const Stmt& s, int& bad) {
+    if (s.i64(0) == 0) {
+      bad = io::read_row(s, kFirst, key);
+      if (bad >= 0) {
+        return Next::bad;
+      }
+      have_key = true;
+      return fn(key, nullptr) ? Next::more : Next::stop;
+    }
+    bad = io::read_row(s, kFirst + kKey, o);
+    if (bad >= 0) {
+      return Next::bad;
+    }
+    if (!have_key) {
+      return Next::more; // an output of an entry of another file: not this file's
+    }
+    return fn(key, &o) ? Next::more : Next::stop;
+  });
+}
+
+Status
+IndexReader::for_each_listed_output_of_key(int64_t key_id, int64_t before_seq,
+                                           const std::function<bool(const Output&)>& fn) const {
+  if (!impl_->key_outputs_built) {
+    Status st = impl_->build_temp(
+        "the outputs by compile", "DROP TABLE IF EXISTS temp.report_key_outputs",
+        "CREATE TEMP TABLE report_key_outputs(key_id INTEGER, seq INTEGER, id INTEGER, PRIMARY "
+        "KEY(key_id,seq,id)) WITHOUT ROWID",
+        "INSERT OR IGNORE INTO temp.report_key_outputs SELECT key_id,seq,id FROM main.outputs "
+        "WHERE key_id IS NOT NULL AND in_directory",
+        std::nullopt);
+    if (!st) {
+      return st;
+    }
+    impl_->key_outputs_built = true;
+  }
+  return impl_->for_each_row<Output>(
+      "JOIN temp.report_key_outputs t ON t.id=outputs.id WHERE t.key_id=? AND t.seq<? ORDER BY "
+      "t.seq,t.id",
+      {key_id, before_seq}, fn);
+}
+
+Status IndexReader::for_each_compile(int64_t file_id,
+                                     const std::function<bool(const Compile&)>& fn) const {
+  return impl_->for_each_row<Compile>("WHERE file_id=? ORDER BY ord", {file_id}, fn);
+}
+
+Result<std::optional<Compile>> IndexReader::compile(int64_t compile_id) const {
+  auto r = impl_->rows<Compile>("WHERE id=?", {compile_id});
+  if (!r) {
+    return Error{r.error()};
+  }
+  return r->empty() ? std::nullopt : std::optional<Compile>(std::move(r->front()));
+}
+
+Status IndexReader::for_each_compile_by_frame(
+    int64_t file_id, const std::function<bool(const Compile&, int64_t)>& fn) const {
+  constexpr int kCompile = io::Table<Compile>::kColumns;
+  Compile c;
+  return impl_->each_row(
+      "compiles",
+      "SELECT c.*,COUNT(*) OVER w,MIN(c.ord) OVER w AS first FROM compiles c WHERE c.file_id=? "
+      "AND c.scope='compile' WINDOW w AS (PARTITION BY COALESCE(c.caid,-1),"
+      "COALESCE(c.frame_id,-1)) ORDER BY first,c.ord",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        bad = io::read_row(s, 0, c);
+        if (bad >= 0) {
+          return Next::bad;
+        }
+        return fn(c, s.i64(kCompile)) ? Next::more : Next::stop;
+      });
+}
+
+Status IndexReader::for_each_compile_with_artifacts(
+    int64_t file_id,
+    const std::function<bool(const Compile&, const std::vector<std::string>&)>& fn) const {
+  constexpr int kCompile = io::Table<Compile>::kColumns;
+  constexpr int kFirst = 4; // is_artifact, ord, compile id, artifact
+  // Each compile's row, then its distinct artifacts: one sort, no join on an unindexed column.
+  const std::string sql =
+      "SELECT 0,c.ord,c.id,NULL,c.* FROM compiles c WHERE c.file_id=?1 UNION ALL SELECT DISTINCT "
+      "1,c.ord,c.id,o.artifact" +
+      nulls(kCompile) +
+      " FROM outputs o JOIN compile_keys k ON k.id=o.key_id JOIN compiles c ON c.id=k.compile_id "
+      "WHERE o.file_id=?1 AND k.file_id=?1 AND c.file_id=?1 ORDER BY 2,3,1,4";
+  Compile c;
+  std::vector<std::string> artifacts;
+  bool pending = false;
+  bool stopped = false;
+  const Status st = impl_->each_row("compiles", sql, {file_id}, [&](const Stmt& s, int& bad) {
+    if (s.i64(0) == 0) {
+      if (pending && !fn(c, artifacts)) {
+        stopped = true;
+        return Next::stop;
+      }
+      bad = io::read_row(s, kFirst, c);
+      if (bad >= 0) {
+        return Next::bad;
+      }
+      artifacts.clear();
+      pending = true;
+      return Next::more;
+    }
+    std::string a;
+    if (!read_column(s, 3, a)) {
+      bad = 3;
+      return Next::bad;
+    }
+    if (pending && s.i64(2) == c.id) {
+      artifacts.push_back(std::move(a));
+    }
+    return Next::more;
+  });
+  if (!st) {
+    return st;
+  }
+  if (pending && !stopped) {
+    fn(c, artifacts);
+  }
+  return {};
+}
+
+Status IndexReader::for_each_stack(int64_t file_id, StackRole role, std::size_t max_frames,
+                                   const std::function<bool(const EventStack&)>& fn) const {
+  constexpr int kFrame = 2 + kEventRefColumns;
+  EventStack es;
+  bool pending = false;
+  bool stopped = false;
+  const Status st = impl_->each_row(
+      "stacks",
+      std::string("SELECT x.id,k.compile_id," TORCHSCOPE_EVENT_REF_COLUMNS
+                  ",f.* FROM stacks x JOIN events e ON e.id=x.event_id LEFT JOIN compile_keys k "
+                  "ON k.id=e.key_id LEFT JOIN stack_frames f ON f.stack_id=x.id WHERE "
+                  "x.file_id=? AND x.role='") +
+          std::string(to_string(role)) + "' ORDER BY x.id,f.pos",
+      {file_id}, [&](const Stmt& s, int& bad) {
+        int64_t id = 0;
+        if (!read_column(s, 0, id)) {
+          bad = 0;
+          return Next::bad;
+        }
+        if (pending && id != es.stack_id) {
+          if (!fn(es)) {
+            stopped = true;
+            return Next::stop;
+          }
+          pending = false;
+        }
+        if (!pending) {
+          es = EventStack();
+          es.stack_id = id;
+          if (!read_column(s, 1, es.compile_id)) {
+            bad = 1;
+            return Next::bad;
+          }
+          if ((bad = read_event_ref(s, 2, es.event)) >= 0) {
+            return Next::bad;
+          }
+          pending = true;
+        }
+        if (!s.is_null(kFrame) && es.frames.size() < max_frames) {
+          StackFrame f;
+          if ((bad = io::read_row(s, kFrame, f)) >= 0) {
+            return Next::bad;
+          }
+          es.frames.push_back(std::move(f));
+        }
+        return Next::more;
+      });
+  if (!st) {
+    return st;
+  }
+  if (pending && !stopped) {
+    fn(es);
+  }
+  return {};
+}
+
+Result<StackFrames> IndexReader::stack_frames(int64_t stack_id, std::size_t max_frames) const {
+  StackFrames out;
+  const Status st = impl_->for_each_row<StackFrame>(
+      "WHERE stack_id=? ORDER BY pos LIMIT ?",
+      {stack_id, static_cast<int64_t>(std::min<std::size_t>(max_frames, INT64_MAX))},
+      [&](const StackFrame& f) {
+        out.push_back(f);
+        return true;
+      });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
 }
 
 } // namespace tlparse::index

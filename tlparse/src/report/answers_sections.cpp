@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -41,101 +42,105 @@ void compile_link(std::string& out, const std::string& display) {
 void recompilation_explorer(RenderContext& ctx, StreamedFile& file) {
   std::string& page = file.buffer();
   const auto reasons = ctx.take(ctx.reader.recompiles_explained(ctx.file.id));
-  // Frames with more than one compile, in first-seen order.
-  std::map<std::pair<int64_t, int64_t>, std::vector<const index::Compile*>> frames;
-  std::vector<std::pair<int64_t, int64_t>> order;
-  for (const index::Compile& c : ctx.compiles) {
-    if (c.scope != index::CompileScope::compile) {
-      continue;
-    }
-    const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
-    auto& list = frames[key];
-    if (list.empty()) {
-      order.push_back(key);
-    }
-    list.push_back(&c);
-  }
   std::unordered_map<std::string, std::vector<const index::RecompileExplained*>> by_compile;
   for (const auto& r : reasons) {
     by_compile[r.compile].push_back(&r);
   }
   page += "<h2 id=\"recompilations\">Recompilations</h2>\n";
+  // Frames with more than one compile, in first-seen order: the index streams the compiles
+  // grouped by frame, each with its frame's count.
   std::size_t shown = 0;
-  for (const auto& key : order) {
-    const auto& list = frames[key];
-    if (list.size() < 2) {
-      continue;
-    }
-    ++shown;
-    const index::Compile& first = *list.front();
-    page += "<h3>";
-    if (first.co_name) {
-      page += "<code>";
-      esc(page, *first.co_name);
-      page += "</code> ";
-    }
-    if (first.co_filename) {
-      page += "<span class=\"badge\">";
-      esc(page, location(first.co_filename, first.co_firstlineno));
-      page += "</span> ";
-    }
-    page += "&middot; " + std::to_string(list.size()) + " compiles</h3>\n";
-    if (list.size() >= kRecompileLimit) {
-      page += "<p class=\"health-warning\">This frame reached PyTorch's default recompile "
-              "limit (" +
-              std::to_string(kRecompileLimit) +
-              "): later calls with new inputs run "
-              "eagerly. Fix the cause below, or raise "
-              "<code>torch._dynamo.config.recompile_limit</code>.</p>\n";
-    }
-    page += "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
-            "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
-            "</th></tr>\n";
-    for (const index::Compile* c : list) {
-      const auto it = by_compile.find(c->display);
-      const std::size_t rows = it == by_compile.end() ? 1 : it->second.size();
-      for (std::size_t k = 0; k < rows; ++k) {
-        page += "<tr>";
-        if (k == 0) {
-          page += "<td rowspan=\"" + std::to_string(rows) + "\">";
-          compile_link(page, c->display);
-          page += "</td><td rowspan=\"" + std::to_string(rows) + "\"><span class=\"" +
-                  std::string(status_class(c->status)) + "\">" + std::string(to_string(c->status)) +
-                  "</span></td>";
-        }
-        if (it == by_compile.end()) {
-          page += c->frame_compile_id.value_or(0) == 0
-                      ? "<td colspan=\"4\" class=\"note\">first compile of the frame</td>"
-                      : "<td colspan=\"4\" class=\"note\">no recompile reason in the log</td>";
-        } else {
-          const index::RecompileExplained& r = *it->second[k];
-          page += "<td><code>";
-          if (r.cached_entry) {
-            esc(page, *r.cached_entry);
-            page += ": ";
+  std::optional<std::pair<int64_t, int64_t>> frame; // the frame being listed
+  bool open_table = false;
+  ctx.check(ctx.reader.for_each_compile_by_frame(
+      ctx.file.id, [&](const index::Compile& c, int64_t frame_compiles) {
+        const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
+        if (frame != key) {
+          frame = key;
+          if (open_table) {
+            page += "</table>\n";
+            open_table = false;
           }
-          esc(page, r.guard);
-          page += "</code></td><td>";
-          esc(page, r.category);
-          page += "</td><td>";
-          if (r.user_file) {
+          if (frame_compiles < 2) {
+            return true;
+          }
+          const auto count = static_cast<std::size_t>(frame_compiles);
+          ++shown;
+          const index::Compile& first = c;
+          page += "<h3>";
+          if (first.co_name) {
             page += "<code>";
-            esc(page, location(r.user_file, r.user_line));
-            page += "</code>";
+            esc(page, *first.co_name);
+            page += "</code> ";
           }
-          if (r.user_stack) {
-            page += "<details><summary>user stack</summary><pre>";
-            esc(page, *r.user_stack);
-            page += "</pre></details>";
+          if (first.co_filename) {
+            page += "<span class=\"badge\">";
+            esc(page, location(first.co_filename, first.co_firstlineno));
+            page += "</span> ";
           }
-          page += "</td><td>";
-          esc(page, r.suggestion);
-          page += "</td>";
+          page += "&middot; " + std::to_string(count) + " compiles</h3>\n";
+          if (count >= kRecompileLimit) {
+            page += "<p class=\"health-warning\">This frame reached PyTorch's default recompile "
+                    "limit (" +
+                    std::to_string(kRecompileLimit) +
+                    "): later calls with new inputs run "
+                    "eagerly. Fix the cause below, or raise "
+                    "<code>torch._dynamo.config.recompile_limit</code>.</p>\n";
+          }
+          page += "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
+                  "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
+                  "</th></tr>\n";
+          open_table = true;
         }
-        page += "</tr>\n";
-        file.flush_if_large();
-      }
-    }
+        if (!open_table) {
+          return true;
+        }
+        const auto it = by_compile.find(c.display);
+        const std::size_t rows = it == by_compile.end() ? 1 : it->second.size();
+        for (std::size_t k = 0; k < rows; ++k) {
+          page += "<tr>";
+          if (k == 0) {
+            page += "<td rowspan=\"" + std::to_string(rows) + "\">";
+            compile_link(page, c.display);
+            page += "</td><td rowspan=\"" + std::to_string(rows) + "\"><span class=\"" +
+                    std::string(status_class(c.status)) + "\">" + std::string(to_string(c.status)) +
+                    "</span></td>";
+          }
+          if (it == by_compile.end()) {
+            page += c.frame_compile_id.value_or(0) == 0
+                        ? "<td colspan=\"4\" class=\"note\">first compile of the frame</td>"
+                        : "<td colspan=\"4\" class=\"note\">no recompile reason in the log</td>";
+          } else {
+            const index::RecompileExplained& r = *it->second[k];
+            page += "<td><code>";
+            if (r.cached_entry) {
+              esc(page, *r.cached_entry);
+              page += ": ";
+            }
+            esc(page, r.guard);
+            page += "</code></td><td>";
+            esc(page, r.category);
+            page += "</td><td>";
+            if (r.user_file) {
+              page += "<code>";
+              esc(page, location(r.user_file, r.user_line));
+              page += "</code>";
+            }
+            if (r.user_stack) {
+              page += "<details><summary>user stack</summary><pre>";
+              esc(page, *r.user_stack);
+              page += "</pre></details>";
+            }
+            page += "</td><td>";
+            esc(page, r.suggestion);
+            page += "</td>";
+          }
+          page += "</tr>\n";
+          file.flush_if_large();
+        }
+        return true;
+      }));
+  if (open_table) {
     page += "</table>\n";
   }
   if (shown == 0) {
@@ -190,27 +195,47 @@ void graph_break_summary(RenderContext& ctx, std::string& page) {
   page += "</table>\n";
 }
 
-std::string compile_label(const RenderContext& ctx, const std::optional<int64_t>& compile_id) {
-  if (!compile_id) {
-    return "(outside any compile)";
+// A compile's label in the charts. Compiles are read by id when a chart needs them, the labels
+// of the first few thousand kept (a chart of a run with a million compiles then costs one query
+// per bar of the rest, not a row per compile held).
+class CompileLabels {
+public:
+  explicit CompileLabels(RenderContext& ctx) : ctx_(ctx) {}
+  std::string operator()(const std::optional<int64_t>& compile_id) {
+    if (!compile_id) {
+      return "(outside any compile)";
+    }
+    if (const auto it = known_.find(*compile_id); it != known_.end()) {
+      return it->second;
+    }
+    std::string label = "(outside any compile)";
+    if (const auto c = ctx_.take(ctx_.reader.compile(*compile_id));
+        c && c->file_id == ctx_.file.id) {
+      switch (c->scope) {
+      case index::CompileScope::compile:
+        label = c->display;
+        break;
+      case index::CompileScope::outside:
+        break;
+      case index::CompileScope::invalid_id:
+        label = "(invalid compile id)";
+        break;
+      }
+    }
+    if (known_.size() < kKept) {
+      known_.emplace(*compile_id, label);
+    }
+    return label;
   }
-  const auto it = ctx.compile_by_id.find(*compile_id);
-  if (it == ctx.compile_by_id.end()) {
-    return "(outside any compile)";
-  }
-  const index::Compile& c = ctx.compiles[it->second];
-  switch (c.scope) {
-  case index::CompileScope::compile:
-    return c.display;
-  case index::CompileScope::outside:
-    return "(outside any compile)";
-  case index::CompileScope::invalid_id:
-    return "(invalid compile id)";
-  }
-  return c.display;
-}
+
+private:
+  static constexpr std::size_t kKept = 4096;
+  RenderContext& ctx_;
+  std::unordered_map<int64_t, std::string> known_;
+};
 
 void compile_time_charts(RenderContext& ctx, std::string& page) {
+  CompileLabels compile_label(ctx);
   // Pass 1: the run's extent and each compile's time at depth 0.
   double t0 = 0, t1 = 0;
   bool any = false;
@@ -245,7 +270,7 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
   // The slowest compiles get their own chart.
   std::vector<std::pair<double, int64_t>> slowest;
   for (const auto& [id, t] : compile_time) {
-    if (compile_label(ctx, id).front() == '[') {
+    if (compile_label(id).front() == '[') {
       slowest.emplace_back(t, id);
     }
   }
@@ -270,7 +295,7 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
   std::size_t run_left_out = 0;
   st = ctx.reader.for_each_span(ctx.file.id, [&](const index::Span& s) {
     const double dur = s.duration_us.value_or(t1 - s.start_us);
-    ChartSpan cs{s.name, compile_label(ctx, s.compile_id), s.start_us, s.duration_us};
+    ChartSpan cs{s.name, compile_label(s.compile_id), s.start_us, s.duration_us};
     if (s.compile_id) {
       if (auto it = per_compile.find(*s.compile_id); it != per_compile.end()) {
         if (dur >= compile_window[*s.compile_id].min_duration_us() &&
@@ -300,7 +325,7 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
   page += "<h3>Per compile (the " + std::to_string(slowest.size()) + " slowest)</h3>\n";
   for (const auto& [t, id] : slowest) {
     page += "<h4>";
-    compile_link(page, compile_label(ctx, id));
+    compile_link(page, compile_label(id));
     char buf[64];
     std::snprintf(buf, sizeof buf, " &middot; %.3f s", t / 1e6);
     page += buf;
@@ -312,43 +337,35 @@ void compile_time_charts(RenderContext& ctx, std::string& page) {
 // Why a compile has no generated code (or lacks the graphs of the later stages).
 void artifact_explanations(RenderContext& ctx, StreamedFile& file) {
   std::string& page = file.buffer();
-  std::unordered_map<int64_t, std::set<std::string>> artifacts; // compile id -> artifacts
-  for (const index::CompileKey& k : ctx.keys) {
-    const auto it = ctx.outputs_by_key.find(k.id);
-    if (it == ctx.outputs_by_key.end()) {
-      continue;
-    }
-    for (const std::size_t i : it->second) {
-      artifacts[k.compile_id].insert(ctx.outputs[i].artifact);
-    }
-  }
-  std::vector<std::pair<const index::Compile*, std::string>> rows;
-  for (const index::Compile& c : ctx.compiles) {
-    if (c.scope != index::CompileScope::compile) {
-      continue;
-    }
-    if (auto why = answers::explain_missing_artifacts(c, artifacts[c.id])) {
-      rows.emplace_back(&c, std::move(*why));
-    }
-  }
   page += "<h2 id=\"missing-artifacts\">Artifacts explained</h2>\n";
-  if (rows.empty()) {
-    page += "<p class=\"note\">Every compile has its generated code.</p>\n";
-    return;
-  }
-  page += "<p>Compiles without generated code, or without the graphs of the later stages, and "
-          "why.</p>\n<table><tr><th>compile</th><th>cache</th><th>why</th></tr>\n";
-  for (const auto& [c, why] : rows) {
-    page += "<tr><td>";
-    compile_link(page, c->display);
-    page += "</td><td>";
-    page += to_string(c->cache_state);
-    page += "</td><td>";
-    esc(page, why);
-    page += "</td></tr>\n";
-    file.flush_if_large();
-  }
-  page += "</table>\n";
+  bool any = false;
+  ctx.check(ctx.reader.for_each_compile_with_artifacts(
+      ctx.file.id, [&](const index::Compile& c, const std::vector<std::string>& artifacts) {
+        if (c.scope != index::CompileScope::compile) {
+          return true;
+        }
+        const auto why = answers::explain_missing_artifacts(
+            c, std::set<std::string>(artifacts.begin(), artifacts.end()));
+        if (!why) {
+          return true;
+        }
+        if (!any) {
+          page += "<p>Compiles without generated code, or without the graphs of the later "
+                  "stages, and why.</p>\n<table><tr><th>compile</th><th>cache</th><th>why</th>"
+                  "</tr>\n";
+          any = true;
+        }
+        page += "<tr><td>";
+        compile_link(page, c.display);
+        page += "</td><td>";
+        page += to_string(c.cache_state);
+        page += "</td><td>";
+        esc(page, *why);
+        page += "</td></tr>\n";
+        file.flush_if_large();
+        return true;
+      }));
+  page += any ? "</table>\n" : "<p class=\"note\">Every compile has its generated code.</p>\n";
 }
 
 } // namespace

@@ -38,15 +38,19 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
               "with restart (for example a graph break)</span> <span class=\"status-empty\">"
               "Empty graph</span> <span class=\"status-error\">Error</span> <span "
               "class=\"status-missing\">No metrics logged</span></p>\n");
-  StackTrie trie;
-  for (const index::EventStack& d : ctx.dynamo_starts) {
-    std::vector<TrieFrame> frames = to_trie_frames(d.frames);
-    strip_convert_frame_suffix(frames);
-    trie.insert(frames,
-                TrieTerminal{d.event.cid ? std::optional<std::string>(compile_display(d.event.cid))
-                                         : std::nullopt,
-                             std::string(status_class(ctx.status_of_key(d.event.key_id)))});
-  }
+  StackTrie trie; // merged frames: it grows with the distinct frames, not with the compiles
+  ctx.check(ctx.reader.for_each_stack(
+      ctx.file.id, index::StackRole::dynamo_start, StackTrie::kMaxDepth,
+      [&](const index::EventStack& d) {
+        std::vector<TrieFrame> frames = to_trie_frames(d.frames);
+        strip_convert_frame_suffix(frames);
+        trie.insert(frames,
+                    TrieTerminal{d.event.cid
+                                     ? std::optional<std::string>(compile_display(d.event.cid))
+                                     : std::nullopt,
+                                 std::string(status_class(ctx.status_of_key(d.event.key_id)))});
+        return true;
+      }));
   if (trie.empty()) {
     page.append("<p class=\"note\">No dynamo_start stacks were logged.</p>\n");
   } else {
@@ -133,50 +137,65 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
     file.flush_if_large(); // one compile may hold a million outputs
   };
   page.append("<h2>Build products</h2>\n<ul class=\"compiles\">\n");
-  for (const index::CompileKey& key : ctx.keys) {
-    page.append("<li><a id=\"");
-    esc(page, key.display);
-    page.append("\">");
-    esc(page, key.display);
-    page.append("</a>\n<ul class=\"outputs\">\n");
-    const auto it = ctx.outputs_by_key.find(key.id);
-    std::vector<std::pair<std::string_view, std::vector<std::size_t>>> subgraphs;
-    if (it != ctx.outputs_by_key.end()) {
-      for (const std::size_t i : it->second) {
-        const index::Output& o = ctx.outputs[i];
-        if (!o.in_directory) {
-          continue;
-        }
-        if (!o.subgraph) {
-          output_item(o);
-          continue;
-        }
-        auto group = std::find_if(subgraphs.begin(), subgraphs.end(),
-                                  [&](const auto& g) { return g.first == *o.subgraph; });
-        if (group == subgraphs.end()) {
-          group = subgraphs.insert(subgraphs.end(), {*o.subgraph, {}});
-        }
-        group->second.push_back(i);
-      }
-    }
+  // Streamed by the index: an entry, then its outputs (a subgraph's grouped after the others).
+  bool open_entry = false;
+  bool in_subgraph = false;
+  std::string subgraph;
+  std::int64_t key_id = 0;
+  const auto memoizer_line = [&] {
     if (ctx.has_memoizer_artifacts) {
-      if (const std::size_t n = ctx.take(ctx.reader.memoizer_artifact_events(key.id)).size()) {
+      if (const std::size_t n = ctx.take(ctx.reader.memoizer_artifact_events(key_id)).size()) {
         page.append("<li>" + std::to_string(n) +
                     " memoizer artifact(s): on this compile's compilation metrics page</li>\n");
       }
     }
-    for (const auto& [name, members] : subgraphs) {
-      page.append("<li>subgraph <code>");
-      esc(page, name);
-      page.append("</code>\n<ul class=\"outputs\">\n");
-      for (const std::size_t i : members) {
-        output_item(ctx.outputs[i]);
-      }
+  };
+  const auto close_entry = [&] {
+    if (!open_entry) {
+      return;
+    }
+    if (in_subgraph) {
       page.append("</ul></li>\n");
+    } else {
+      memoizer_line();
     }
     page.append("</ul></li>\n");
     file.flush_if_large();
-  }
+    open_entry = false;
+  };
+  ctx.check(ctx.reader.for_each_key_with_outputs(
+      ctx.file.id, index::IndexReader::KeyOrder::first_seen,
+      [&](const index::CompileKey& key, const index::Output* listed) {
+        if (listed == nullptr) {
+          close_entry();
+          page.append("<li><a id=\"");
+          esc(page, key.display);
+          page.append("\">");
+          esc(page, key.display);
+          page.append("</a>\n<ul class=\"outputs\">\n");
+          open_entry = true;
+          in_subgraph = false;
+          key_id = key.id;
+          return true;
+        }
+        index::Output o = *listed;
+        ctx.plan.apply(o);
+        if (o.subgraph && (!in_subgraph || subgraph != *o.subgraph)) {
+          if (in_subgraph) {
+            page.append("</ul></li>\n");
+          } else {
+            memoizer_line();
+          }
+          in_subgraph = true;
+          subgraph = *o.subgraph;
+          page.append("<li>subgraph <code>");
+          esc(page, subgraph);
+          page.append("</code>\n<ul class=\"outputs\">\n");
+        }
+        output_item(o);
+        return true;
+      }));
+  close_entry();
   page.append("</ul>\n");
 
   // Unknown stacks.
@@ -245,10 +264,10 @@ void render_failures_page(RenderContext& ctx) {
               "</th><th>Failure description</th><th>Failure source</th></tr>\n");
   for (const index::RestartOrFailure& row : ctx.restarts_and_failures) {
     page.append("<tr><td>");
-    const index::Output* target =
-        row.metrics_output_id ? ctx.output_with_id(*row.metrics_output_id) : nullptr;
+    const std::optional<index::Output> target =
+        row.metrics_output_id ? ctx.output_with_id(*row.metrics_output_id) : std::nullopt;
     std::string href;
-    if (target != nullptr && append_report_href(href, "", target->path)) {
+    if (target && append_report_href(href, "", target->path)) {
       page.append("<a href=\"").append(href).append("\">");
       esc(page, compile_display(row.cid));
       page.append("</a>");

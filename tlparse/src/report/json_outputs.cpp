@@ -6,24 +6,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 namespace tlparse::report::detail {
 
 void render_compile_directory(RenderContext& ctx) {
-  // serde's BTreeMap: keys sorted; ids with the same display share one entry.
-  std::map<std::string, std::vector<std::size_t>> by_display;
-  for (const index::CompileKey& key : ctx.keys) {
-    std::vector<std::size_t>& list = by_display[key.display];
-    const auto it = ctx.outputs_by_key.find(key.id);
-    if (it == ctx.outputs_by_key.end()) {
-      continue;
-    }
-    for (const std::size_t i : it->second) {
-      if (ctx.outputs[i].in_directory) {
-        list.push_back(i);
-      }
-    }
-  }
+  // serde's BTreeMap: keys sorted; ids with the same display share one entry. The index streams
+  // the entries by display name, each followed by its listed outputs.
   // Streamed in write_pretty's layout, one artifact at a time: the file lists every output.
   StreamedFile file;
   if (!ctx.folder.open_stream(files::compile_directory, file)) {
@@ -31,36 +20,46 @@ void render_compile_directory(RenderContext& ctx) {
     return;
   }
   std::string& text = file.buffer();
-  text.append(by_display.empty() ? "{}" : "{\n");
-  bool first_entry = true;
-  for (const auto& [display, list] : by_display) {
-    text.append(first_entry ? "  " : ",\n  ");
-    first_entry = false;
-    write_json_string(text, display);
-    text.append(": {\n    \"artifacts\": ");
-    text.append(list.empty() ? "[]" : "[\n");
-    bool first_artifact = true;
-    for (const std::size_t i : list) {
-      const index::Output& o = ctx.outputs[i];
-      JsonValue a = JsonValue::object();
-      a.set("url", JsonValue::string(o.path));
-      a.set("name", JsonValue::string(o.name));
-      a.set("number", o.number < 0
-                          ? JsonValue::integer(o.number)
-                          : JsonValue::unsigned_integer(static_cast<std::uint64_t>(o.number)));
-      a.set("suffix", JsonValue::string(o.suffix));
-      a.set("readable_url",
-            o.readable_url ? JsonValue::string(*o.readable_url) : JsonValue::null());
-      text.append(first_artifact ? "      " : ",\n      ");
-      first_artifact = false;
-      write_pretty(text, a, 6);
-      file.flush_if_large();
+  std::optional<std::string> display; // the entry being written
+  bool first_artifact = true;
+  const auto close_entry = [&] {
+    if (display) {
+      text.append(first_artifact ? "[]\n  }" : "\n    ]\n  }");
     }
-    text.append(list.empty() ? "\n  }" : "\n    ]\n  }");
-  }
-  if (!by_display.empty()) {
-    text.append("\n}");
-  }
+  };
+  ctx.check(ctx.reader.for_each_key_with_outputs(
+      ctx.file.id, index::IndexReader::KeyOrder::display,
+      [&](const index::CompileKey& key, const index::Output* listed) {
+        if (!display || *display != key.display) {
+          close_entry();
+          text.append(!display ? "{\n  " : ",\n  ");
+          display = key.display;
+          write_json_string(text, key.display);
+          text.append(": {\n    \"artifacts\": ");
+          first_artifact = true;
+        }
+        if (listed == nullptr) {
+          return true;
+        }
+        index::Output o = *listed;
+        ctx.plan.apply(o);
+        JsonValue a = JsonValue::object();
+        a.set("url", JsonValue::string(o.path));
+        a.set("name", JsonValue::string(o.name));
+        a.set("number", o.number < 0
+                            ? JsonValue::integer(o.number)
+                            : JsonValue::unsigned_integer(static_cast<std::uint64_t>(o.number)));
+        a.set("suffix", JsonValue::string(o.suffix));
+        a.set("readable_url",
+              o.readable_url ? JsonValue::string(*o.readable_url) : JsonValue::null());
+        text.append(first_artifact ? "[\n      " : ",\n      ");
+        first_artifact = false;
+        write_pretty(text, a, 6);
+        file.flush_if_large();
+        return true;
+      }));
+  close_entry();
+  text.append(display ? "\n}" : "{}");
   ctx.note_write(ctx.folder.finish_stream(file), files::compile_directory);
 }
 

@@ -137,40 +137,35 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   out.append("<h2>Output files</h2>\n<p class=\"note\">What this compile wrote before these "
              "metrics were logged.</p>\n<ul class=\"outputs\">\n");
   bool any_output = false;
-  static const std::vector<std::size_t> kNone;
-  const auto same_key =
-      output.key_id ? ctx.outputs_by_key.find(*output.key_id) : ctx.outputs_by_key.end();
-  for (const std::size_t i : same_key == ctx.outputs_by_key.end() ? kNone : same_key->second) {
-    const index::Output& o = ctx.outputs[i];
-    if (o.seq >= output.seq) {
-      break;
-    }
-    if (!o.in_directory || o.kind == index::OutputKind::payload_copy) {
-      continue;
-    }
-    any_output = true;
-    out.append("<li>");
-    output_link(out, o, prefix, o.name);
-    if (o.subgraph) {
-      out.append(" <span class=\"badge\">subgraph ");
-      esc(out, *o.subgraph);
-      out.append("</span>");
-    }
-    out.append(" <span class=\"badge\">(");
-    out.append(std::to_string(o.number));
-    out.append(")</span></li>\n");
-  }
+  const Status listed = !output.key_id ? Status()
+                                       : ctx.reader.for_each_listed_output_of_key(
+                                             *output.key_id, output.seq, [&](index::Output o) {
+                                               if (o.kind == index::OutputKind::payload_copy) {
+                                                 return true;
+                                               }
+                                               ctx.plan.apply(o);
+                                               any_output = true;
+                                               out.append("<li>");
+                                               output_link(out, o, prefix, o.name);
+                                               if (o.subgraph) {
+                                                 out.append(" <span class=\"badge\">subgraph ");
+                                                 esc(out, *o.subgraph);
+                                                 out.append("</span>");
+                                               }
+                                               out.append(" <span class=\"badge\">(");
+                                               out.append(std::to_string(o.number));
+                                               out.append(")</span></li>\n");
+                                               return true;
+                                             });
+  ctx.check(listed);
   if (!any_output) {
     out.append("<li class=\"note\">none</li>\n");
   }
   out.append("</ul>\n");
 
   out.append("<h2>Stack</h2>\n");
-  const auto start_it = ctx.start_by_forced_key.find(key);
-  const index::EventStack* start =
-      start_it == ctx.start_by_forced_key.end() ? nullptr : &ctx.dynamo_starts[start_it->second];
-  if (start != nullptr) {
-    std::vector<TrieFrame> frames = to_trie_frames(start->frames);
+  if (const auto start = ctx.start_stack(forced_key_of(event.event.cid))) {
+    std::vector<TrieFrame> frames = to_trie_frames(*start);
     strip_convert_frame_suffix(frames);
     StackTrie trie;
     TrieTerminal none;
@@ -250,6 +245,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   // compile shows them (tlparse showed them once and hid those logged at attempt > 0).
   out.append("<h2>Symbolic shape specializations</h2>\n");
   bool any_spec = false;
+  static const std::vector<std::size_t> kNone;
   const auto specs = ctx.specs_by_forced_key.find(key);
   for (const std::size_t i : specs == ctx.specs_by_forced_key.end() ? kNone : specs->second) {
     const index::SpecializationEvent& s = ctx.specializations[i];

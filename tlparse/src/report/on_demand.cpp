@@ -17,6 +17,9 @@ struct OnDemandReport::Impl {
   RenderOptions options;
   detail::OutputFolder folder;
   std::unique_ptr<detail::RenderContext> ctx;
+  // The outputs (renamed where they collided): the server looks them up by path, so it holds
+  // them, unlike a render (docs/SECURITY.md, "Memory").
+  std::vector<index::Output> outputs;
   std::map<std::string, std::size_t> output_at; // path -> the last output writing it
   std::set<std::string> provenance;             // provenance page names (with -i)
   std::set<std::string> done;                   // paths rendered into the cache
@@ -50,9 +53,17 @@ Result<std::unique_ptr<OnDemandReport>> OnDemandReport::open(const std::filesyst
   if (!detail::load_context(*impl->ctx, *files, found, error)) {
     return Error{error};
   }
-  for (std::size_t i = 0; i < impl->ctx->outputs.size(); ++i) {
-    if (impl->ctx->outputs[i].kind != index::OutputKind::link) {
-      impl->output_at[impl->ctx->outputs[i].path] = i;
+  if (found) {
+    auto outputs = impl->reader->outputs(impl->ctx->file.id);
+    if (!outputs) {
+      return Error{outputs.error()};
+    }
+    impl->outputs = std::move(outputs).value();
+  }
+  for (std::size_t i = 0; i < impl->outputs.size(); ++i) {
+    impl->ctx->plan.apply(impl->outputs[i]);
+    if (impl->outputs[i].kind != index::OutputKind::link) {
+      impl->output_at[impl->outputs[i].path] = i;
     }
   }
   if (options.inductor_provenance) {
@@ -104,7 +115,7 @@ Result<std::optional<std::filesystem::path>> OnDemandReport::file(const std::str
     detail::render_provenance_pages(ctx);
     s.done.insert(s.provenance.begin(), s.provenance.end());
   } else if (const auto it = s.output_at.find(relative); it != s.output_at.end()) {
-    detail::render_output(ctx, ctx.outputs[it->second]);
+    detail::render_output(ctx, s.outputs[it->second]);
   } else {
     return std::optional<std::filesystem::path>();
   }

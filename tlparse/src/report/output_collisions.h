@@ -12,6 +12,9 @@
 #include "tlparse/index/index_reader.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tlparse::report::detail {
@@ -19,5 +22,23 @@ namespace tlparse::report::detail {
 // Renames the colliding paths of `outputs` in place (links are URLs, not files, and are left
 // alone; so are paths the output folder refuses anyway). Returns how many outputs were renamed.
 std::size_t rename_colliding_outputs(std::vector<index::Output>& outputs);
+
+// What a render does to a file's outputs before writing them, decided from the index without
+// holding its outputs (docs/SECURITY.md, "Memory"): the same renames as
+// rename_colliding_outputs, and which outputs a later one overwrites (tlparse's last write wins).
+struct OutputPlan {
+  std::unordered_map<std::string, std::string> renamed; // old path -> new path (few: collisions)
+  std::vector<std::int64_t> overwritten;                // seqs of skipped outputs, ascending
+  std::size_t renamed_outputs = 0;                      // how many outputs the renames move
+
+  // Gives `o` its new path, if it has one.
+  void apply(index::Output& o) const;
+  // Whether the output at `seq` is rewritten by a later one (so it is not written).
+  bool is_overwritten(std::int64_t seq) const;
+};
+// Reads the index's sorted output paths once (SQLite sorts them on disk); the paths that collide
+// are then renamed with the index answering "is this name taken?" through an indexed temporary
+// table (built only when some name collides).
+Result<OutputPlan> plan_outputs(const index::IndexReader& reader, std::int64_t file_id);
 
 } // namespace tlparse::report::detail

@@ -330,13 +330,13 @@ struct Sources {
 };
 
 // The last output of folder `dir` whose path starts with `dir/<stem>` (tlparse: "contains").
-const index::Output* last_output(const RenderContext& ctx, const std::string& dir,
+const index::Output* last_output(const std::vector<index::Output>& outputs, const std::string& dir,
                                  std::string_view stem, std::string_view fallback = {}) {
   const index::Output* found = nullptr;
   const index::Output* second = nullptr;
   const std::string a = dir + "/" + std::string(stem);
   const std::string b = fallback.empty() ? std::string() : dir + "/" + std::string(fallback);
-  for (const index::Output& o : ctx.outputs) {
+  for (const index::Output& o : outputs) {
     if (o.kind == index::OutputKind::link) {
       continue;
     }
@@ -356,6 +356,11 @@ std::string provenance_page_name(std::string_view dir) {
 }
 
 void render_provenance_pages(RenderContext& ctx) {
+  // -i (opt-in) reads the file's outputs whole: each compile folder searches them all.
+  std::vector<index::Output> outputs = ctx.take(ctx.reader.outputs(ctx.file.id));
+  for (index::Output& o : outputs) {
+    ctx.plan.apply(o);
+  }
   std::set<std::string> done;
   for (const index::CompileKey& key : ctx.keys) {
     if (!done.insert(key.dir_name).second) {
@@ -363,11 +368,11 @@ void render_provenance_pages(RenderContext& ctx) {
     }
     const std::string& dir = key.dir_name;
     Sources s;
-    s.pre = last_output(ctx, dir, "before_pre_grad_graph", "inductor_pre_grad_graph");
-    s.post = last_output(ctx, dir, "after_post_grad_graph", "inductor_post_grad_graph");
-    s.py = last_output(ctx, dir, "inductor_output_code");
-    s.cpp = last_output(ctx, dir, "inductor_aot_wrapper_code");
-    s.mappings = last_output(ctx, dir, "inductor_provenance_tracking_node_mappings");
+    s.pre = last_output(outputs, dir, "before_pre_grad_graph", "inductor_pre_grad_graph");
+    s.post = last_output(outputs, dir, "after_post_grad_graph", "inductor_post_grad_graph");
+    s.py = last_output(outputs, dir, "inductor_output_code");
+    s.cpp = last_output(outputs, dir, "inductor_aot_wrapper_code");
+    s.mappings = last_output(outputs, dir, "inductor_provenance_tracking_node_mappings");
     auto text_of = [&](const index::Output* o) {
       return o == nullptr ? std::make_shared<const std::string>()
                           : ctx.fetch_payload(o->event_id).bytes;

@@ -1,6 +1,6 @@
-// The report orchestrator: loads what the pages need from the index once, writes every output in
-// the order tlparse 0.4.3 produced them (a later file of the same path replaces an earlier one),
-// then the global files. See render.h.
+// The report orchestrator: loads the small per-file state once, streams every output from the
+// index in the order tlparse 0.4.3 produced them (a later file of the same path replaces an
+// earlier one), then writes the global files. See render.h.
 #include "tlparse/report/render.h"
 
 #include "report/html_page.h"
@@ -79,10 +79,36 @@ std::string forced_key(const std::optional<model::CompileId>& cid) {
   return cid ? model::display_name(model::attempt_forced_to_zero(*cid)) : std::string("(unknown)");
 }
 
-const index::Output* RenderContext::output_with_id(std::int64_t id) const {
-  const auto it = std::lower_bound(output_by_id.begin(), output_by_id.end(),
-                                   std::make_pair(id, std::size_t{0}));
-  return it != output_by_id.end() && it->first == id ? &outputs[it->second] : nullptr;
+ForcedKey forced_key_of(const std::optional<model::CompileId>& cid) {
+  if (!cid) {
+    return ForcedKey{};
+  }
+  const auto part = [](const std::optional<std::uint32_t>& v) -> std::int64_t {
+    return v ? static_cast<std::int64_t>(*v) : -1;
+  };
+  return ForcedKey{part(cid->compiled_autograd_id), part(cid->frame_id),
+                   part(cid->frame_compile_id)};
+}
+
+std::optional<index::Output> RenderContext::output_with_id(std::int64_t id) {
+  std::optional<index::Output> o = take(reader.output(id));
+  if (o && o->file_id != file.id) {
+    return std::nullopt; // another file's (a tampered index): not this report's
+  }
+  if (o) {
+    plan.apply(*o);
+  }
+  return o;
+}
+
+std::optional<index::StackFrames> RenderContext::start_stack(const ForcedKey& key) {
+  const auto it =
+      std::lower_bound(starts.begin(), starts.end(), key,
+                       [](const StartOfCompile& s, const ForcedKey& k) { return s.key < k; });
+  if (it == starts.end() || it->key != key) {
+    return std::nullopt;
+  }
+  return take(reader.stack_frames(it->stack_id, StackTrie::kMaxDepth));
 }
 
 std::vector<bool> last_writers(const std::vector<index::Output>& outputs) {
@@ -118,9 +144,10 @@ index::CompileStatus RenderContext::status_of_key(std::optional<std::int64_t> ke
   if (key == key_by_id.end()) {
     return index::CompileStatus::missing;
   }
-  const auto compile = compile_by_id.find(keys[key->second].compile_id);
-  return compile == compile_by_id.end() ? index::CompileStatus::missing
-                                        : compiles[compile->second].status;
+  const std::int64_t id = keys[key->second].compile_id;
+  const auto it = std::lower_bound(compile_status.begin(), compile_status.end(), id,
+                                   [](const auto& c, std::int64_t v) { return c.first < v; });
+  return it == compile_status.end() || it->first != id ? index::CompileStatus::missing : it->second;
 }
 
 void output_link(std::string& out, const index::Output& o, std::string_view prefix,
@@ -224,27 +251,13 @@ void note_collisions(RenderContext& ctx, std::size_t renamed) {
 }
 
 void build_lookups(RenderContext& ctx) {
-  for (std::size_t i = 0; i < ctx.compiles.size(); ++i) {
-    ctx.compile_by_id.emplace(ctx.compiles[i].id, i);
-  }
   for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
     ctx.key_by_id.emplace(ctx.keys[i].id, i);
   }
-  for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
-    const index::Output& o = ctx.outputs[i];
-    ctx.output_by_id.emplace_back(o.id, i);
-    if (o.key_id) {
-      ctx.outputs_by_key[*o.key_id].push_back(i);
-    }
-  }
-  std::sort(ctx.output_by_id.begin(), ctx.output_by_id.end());
   for (std::size_t i = 0; i < ctx.metrics.size(); ++i) {
     if (ctx.metrics[i].metrics.output_id) {
       ctx.metrics_by_output.emplace(*ctx.metrics[i].metrics.output_id, i);
     }
-  }
-  for (std::size_t i = 0; i < ctx.dynamo_starts.size(); ++i) {
-    ctx.start_by_forced_key[forced_key(ctx.dynamo_starts[i].event.cid)] = i;
   }
   for (std::size_t i = 0; i < ctx.specializations.size(); ++i) {
     ctx.specs_by_forced_key[forced_key(ctx.specializations[i].event.cid)].push_back(i);
@@ -252,15 +265,17 @@ void build_lookups(RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
     ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
   }
-  for (const index::CompileKey& k : ctx.keys) {
-    if (const auto id = index::compile_id_of(k)) {
-      ctx.key_ids_by_forced_key[forced_key(id)].push_back(k.id);
-    }
-  }
   for (const index::UnknownKey& u : ctx.unknown_keys) {
     ctx.has_runtime_metrics = ctx.has_runtime_metrics || u.key == "compilation_metrics_runtime" ||
                               u.key == "bwd_compilation_metrics_runtime";
     ctx.has_memoizer_artifacts = ctx.has_memoizer_artifacts || u.key == "memoizer_artifacts";
+  }
+  if (ctx.has_runtime_metrics) {
+    for (const index::CompileKey& k : ctx.keys) {
+      if (const auto id = index::compile_id_of(k)) {
+        ctx.key_ids_by_forced_key[forced_key(id)].push_back(k.id);
+      }
+    }
   }
   for (std::size_t i = 0; i < ctx.created_symbols.size(); ++i) {
     ctx.symbols_by_forced_key[forced_key(ctx.created_symbols[i].event.cid)].push_back(i);
@@ -296,9 +311,9 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
         out.push_back(prefix + name);
       }
     }
-    auto outputs = reader.outputs(f.id);
-    if (!outputs) {
-      return Error{outputs.error()};
+    auto plan = detail::plan_outputs(reader, f.id); // the names the report really wrote
+    if (!plan) {
+      return Error{plan.error()};
     }
     auto keys = reader.compile_keys(f.id);
     if (!keys) {
@@ -307,20 +322,25 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
     for (const index::CompileKey& k : *keys) {
       out.push_back(detail::provenance_page_name(k.dir_name));
     }
-    detail::rename_colliding_outputs(*outputs); // the names the report really wrote
-    for (const index::Output& o : *outputs) {
-      if (o.kind != index::OutputKind::link) {
-        out.push_back(o.path);
+    const Status listed_outputs = reader.for_each_output(f.id, [&](index::Output o) {
+      if (o.kind == index::OutputKind::link) {
+        return true;
+      }
+      plan->apply(o);
+      out.push_back(o.path);
+      if (ranked) {
+        out.push_back(prefix + o.path);
+      }
+      if (o.readable_url && !o.readable_url->empty()) {
+        out.push_back(*o.readable_url);
         if (ranked) {
-          out.push_back(prefix + o.path);
-        }
-        if (o.readable_url && !o.readable_url->empty()) {
-          out.push_back(*o.readable_url);
-          if (ranked) {
-            out.push_back(prefix + *o.readable_url);
-          }
+          out.push_back(prefix + *o.readable_url);
         }
       }
+      return true;
+    });
+    if (!listed_outputs) {
+      return Error{listed_outputs.error()};
     }
   }
   for (std::string& name : multi_rank_landing_files(ranks)) {
@@ -351,20 +371,40 @@ bool load_context(RenderContext& ctx, const std::vector<index::File>& files, boo
   }
   if (found) {
     const int64_t id = ctx.file.id;
-    ctx.compiles = ctx.take(reader.compiles(id));
     ctx.keys = ctx.take(reader.compile_keys(id));
-    ctx.outputs = ctx.take(reader.outputs(id));
+    Status st = reader.for_each_compile(id, [&](const index::Compile& c) {
+      ctx.compile_status.emplace_back(c.id, c.status);
+      return true;
+    });
+    std::sort(ctx.compile_status.begin(), ctx.compile_status.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (st) {
+      // The stack of a compile's metrics pages: the last dynamo_start logged for its forced key.
+      std::size_t order = 0;
+      std::vector<std::pair<RenderContext::StartOfCompile, std::size_t>> starts;
+      st = reader.for_each_stack(
+          id, index::StackRole::dynamo_start, 0, [&](const index::EventStack& s) {
+            starts.push_back({{forced_key_of(s.event.cid), s.stack_id}, order++});
+            return true;
+          });
+      std::sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) {
+        return a.first.key != b.first.key ? a.first.key < b.first.key : a.second > b.second;
+      });
+      for (const auto& [start, at] : starts) {
+        if (ctx.starts.empty() || ctx.starts.back().key != start.key) {
+          ctx.starts.push_back(start);
+        }
+      }
+    }
+    ctx.check(st);
     ctx.metrics = ctx.take(reader.compilation_metrics(id));
-    ctx.dynamo_starts = ctx.take(reader.stacks(id, index::StackRole::dynamo_start));
     ctx.unknown_stacks = ctx.take(reader.stacks(id, index::StackRole::unknown));
     // Pages show at most StackTrie::kMaxDepth frames: deeper ones are let go before the side
     // jobs start, so a pathological stack does not hold memory through the whole render.
-    for (auto* stacks : {&ctx.dynamo_starts, &ctx.unknown_stacks}) {
-      for (index::EventStack& s : *stacks) {
-        if (s.frames.size() > StackTrie::kMaxDepth) {
-          s.frames.resize(StackTrie::kMaxDepth);
-          s.frames.shrink_to_fit();
-        }
+    for (index::EventStack& s : ctx.unknown_stacks) {
+      if (s.frames.size() > StackTrie::kMaxDepth) {
+        s.frames.resize(StackTrie::kMaxDepth);
+        s.frames.shrink_to_fit();
       }
     }
     ctx.specializations = ctx.take(reader.specializations(id));
@@ -381,7 +421,20 @@ bool load_context(RenderContext& ctx, const std::vector<index::File>& files, boo
   } else {
     ctx.warnings.push_back("the index holds no file; writing an empty report");
   }
-  note_collisions(ctx, rename_colliding_outputs(ctx.outputs));
+  if (found) {
+    ctx.plan = ctx.take(plan_outputs(reader, ctx.file.id));
+    if (!ctx.metrics.empty()) {
+      // Metrics pages list their compile's earlier outputs through a temporary table the reader
+      // builds on first use: built now, before the outputs are streamed on this connection.
+      ctx.check(
+          reader.for_each_listed_output_of_key(-1, 0, [](const index::Output&) { return true; }));
+    }
+    if (!ctx.read_error.empty()) {
+      error = ctx.read_error;
+      return false;
+    }
+  }
+  note_collisions(ctx, ctx.plan.renamed_outputs);
   build_lookups(ctx);
   // A payload cut at the size limit keeps its declared MD5, which then names other bytes.
   const auto truncated = std::find_if(ctx.health.begin(), ctx.health.end(), [](const auto& h) {
@@ -486,28 +539,32 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
 
   // 1. Every per-event output, in production order. An output whose path a later output
   // rewrites is skipped: tlparse's last write wins, so the final bytes are the same.
-  const std::vector<bool> writes = detail::last_writers(ctx.outputs);
+  // The outputs are streamed from the index (one row at a time), renamed where they collided.
   {
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
     detail::AsyncWriter writer(folder, threads, detail::budget::kPendingWriteBytes);
     ctx.writer = &writer;
-    for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
-      const index::Output& output = ctx.outputs[i];
-      if (!writes[i]) {
-        continue;
+    const auto total = found ? static_cast<std::uint64_t>(std::max<std::int64_t>(
+                                   0, ctx.take(reader.output_count(ctx.file.id))))
+                             : 0;
+    std::uint64_t i = 0;
+    const Status st = !found ? Status() : reader.for_each_output(ctx.file.id, [&](index::Output o) {
+      const std::uint64_t at = i++;
+      if (ctx.plan.is_overwritten(o.seq) && o.kind != index::OutputKind::link) {
+        return true;
       }
       if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) {
         ctx.read_error = "cancelled";
-        break;
+        return false;
       }
-      detail::render_output(ctx, output);
-      if (options.on_progress && (i % 64 == 0 || i + 1 == ctx.outputs.size())) {
-        options.on_progress(i + 1, ctx.outputs.size());
+      ctx.plan.apply(o);
+      detail::render_output(ctx, o);
+      if (options.on_progress && (at % 64 == 0 || at + 1 == total)) {
+        options.on_progress(at + 1, std::max(total, at + 1));
       }
-      if (options.strict && folder.io_errors() > 0) {
-        break;
-      }
-    }
+      return !(options.strict && folder.io_errors() > 0);
+    });
+    ctx.check(st);
     for (const std::string& failed : writer.finish()) {
       ctx.note_write(false, failed);
     }

@@ -1,16 +1,20 @@
-// State shared by the renderers of one report: what was loaded from the index once (compile keys,
-// outputs, metrics, stacks), the checked output folder, and the cache of rendered payloads.
+// State shared by the renderers of one report: the small per-file state loaded from the index once
+// (compile keys, metrics, the collision plan, compact lookups; outputs, compiles and dynamo_start
+// stacks are streamed by the pages), the checked output folder, and the cache of rendered payloads.
 // The scaled benchmark logs repeat the same payloads many times, so payload-derived renderings
 // (pretty JSON, highlighted code) are cached by (kind, payload hash, size).
 #pragma once
 
+#include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "report/stack_trie.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/report/render.h"
 
+#include <compare>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,21 +58,38 @@ struct Payload {
   std::string content_key;                  // verified MD5, or RenderCache::key_of(bytes)
 };
 
+// A compile id with the attempt forced to 0, as integers (tlparse's metrics/stack lookups match
+// on it): -1 for a missing part; every part -2 for an event with no (valid) compile id. Equal
+// exactly when forced_key() gives equal names.
+struct ForcedKey {
+  std::int64_t caid = -2, frame = -2, frame_compile = -2;
+  auto operator<=>(const ForcedKey&) const = default;
+};
+ForcedKey forced_key_of(const std::optional<model::CompileId>& cid);
+
 struct RenderContext {
   const index::IndexReader& reader;
   const RenderOptions& options;
   OutputFolder& folder;
   RenderCache cache;
 
-  // Everything the pages read, loaded from the index once.
+  // What the pages read, loaded from the index once. Nothing here holds a row per output or per
+  // compile: outputs, compiles and dynamo_start stacks are streamed from the index in the order a
+  // page needs (IndexReader's for_each_* calls), and looked up through compact sorted vectors of
+  // integers, so memory does not grow with their number (docs/SECURITY.md, "Memory").
   index::File file;
-  std::vector<index::Compile> compiles;
-  std::unordered_map<std::int64_t, std::size_t> compile_by_id; // Compile::id -> compiles index
   std::vector<index::CompileKey> keys;
   std::unordered_map<std::int64_t, std::size_t> key_by_id; // CompileKey::id -> keys index
-  std::vector<index::Output> outputs;
-  // (Output::id, outputs index) sorted by id: 16 bytes an output where a hash map took ~40.
-  std::vector<std::pair<std::int64_t, std::size_t>> output_by_id;
+  // (Compile::id, status), sorted by id: the colour of a compile in the stack trie.
+  std::vector<std::pair<std::int64_t, index::CompileStatus>> compile_status;
+  // Renamed (colliding) output paths and overwritten outputs (output_collisions.h).
+  OutputPlan plan;
+  // The dynamo_start stack of each compile (forced key), the last logged one: sorted by key.
+  struct StartOfCompile {
+    ForcedKey key;
+    std::int64_t stack_id = 0;
+  };
+  std::vector<StartOfCompile> starts;
   std::vector<index::MetricsEvent> metrics;
   std::unordered_map<std::int64_t, std::size_t> metrics_by_output; // output id -> metrics index
   std::vector<index::EventStack> dynamo_starts;
@@ -82,11 +103,10 @@ struct RenderContext {
   std::vector<index::UnknownKey> unknown_keys;
   // Lookups built once (pages would otherwise rescan these lists per compile). Keys of the
   // *_by_forced_key maps are display names with the attempt forced to 0 (tlparse's rule).
-  std::unordered_map<std::int64_t, std::vector<std::size_t>> outputs_by_key; // seq order
-  std::unordered_map<std::string, std::size_t> start_by_forced_key;          // last wins
   std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_forced_key;
+  // Built only when the log has runtime metrics (the only page that reads it).
   std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_forced_key;
   // Whether the log has compilation_metrics_runtime events at all (an unknown key to 0.4.3).
   bool has_runtime_metrics = false;
@@ -106,8 +126,11 @@ struct RenderContext {
   RenderContext(const index::IndexReader& r, const RenderOptions& o, OutputFolder& f)
       : reader(r), options(o), folder(f) {}
 
-  // The output of an id; null when the file has none.
-  const index::Output* output_with_id(std::int64_t id) const;
+  // The output of an id (renamed if it collided); nullopt when the index has none.
+  std::optional<index::Output> output_with_id(std::int64_t id);
+  // The dynamo_start stack (at most StackTrie::kMaxDepth frames) of a forced key; nullopt when
+  // none was logged.
+  std::optional<index::StackFrames> start_stack(const ForcedKey& key);
   // Display of a key id ("[0/0]", "unknown").
   std::string key_display(std::optional<std::int64_t> key_id) const;
   // The status of the compile of a compile-directory entry (missing when unknown).
@@ -122,6 +145,13 @@ struct RenderContext {
       read_error = r.error();
     }
     return fallback;
+  }
+  // Keeps the first read error of a streamed read; returns whether it succeeded.
+  bool check(const Status& st) {
+    if (!st && read_error.empty()) {
+      read_error = st.error();
+    }
+    return st.ok();
   }
   // Records a failed write (refusals and I/O errors are also counted by the folder).
   void note_write(bool ok, std::string_view what);
@@ -146,8 +176,8 @@ std::string_view status_class(index::CompileStatus status);
 // Reports `renamed` outputs (rename_colliding_outputs) as a warning and in the data health.
 void note_collisions(RenderContext& ctx, std::size_t renamed);
 // For each output, whether it is written: an output whose path a later output (not a link)
-// also writes is skipped, as tlparse's last write wins. Sorted indexes, not a map of paths, so a
-// million outputs cost a few bytes each.
+// also writes is skipped, as tlparse's last write wins (the in-memory form of
+// OutputPlan::overwritten, for the pages that hold a list of outputs).
 std::vector<bool> last_writers(const std::vector<index::Output>& outputs);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);

@@ -11,6 +11,7 @@
 #include "inductor/scheduler/kernel_plan.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,6 +28,16 @@ public:
   // the kernel raised its error flag (an index read from data was out of range).
   virtual bool launch(std::size_t k, void* const* args,
                       std::span<const std::int64_t> symbols) const = 0;
+  // Like launch(), but a generator whose kernels run asynchronously (a GPU) need not wait for
+  // the error flag: the check it returns waits for the kernel then and says whether it raised
+  // the flag (empty when the kernel checks nothing). The host's generator checks at once.
+  virtual std::function<bool()> launch_check_later(std::size_t k, void* const* args,
+                                                   std::span<const std::int64_t> symbols) const {
+    if (launch(k, args, symbols)) {
+      return {};
+    }
+    return [] { return true; };
+  }
   // Where the kernels run and the program's buffers live (the host for the CPU generator).
   virtual Device device() const { return Device::cpu(); }
   // The extern kernel of buffer `buffer` (matmul, bmm, addmm): C = A @ B (+ bias), pointers on

@@ -7,11 +7,73 @@
 #include "inductor/counters.h"
 #include "inductor/runtime/gemm.h"
 
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace compiler::inductor {
 
 namespace {
 
 thread_local std::vector<std::shared_ptr<Storage>>* t_keep = nullptr;
+
+// The index checks of GPU training forwards whose flags this thread has not read yet
+// (make_generated_graph's `defer_checks`), each with the kernels' names.
+struct PendingChecks {
+  std::vector<std::function<bool()>> checks;
+  std::vector<std::string> kernels;
+};
+// The checks still unread when the thread ends (a training forward was its last compiled run)
+// are read then: a raised flag cannot become an error any more, so it is said on stderr rather
+// than lost.
+struct PendingAtExit : std::vector<PendingChecks> {
+  PendingAtExit() = default;
+  PendingAtExit(const PendingAtExit&) = delete;
+  PendingAtExit& operator=(const PendingAtExit&) = delete;
+  ~PendingAtExit() {
+    for (PendingChecks& p : *this) {
+      for (std::size_t i = 0; i < p.checks.size(); ++i) {
+        bool raised = false;
+        try {
+          raised = p.checks[i]();
+        } catch (...) { // the device is gone: nothing can be read any more
+          return;
+        }
+        if (raised) {
+          std::fprintf(stderr,
+                       "torchscope: index out of range: kernel %s of the last GPU training "
+                       "forward of this thread read a row outside its tensor; no later compiled "
+                       "call reported it, so its results were wrong\n",
+                       p.kernels[i].c_str());
+        }
+      }
+    }
+  }
+};
+thread_local PendingAtExit t_pending;
+
+// Reads the checks of `earlier` runs (waiting for their kernels only): UserError when one
+// raised its flag.
+void resolve(std::vector<PendingChecks>& earlier) {
+  std::string raised;
+  for (PendingChecks& p : earlier) {
+    for (std::size_t i = 0; i < p.checks.size(); ++i) {
+      if (p.checks[i]() && raised.empty()) {
+        raised = p.kernels[i];
+      }
+    }
+  }
+  earlier.clear();
+  if (!raised.empty()) {
+    user_error("index out of range: kernel " + raised +
+               " of an earlier GPU training forward read a row (a gather's or an embedding's "
+               "index) outside its tensor, so that call's results are wrong. A training "
+               "forward reports this after the next compiled call was queued (normally its "
+               "backward), so the device need not wait for it (docs/COMPILER.md, \"GPU code "
+               "generation\"); run without gradients to get eager's error at the call.");
+  }
+}
 
 // A tensor the host's eager kernels can take: itself, or a copy on the host.
 Tensor on_host(const Tensor& t) {
@@ -103,8 +165,10 @@ MatrixView matrix(const Place& p, const Layout& l, std::span<const std::int64_t>
 class GeneratedGraph final : public backend::CompiledGraph {
 public:
   GeneratedGraph(const graph::Graph& g, std::shared_ptr<const LoweredGraph> ir,
-                 std::shared_ptr<const Schedule> s, std::unique_ptr<LoadedKernels> k)
-      : graph_(g), ir_(std::move(ir)), schedule_(std::move(s)), kernels_(std::move(k)) {
+                 std::shared_ptr<const Schedule> s, std::unique_ptr<LoadedKernels> k,
+                 bool defer_checks)
+      : graph_(g), ir_(std::move(ir)), schedule_(std::move(s)), kernels_(std::move(k)),
+        defer_checks_(defer_checks) {
     for (std::size_t i = 0; i < graph_.size(); ++i) {
       if (graph_.node(i).kind == graph::NodeKind::Placeholder) {
         placeholders_.push_back(i);
@@ -160,6 +224,7 @@ public:
       }
     }
     std::vector<void*> args;
+    PendingChecks pending;
     std::int64_t launched = 0;
     std::int64_t fallbacks = 0;
     std::int64_t externs = 0;
@@ -172,7 +237,13 @@ public:
           args.push_back(places[static_cast<std::size_t>(a.buffer)].data());
         }
         ++launched;
-        if (!kernels_->launch(step.kernel, args.data(), symbols)) {
+        if (defer_checks_) {
+          if (std::function<bool()> check =
+                  kernels_->launch_check_later(step.kernel, args.data(), symbols)) {
+            pending.checks.push_back(std::move(check));
+            pending.kernels.push_back(k.name);
+          }
+        } else if (!kernels_->launch(step.kernel, args.data(), symbols)) {
           // An index read from data was out of range: the eager kernels report it.
           return interpret_on_host(inputs, symbols);
         }
@@ -188,6 +259,16 @@ public:
             run_fallback(ir.buffer(step.buffer), places, symbols);
         break;
       }
+    }
+    // This run's work is queued: the checks earlier training forwards left are read now (the
+    // device runs this run's kernels meanwhile), and this run's own wait for the next run.
+    if (!t_pending.empty() || !pending.checks.empty()) {
+      std::vector<PendingChecks> earlier;
+      earlier.swap(t_pending);
+      if (!pending.checks.empty()) {
+        t_pending.push_back(std::move(pending));
+      }
+      resolve(earlier);
     }
     detail::AtomicCounters& c = detail::atomic_counters();
     detail::bump(c.kernel_launches, launched);
@@ -314,6 +395,8 @@ private:
   std::shared_ptr<const LoweredGraph> ir_;
   std::shared_ptr<const Schedule> schedule_;
   std::unique_ptr<LoadedKernels> kernels_;
+  // A GPU training forward: its kernels' index checks are read after the next run was queued.
+  bool defer_checks_ = false;
   std::vector<std::size_t> placeholders_;
   std::vector<std::size_t> results_;
 };
@@ -331,9 +414,9 @@ AllocationKeeper::~AllocationKeeper() {
 std::unique_ptr<backend::CompiledGraph>
 make_generated_graph(const graph::Graph& graph, std::shared_ptr<const LoweredGraph> ir,
                      std::shared_ptr<const Schedule> schedule,
-                     std::unique_ptr<LoadedKernels> kernels) {
+                     std::unique_ptr<LoadedKernels> kernels, bool defer_checks) {
   return std::make_unique<GeneratedGraph>(graph, std::move(ir), std::move(schedule),
-                                          std::move(kernels));
+                                          std::move(kernels), defer_checks);
 }
 
 } // namespace compiler::inductor

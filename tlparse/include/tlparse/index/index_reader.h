@@ -270,6 +270,62 @@ public:
                const std::function<bool(const std::vector<QueryValue>& row)>& on_row,
                const QueryOptions& options = {}) const;
 
+  // Streamed reads for a render whose memory must not grow with the log (docs/SECURITY.md,
+  // "Memory"): rows come one at a time in the order a page needs, sorted by SQLite (spilling to
+  // temporary files, not our heap); return false to stop.
+
+  // How many outputs a file has; every output of a file, in production order.
+  Result<int64_t> output_count(int64_t file_id) const;
+  Status for_each_output(int64_t file_id, const std::function<bool(const Output&)>& fn) const;
+  // The distinct paths of a file's outputs that are files (not links), in byte order, each with
+  // the production position (seq) of its first output and how many outputs write it.
+  struct OutputPath {
+    std::string path;
+    int64_t first_seq = 0;
+    int64_t writers = 0;
+  };
+  Status for_each_output_path(int64_t file_id,
+                              const std::function<bool(const OutputPath&)>& fn) const;
+  // The seqs of the file outputs whose path a later file output writes again, ascending.
+  Result<std::vector<int64_t>> overwritten_outputs(int64_t file_id) const;
+  // The paths of the file's file outputs (not links) that are `path` itself or, with
+  // `as_folder`, lie under `path` + "/" (each once, in byte order). The first call builds an
+  // indexed temporary table of the file's paths (on disk: temp_store=FILE), so this is one
+  // B-tree search plus the rows found.
+  Status for_each_output_path_at(int64_t file_id, std::string_view path, bool as_folder,
+                                 const std::function<bool(std::string_view)>& fn) const;
+  // The compile directory with its listed (in_directory) outputs: for each entry, fn(key, null)
+  // once, then fn(key, &output) for each of its listed outputs in production order. In
+  // `first_seen` order the entries come in first-seen order and an entry's outputs of a named
+  // subgraph come after its others, grouped by subgraph in the order of their first output; in
+  // `display` order the entries are sorted by display name (then first seen).
+  enum class KeyOrder { first_seen, display };
+  Status
+  for_each_key_with_outputs(int64_t file_id, KeyOrder order,
+                            const std::function<bool(const CompileKey&, const Output*)>& fn) const;
+  // The listed (in_directory) outputs of one compile-directory entry produced before
+  // `before_seq`, in production order (through an indexed temporary table built once).
+  Status for_each_listed_output_of_key(int64_t key_id, int64_t before_seq,
+                                       const std::function<bool(const Output&)>& fn) const;
+  // Compiles in first-seen order; one compile by id.
+  Status for_each_compile(int64_t file_id, const std::function<bool(const Compile&)>& fn) const;
+  Result<std::optional<Compile>> compile(int64_t compile_id) const;
+  // The compiles of scope `compile`, grouped by frame ((compiled autograd id, frame id)) in the
+  // order each frame was first seen, first-seen order within a frame; with the frame's count.
+  Status for_each_compile_by_frame(
+      int64_t file_id, const std::function<bool(const Compile&, int64_t frame_compiles)>& fn) const;
+  // Compiles in first-seen order, each with the distinct artifacts of its outputs (sorted).
+  Status for_each_compile_with_artifacts(
+      int64_t file_id,
+      const std::function<bool(const Compile&, const std::vector<std::string>& artifacts)>& fn)
+      const;
+  // Stacks of one role in log order (as stacks()), with at most `max_frames` frames each (the
+  // first ones).
+  Status for_each_stack(int64_t file_id, StackRole role, std::size_t max_frames,
+                        const std::function<bool(const EventStack&)>& fn) const;
+  // The first `max_frames` frames of one stack.
+  Result<StackFrames> stack_frames(int64_t stack_id, std::size_t max_frames) const;
+
   // tlparse's statistics and our data-health counters of a file.
   Result<Stats> stats(int64_t file_id) const;
   Result<std::vector<HealthCounter>> health(int64_t file_id) const;

@@ -14,8 +14,11 @@
 #include "tensor/device_memory.h"
 #include "tracer/trace.h"
 
+#include <array>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -152,6 +155,72 @@ std::vector<KernelSource> generate_all(const Schedule& s, const LoweredGraph& ir
   return out;
 }
 
+// Reads of the kernels' error flag left for later (launch_check_later): the flag is copied into a
+// slot of pinned host memory behind the kernel, then cleared, both in stream order, and an event
+// is recorded after them; the check waits for that event alone, not for the work queued since (a
+// training step's backward, queued before its forward's check is read). When every slot is
+// waiting, the caller reads the flag at once instead.
+class DeferredFlags : public std::enable_shared_from_this<DeferredFlags> {
+public:
+  static constexpr int kSlots = 8;
+
+  explicit DeferredFlags(cuda::DeviceContext& ctx) : ctx_(ctx) {
+    ctx_.bind();
+    void* host = nullptr;
+    TORCHSCOPE_CU(cuMemHostAlloc, &host, sizeof(int) * kSlots, 0u);
+    host_ = static_cast<int*>(host);
+    for (std::unique_ptr<cuda::Event>& e : events_) {
+      e = std::make_unique<cuda::Event>(ctx_);
+    }
+  }
+  ~DeferredFlags() {
+    for (std::unique_ptr<cuda::Event>& e : events_) {
+      e.reset();
+    }
+    if (cuda::driver().cuMemFreeHost(host_) != CUDA_SUCCESS) {
+      std::fputs("torchscope: cuMemFreeHost failed\n", stderr);
+    }
+  }
+  DeferredFlags(const DeferredFlags&) = delete;
+  DeferredFlags& operator=(const DeferredFlags&) = delete;
+
+  // Queues the read of `flag` (one int on the device) on `stream`: the check, or an empty one
+  // when no slot is free.
+  std::function<bool()> queue(void* flag, CUstream stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int slot = 0;
+    while (slot < kSlots && busy_[static_cast<std::size_t>(slot)]) {
+      ++slot;
+    }
+    if (slot == kSlots) {
+      return {};
+    }
+    busy_[static_cast<std::size_t>(slot)] = true;
+    ctx_.bind();
+    TORCHSCOPE_CU(cuMemcpyDtoHAsync, host_ + slot, reinterpret_cast<CUdeviceptr>(flag), sizeof(int),
+                  stream);
+    TORCHSCOPE_CU(cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(flag), 0u, 1, stream);
+    events_[static_cast<std::size_t>(slot)]->record(stream);
+    return [self = shared_from_this(), slot] { return self->wait(slot); };
+  }
+
+private:
+  // Whether the kernel behind `slot` raised the flag, once the device has copied it; frees it.
+  bool wait(int slot) {
+    events_[static_cast<std::size_t>(slot)]->synchronize();
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool raised = reinterpret_cast<volatile int*>(host_)[slot] != 0;
+    busy_[static_cast<std::size_t>(slot)] = false;
+    return raised;
+  }
+
+  cuda::DeviceContext& ctx_;
+  int* host_ = nullptr;
+  std::array<std::unique_ptr<cuda::Event>, kSlots> events_;
+  std::array<bool, kSlots> busy_{};
+  std::mutex mutex_;
+};
+
 class CudaKernels final : public LoadedKernels {
 public:
   CudaKernels(cuda::DeviceContext& ctx, std::string_view image, const Schedule& s,
@@ -163,6 +232,7 @@ public:
     }
     status_ = std::make_shared<Storage>(sizeof(int), ctx.device());
     device_memory::zero(ctx.device(), status_->data(), sizeof(int));
+    deferred_ = std::make_shared<DeferredFlags>(ctx);
     for (std::size_t k = 0; k < s.kernels.size(); ++k) {
       auto st = std::make_unique<KernelState>();
       st->source = generate_kernel(s, k, ir, default_config(kernel_shape(s.kernels[k])));
@@ -189,23 +259,21 @@ public:
 
   bool launch(std::size_t k, void* const* args,
               std::span<const std::int64_t> symbols) const override {
-    KernelState& st = *states_.at(k);
-    // A column tile's shape is fixed.
-    if (autotune_ && !st.source.column) {
-      std::call_once(st.tune_once, [&] { tune(st, args, symbols); });
-    }
-    run(st, *st.kernel, st.config, args, symbols, ctx_.current_stream());
+    const KernelState& st = start(k, args, symbols);
+    return !st.source.checks_indices || read_flag();
+  }
+
+  std::function<bool()> launch_check_later(std::size_t k, void* const* args,
+                                           std::span<const std::int64_t> symbols) const override {
+    const KernelState& st = start(k, args, symbols);
     if (!st.source.checks_indices) {
-      return true;
+      return {};
     }
-    // An embedding read a row out of range: the flag says so (read back, then cleared).
-    std::lock_guard<std::mutex> lock(mutex_);
-    int flag = 0;
-    device_memory::copy(Device::cpu(), &flag, ctx_.device(), status_->data(), sizeof(int));
-    if (flag != 0) {
-      device_memory::zero(ctx_.device(), status_->data(), sizeof(int));
+    if (std::function<bool()> check = deferred_->queue(status_->data(), ctx_.current_stream())) {
+      return check;
     }
-    return flag == 0;
+    const bool raised = !read_flag(); // every slot is waiting: read it now
+    return [raised] { return raised; };
   }
 
   Device device() const override { return ctx_.device(); }
@@ -239,6 +307,30 @@ private:
       params.push_back(&v);
     }
     kernel.launch(d.grid, d.block, 0, stream, params.data());
+  }
+
+  // Kernel `k` tuned (max-autotune's first call) and queued.
+  KernelState& start(std::size_t k, void* const* args,
+                     std::span<const std::int64_t> symbols) const {
+    KernelState& st = *states_.at(k);
+    // A column tile's shape is fixed.
+    if (autotune_ && !st.source.column) {
+      std::call_once(st.tune_once, [&] { tune(st, args, symbols); });
+    }
+    run(st, *st.kernel, st.config, args, symbols, ctx_.current_stream());
+    return st;
+  }
+
+  // Whether no kernel raised the error flag (an embedding or a gather read a row out of range):
+  // read back, waiting for the device, then cleared.
+  bool read_flag() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int flag = 0;
+    device_memory::copy(Device::cpu(), &flag, ctx_.device(), status_->data(), sizeof(int));
+    if (flag != 0) {
+      device_memory::zero(ctx_.device(), status_->data(), sizeof(int));
+    }
+    return flag == 0;
   }
 
   // max-autotune of one kernel on this call's arguments; outputs go to scratch copies.
@@ -374,7 +466,8 @@ private:
   std::string device_name_;
   std::unique_ptr<cuda::Module> module_;
   std::vector<std::unique_ptr<KernelState>> states_;
-  std::shared_ptr<Storage> status_; // the kernels' error flag (one int on the device)
+  std::shared_ptr<Storage> status_;         // the kernels' error flag (one int on the device)
+  std::shared_ptr<DeferredFlags> deferred_; // its reads left for later
   std::optional<tracer::CompileId> compile_id_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, MatmulImpl> matmul_choices_;

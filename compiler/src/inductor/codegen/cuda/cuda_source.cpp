@@ -533,32 +533,43 @@ private:
   int vars_ = 0;
 };
 
-// Whether two arguments of `k` can be the same memory (buffers planned into one allocation):
-// then no argument is declared __restrict__. Buffers the kernel never touches in memory
-// (`untouched`: kept in registers only) do not count.
-bool args_may_alias(const Schedule& s, const KernelPlan& k, const std::set<BufferId>& untouched) {
-  std::set<std::int32_t> slots;
+// The arguments of `k` that can be the same memory as another of its arguments (buffers
+// planned into one allocation). Buffers the kernel never touches in memory (`untouched`: kept
+// in registers only) do not count.
+std::set<BufferId> aliased_args(const Schedule& s, const KernelPlan& k,
+                                const std::set<BufferId>& untouched) {
+  std::map<std::int32_t, std::vector<BufferId>> by_slot;
   for (const KernelArg& a : k.args) {
-    if (untouched.count(a.buffer) != 0) {
-      continue;
-    }
     const BufferPlan& p = s.buffers[static_cast<std::size_t>(a.buffer)];
-    if (p.source == BufferPlan::Source::Slot || p.source == BufferPlan::Source::Output) {
-      if (!slots.insert(p.slot).second) {
-        return true;
-      }
+    if (untouched.count(a.buffer) == 0 &&
+        (p.source == BufferPlan::Source::Slot || p.source == BufferPlan::Source::Output)) {
+      by_slot[p.slot].push_back(a.buffer);
     }
   }
-  return false;
+  std::set<BufferId> out;
+  for (const auto& [slot, buffers] : by_slot) {
+    if (buffers.size() > 1) {
+      out.insert(buffers.begin(), buffers.end());
+    }
+  }
+  return out;
 }
 
+bool args_may_alias(const Schedule& s, const KernelPlan& k, const std::set<BufferId>& untouched) {
+  return !aliased_args(s, k, untouched).empty();
+}
+
+// Every argument that shares its memory with no other is __restrict__: its loads may pass the
+// stores of a result computed in place over another argument (a backward kernel's inputs
+// beside its in-place gradient), and read-only ones go through the non-coherent cache.
 std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan& k,
                       const LoweredGraph& ir, const std::string& name, int max_threads) {
-  const std::string restrict = args_may_alias(s, k, p.rows_only()) ? "" : " __restrict__";
+  const std::set<BufferId> aliased = aliased_args(s, k, p.rows_only());
   std::string out = "extern \"C\" __global__ void __launch_bounds__(" +
                     std::to_string(max_threads) + ") " + name + "(";
   for (const KernelArg& a : k.args) {
     const std::string t = storage_type(ir.buffer(a.buffer).layout.dtype);
+    const std::string restrict = aliased.count(a.buffer) != 0 ? "" : " __restrict__";
     out += (a.role == ArgRole::In ? "const " + t : t) + "*" + restrict + " " +
            p.arg_name(a.buffer) + ", ";
   }
@@ -834,9 +845,18 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
       p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
       p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.x;");
     }
-    p.open("if (rindex < " + rn + ")");
+    // A persistent row that the rounds cover exactly needs no bound check: without it every
+    // load of the rounds is issued at once (behind a branch each waited for the one before).
+    const bool exact =
+        rounds > 0 && persistent_rows(k)->constant_value() ==
+                          static_cast<std::int64_t>(rounds) * c.unroll * persistent_block;
+    if (!exact) {
+      p.open("if (rindex < " + rn + ")");
+    }
     accumulate_element(p, st, ir, accs);
-    p.close();
+    if (!exact) {
+      p.close();
+    }
     p.close();
     p.close();
     p.set_row_level(true);
@@ -904,13 +924,22 @@ void print_column_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGr
   p.set_row_level(false);
   const std::string u = std::to_string(c.unroll);
   p.line("const long long rnumel0 = " + rnumel.str() + ";");
+  // Rows that the rounds cover exactly (blockDim.y is kColumnRows) need no bound check per
+  // element: the column's check outside the loop lets the round's loads issue together.
+  const bool exact =
+      rnumel.is_constant() && rnumel.constant_value() % (std::int64_t{kColumnRows} * c.unroll) == 0;
+  if (exact) {
+    p.open("if (ts_xmask)");
+  }
   p.open("for (long long ts_rbase = threadIdx.y; ts_rbase < rnumel0; ts_rbase += (long "
          "long)blockDim.y * " +
          u + ")");
   p.line("#pragma unroll");
   p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
   p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.y;");
-  p.open("if (ts_xmask && rindex < rnumel0)");
+  if (!exact) {
+    p.open("if (ts_xmask && rindex < rnumel0)");
+  }
   accumulate_element(p, st, ir, accs);
   p.close();
   p.close();

@@ -32,7 +32,12 @@ struct TlparseRuleCounts {
   std::int64_t str = 0;
   std::map<std::string, std::int64_t> kinds;
   std::vector<ParsedEvent> events; // every envelope that passed, in order (str included)
+  // tlparse's counters: an envelope that is not JSON counts twice in fail_json.
   std::int64_t failures() const { return other_rank + fail_glog + fail_json + fail_payload_md5; }
+  // Failed events, each once (a torn last envelope is one failed event, two fail_json).
+  std::int64_t failed_events() const {
+    return other_rank + fail_glog + fail_json / 2 + fail_payload_md5;
+  }
 };
 
 TlparseRuleCounts parse_by_tlparse_rules(const std::string& text);

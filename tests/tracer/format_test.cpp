@@ -243,3 +243,17 @@ TEST_CASE("when off, no callable runs and nothing is written", "[tracer]") {
   CHECK_FALSE(ran);
   CHECK(tracer::log_path().empty());
 }
+
+TEST_CASE("tlparse's rules count a log torn inside its last envelope as one failed event",
+          "[tracer]") {
+  // The kill trials' case: SIGKILL landed inside the JSON of the last envelope, which tlparse
+  // counts twice in fail_json (the envelope and raw.jsonl's re-parse) but is one event.
+  const std::string log =
+      "V1124 00:22:28.168569 14550 a.cpp:52] {\"kill_trial_event\": {\"seq\": 1}}\n"
+      "V1124 00:22:28.168724 14550 a.cpp:52] {\"kill_trial_payl";
+  const auto counts = test_support::parse_by_tlparse_rules(log);
+  CHECK(counts.ok == 1);
+  CHECK(counts.fail_json == 2);
+  CHECK(counts.failures() == 2);
+  CHECK(counts.failed_events() == 1);
+}

@@ -873,44 +873,10 @@ Status IndexReader::for_each_string(
 
 Result<std::vector<EventStack>> IndexReader::stacks(int64_t file_id, StackRole role) const {
   std::vector<EventStack> out;
-  std::unordered_map<int64_t, size_t> by_stack;
-  Status st = impl_->each_row(
-      "stacks",
-      std::string("SELECT x.id,k.compile_id," TORCHSCOPE_EVENT_REF_COLUMNS
-                  " FROM stacks x JOIN events e ON e.id=x.event_id LEFT JOIN compile_keys k ON "
-                  "k.id=e.key_id WHERE x.file_id=? AND x.role='") +
-          std::string(to_string(role)) + "' ORDER BY x.id",
-      {file_id}, [&](const Stmt& s, int& bad) {
-        EventStack es;
-        if (!read_column(s, 0, es.stack_id) || !read_column(s, 1, es.compile_id)) {
-          bad = 0;
-          return Next::bad;
-        }
-        if ((bad = read_event_ref(s, 2, es.event)) >= 0) {
-          return Next::bad;
-        }
-        by_stack.emplace(es.stack_id, out.size());
-        out.push_back(std::move(es));
-        return Next::more;
-      });
-  if (!st) {
-    return Error{st.error()};
-  }
-  st = impl_->each_row("stack_frames",
-                       "SELECT f.* FROM stack_frames f JOIN stacks x ON x.id=f.stack_id WHERE "
-                       "x.file_id=? AND x.role='" +
-                           std::string(to_string(role)) + "' ORDER BY f.stack_id, f.pos",
-                       {file_id}, [&](const Stmt& s, int& bad) {
-                         StackFrame f;
-                         bad = io::read_row(s, 0, f);
-                         if (bad >= 0) {
-                           return Next::bad;
-                         }
-                         if (auto it = by_stack.find(f.stack_id); it != by_stack.end()) {
-                           out[it->second].frames.push_back(std::move(f));
-                         }
-                         return Next::more;
-                       });
+  const Status st = for_each_stack(file_id, role, SIZE_MAX, [&](const EventStack& es) {
+    out.push_back(es);
+    return true;
+  });
   if (!st) {
     return Error{st.error()};
   }

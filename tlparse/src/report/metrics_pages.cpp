@@ -137,27 +137,27 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   out.append("<h2>Output files</h2>\n<p class=\"note\">What this compile wrote before these "
              "metrics were logged.</p>\n<ul class=\"outputs\">\n");
   bool any_output = false;
-  const Status listed = !output.key_id ? Status()
-                                       : ctx.reader.for_each_listed_output_of_key(
-                                             *output.key_id, output.seq, [&](index::Output o) {
-                                               if (o.kind == index::OutputKind::payload_copy) {
-                                                 return true;
-                                               }
-                                               ctx.plan.apply(o);
-                                               any_output = true;
-                                               out.append("<li>");
-                                               output_link(out, o, prefix, o.name);
-                                               if (o.subgraph) {
-                                                 out.append(" <span class=\"badge\">subgraph ");
-                                                 esc(out, *o.subgraph);
-                                                 out.append("</span>");
-                                               }
-                                               out.append(" <span class=\"badge\">(");
-                                               out.append(std::to_string(o.number));
-                                               out.append(")</span></li>\n");
-                                               return true;
-                                             });
-  ctx.check(listed);
+  if (output.key_id) {
+    ctx.check(
+        ctx.reader.for_each_listed_output_of_key(*output.key_id, output.seq, [&](index::Output o) {
+          if (o.kind == index::OutputKind::payload_copy) {
+            return true;
+          }
+          ctx.plan.apply(o);
+          any_output = true;
+          out.append("<li>");
+          output_link(out, o, prefix, o.name);
+          if (o.subgraph) {
+            out.append(" <span class=\"badge\">subgraph ");
+            esc(out, *o.subgraph);
+            out.append("</span>");
+          }
+          out.append(" <span class=\"badge\">(");
+          out.append(std::to_string(o.number));
+          out.append(")</span></li>\n");
+          return true;
+        }));
+  }
   if (!any_output) {
     out.append("<li class=\"note\">none</li>\n");
   }

@@ -92,7 +92,6 @@ struct RenderContext {
   std::vector<StartOfCompile> starts;
   std::vector<index::MetricsEvent> metrics;
   std::unordered_map<std::int64_t, std::size_t> metrics_by_output; // output id -> metrics index
-  std::vector<index::EventStack> dynamo_starts;
   std::vector<index::EventStack> unknown_stacks;
   std::vector<index::SpecializationEvent> specializations;
   std::vector<index::GuardAddedFastEvent> guards_added_fast;
@@ -176,8 +175,8 @@ std::string_view status_class(index::CompileStatus status);
 // Reports `renamed` outputs (rename_colliding_outputs) as a warning and in the data health.
 void note_collisions(RenderContext& ctx, std::size_t renamed);
 // For each output, whether it is written: an output whose path a later output (not a link)
-// also writes is skipped, as tlparse's last write wins (the in-memory form of
-// OutputPlan::overwritten, for the pages that hold a list of outputs).
+// also writes is skipped, as tlparse's last write wins. The in-memory form of
+// OutputPlan::overwritten: no page uses it; the tests check the plan against it.
 std::vector<bool> last_writers(const std::vector<index::Output>& outputs);
 // Fills the lookup maps of `ctx` from the loaded lists.
 void build_lookups(RenderContext& ctx);

@@ -24,6 +24,19 @@ struct PendingChecks {
   std::vector<std::function<bool()>> checks;
   std::vector<std::string> kernels;
 };
+// Reads every check of `runs` (waiting for its kernel only), calling raised(kernel name) for each
+// that raised its flag.
+template <class Fn>
+void read_checks(std::vector<PendingChecks>& runs, const Fn& raised) {
+  for (PendingChecks& p : runs) {
+    for (std::size_t i = 0; i < p.checks.size(); ++i) {
+      if (p.checks[i]()) {
+        raised(p.kernels[i]);
+      }
+    }
+  }
+}
+
 // The checks still unread when the thread ends (a training forward was its last compiled run)
 // are read then: a raised flag cannot become an error any more, so it is said on stderr rather
 // than lost.
@@ -32,38 +45,28 @@ struct PendingAtExit : std::vector<PendingChecks> {
   PendingAtExit(const PendingAtExit&) = delete;
   PendingAtExit& operator=(const PendingAtExit&) = delete;
   ~PendingAtExit() {
-    for (PendingChecks& p : *this) {
-      for (std::size_t i = 0; i < p.checks.size(); ++i) {
-        bool raised = false;
-        try {
-          raised = p.checks[i]();
-        } catch (...) { // the device is gone: nothing can be read any more
-          return;
-        }
-        if (raised) {
-          std::fprintf(stderr,
-                       "torchscope: index out of range: kernel %s of the last GPU training "
-                       "forward of this thread read a row outside its tensor; no later compiled "
-                       "call reported it, so its results were wrong\n",
-                       p.kernels[i].c_str());
-        }
-      }
+    try {
+      read_checks(*this, [](const std::string& kernel) {
+        std::fprintf(stderr,
+                     "torchscope: index out of range: kernel %s of the last GPU training "
+                     "forward of this thread read a row outside its tensor; no later compiled "
+                     "call reported it, so its results were wrong\n",
+                     kernel.c_str());
+      });
+    } catch (...) { // the device is gone: nothing can be read any more
     }
   }
 };
 thread_local PendingAtExit t_pending;
 
-// Reads the checks of `earlier` runs (waiting for their kernels only): UserError when one
-// raised its flag.
+// Reads the checks of `earlier` runs: UserError when one raised its flag.
 void resolve(std::vector<PendingChecks>& earlier) {
   std::string raised;
-  for (PendingChecks& p : earlier) {
-    for (std::size_t i = 0; i < p.checks.size(); ++i) {
-      if (p.checks[i]() && raised.empty()) {
-        raised = p.kernels[i];
-      }
+  read_checks(earlier, [&](const std::string& kernel) {
+    if (raised.empty()) {
+      raised = kernel;
     }
-  }
+  });
   earlier.clear();
   if (!raised.empty()) {
     user_error("index out of range: kernel " + raised +

@@ -1,8 +1,8 @@
 // libFuzzer target over the text parsers of the report: the serde-style JSON parser (and its
-// printers), the three highlighter tokenizers, numbered-code HTML and HTML escaping. Any input
-// must neither crash nor produce tokens that leave the text or overlap, and escaped output must
-// never contain a raw '<' or invalid UTF-8. Inputs it once failed on are replayed from
-// fuzz_report_text_regressions/ by the CTest replay.
+// printers, the streamed ones checked against the tree's), the three highlighter tokenizers,
+// numbered-code HTML and HTML escaping. Any input must neither crash nor produce tokens that leave
+// the text or overlap, and escaped output must never contain a raw '<' or invalid UTF-8. Inputs it
+// once failed on are replayed from fuzz_report_text_regressions/ by the CTest replay.
 #include "report/html_page.h"
 #include "tlparse/highlight/highlight.h"
 #include "tlparse/highlight/html.h"
@@ -75,6 +75,41 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto again = tlparse::report::parse_json(compact);
     if (!again || !same_json(*value, *again)) {
       std::abort();
+    }
+  }
+  // The streamed printers (no tree) must write the tree printers' bytes, and refuse exactly
+  // what parse_json refuses.
+  {
+    const auto value = tlparse::report::parse_json(text);
+    std::string streamed_pretty;
+    std::string streamed_compact;
+    const bool pretty_ok = tlparse::report::write_pretty_json(streamed_pretty, text);
+    const bool compact_ok = tlparse::report::write_compact_json(streamed_compact, text);
+    if (pretty_ok != value.has_value() || compact_ok != value.has_value()) {
+      std::abort();
+    }
+    tlparse::report::JsonMembers members;
+    const bool members_ok = members.read(text);
+    if (members_ok != (value && value->is_object())) {
+      std::abort();
+    }
+    if (value) {
+      std::string pretty;
+      std::string compact;
+      tlparse::report::write_pretty(pretty, *value);
+      tlparse::report::write_compact(compact, *value);
+      if (pretty != streamed_pretty || compact != streamed_compact) {
+        std::abort();
+      }
+      for (std::size_t i = 0; members_ok && i < members.size(); ++i) {
+        const auto& [key, member_value] = value->members().at(i);
+        std::string expected;
+        tlparse::report::write_compact(expected, member_value);
+        if (members.size() != value->members().size() || members[i].key != key ||
+            members[i].value != expected) {
+          std::abort();
+        }
+      }
     }
   }
 

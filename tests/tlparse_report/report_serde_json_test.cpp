@@ -152,12 +152,21 @@ void check_streamed_like_tree(std::string_view text) {
   REQUIRE(ok == tree.has_value());
   if (!ok) {
     CHECK(streamed == "prefix"); // left as it was
+    std::string pretty_streamed = "prefix";
+    CHECK_FALSE(tlparse::report::write_pretty_json(pretty_streamed, text));
+    CHECK(pretty_streamed == "prefix");
+    CHECK_FALSE(tlparse::report::pretty_print_json(text).has_value());
     CHECK_FALSE(tlparse::report::compact_json_members(text).has_value());
     return;
   }
   std::string expected = "prefix";
   tlparse::report::write_compact(expected, *tree);
   CHECK(streamed == expected);
+  std::string pretty_streamed = "prefix";
+  REQUIRE(tlparse::report::write_pretty_json(pretty_streamed, text));
+  std::string pretty_tree = "prefix";
+  tlparse::report::write_pretty(pretty_tree, *tree);
+  CHECK(pretty_streamed == pretty_tree);
   const auto members = tlparse::report::compact_json_members(text);
   REQUIRE(members.has_value() == tree->is_object());
   if (members) {
@@ -219,7 +228,7 @@ std::string random_json(std::uint32_t& seed, int depth) {
 
 } // namespace
 
-TEST_CASE("the streamed compact printer writes the tree printer's bytes") {
+TEST_CASE("the streamed printers write the tree printers' bytes") {
   for (const char* text :
        {R"({"b": 1, "a": [true, null, "x"], "c": {}, "d": []})", R"({"a": 1, "b": 2, "a": 3})",
         R"({"z": {"y": 1, "x": {"w": [1, {"v": 2, "u": 3}]}}, "a": 0})", "[]", "  3  ", "\"s\"",
@@ -233,7 +242,7 @@ TEST_CASE("the streamed compact printer writes the tree printer's bytes") {
   }
 }
 
-TEST_CASE("the streamed compact printer keeps serde's depth limit and handles wide input") {
+TEST_CASE("the streamed printers keep serde's depth limit and handle wide input") {
   for (const int depth : {127, 128, 129}) {
     check_streamed_like_tree(std::string(static_cast<std::size_t>(depth), '[') +
                              std::string(static_cast<std::size_t>(depth), ']'));
@@ -256,4 +265,68 @@ TEST_CASE("the streamed compact printer keeps serde's depth limit and handles wi
               ", \"name\": \"f\", \"filename\": 0}";
   }
   check_streamed_like_tree(frames + "]}, \"frame_id\": 0}");
+}
+
+TEST_CASE("the streamed printers match the tree printers on hostile JSON") {
+  // Escapes of every kind, written back as serde_json writes the decoded string: \/ loses its
+  // backslash, \u escapes of printable ASCII and of non-ASCII are decoded, controls stay escaped.
+  for (const char* text :
+       {R"(["\/\"\\\b\f\n\r\t", "\u0041\u007f\u0000\u001f\u0022\u005c\u00e9\u20ac"])",
+        R"({"\u0062": 1, "a": 2, "\u0061": 3})", R"(["\ud83d\ude00", "\uD83D\uDE00x"])",
+        R"(["\ud83d"])", R"(["\ude00"])", R"(["\ud83d\u0041"])", R"(["\u00zz"])", R"(["\q"])",
+        "[\"raw\ttab\"]", "[\"\x7f del\"]",
+        // Invalid UTF-8 is repaired (as parse_json does), in keys and values.
+        "{\"\xff\": \"\xc3\", \"\xed\xa0\x80\": [\"\xf4\x90\x80\x80\"]}",
+        // Numbers: huge integers fall back to f64, -0 is a float, exponents at the edges.
+        "[18446744073709551615, 18446744073709551616, -9223372036854775808, "
+        "-9223372036854775809, -0, 0.0, 1e308, 1e309, 1e-400, 123456789012345678901234567890, "
+        "1.7976931348623157e308, 5e-324, 0.1, -1.5E+3, 1715885247.9018195]",
+        "[01]", "[1.]", "[.5]", "[1e]", "[-]", "[+1]",
+        // Whitespace of every allowed kind, and what serde refuses around it.
+        " \t\r\n{ \"a\" \t: \n[ 1 ,\r2 ] } \n", "{\"a\":1}\f", "\xef\xbb\xbf{}",
+        R"({"a": [{"c": 1, "b": {"e": [], "d": {}}}, {}], "a": {"z": [[[]]]}})", "{}", "[[]]",
+        "[{}]", R"({"":{"":{"":""}}})", "tru", "nulll", "\"unterminated", "[\"a\"", "{\"a\":}"}) {
+    check_streamed_like_tree(text);
+  }
+  // Nesting at and past serde's limit, mixed arrays and objects, in the pretty layout too.
+  for (const int depth : {64, 128, 129, 400}) {
+    std::string mixed;
+    for (int i = 0; i < depth; ++i) {
+      mixed += i % 2 == 0 ? "[" : "{\"z\": 0, \"k\":";
+    }
+    mixed += "\"leaf\"";
+    for (int i = depth - 1; i >= 0; --i) {
+      mixed += i % 2 == 0 ? "]" : "}";
+    }
+    check_streamed_like_tree(mixed);
+  }
+  std::uint32_t seed = 4242;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = random_json(seed, 0);
+    if (i % 7 == 0 && !text.empty()) {
+      text[seed % text.size()] = static_cast<char>(0x80 + seed % 0x7f); // a broken byte
+    }
+    check_streamed_like_tree(text);
+  }
+}
+
+TEST_CASE("JsonMembers reuses its buffers and reads each document afresh") {
+  tlparse::report::JsonMembers members;
+  REQUIRE(members.read(R"({"b": [1, 2], "a": "x", "b": {"y": 1, "x": 2}})"));
+  REQUIRE(members.size() == 2);
+  CHECK(members[0].key == "a");
+  CHECK(members[0].member == R"("a":"x")");
+  CHECK(members[0].value == R"("x")");
+  CHECK(members[1].key == "b");
+  CHECK(members[1].value == R"({"x":2,"y":1})");
+  REQUIRE(members.read("{\"\\n\": null}"));
+  REQUIRE(members.size() == 1);
+  CHECK(members[0].key == "\n");
+  CHECK(members[0].member == "\"\\n\":null");
+  CHECK_FALSE(members.read("[1]"));
+  REQUIRE(members.read("{}"));
+  CHECK(members.size() == 0);
+  REQUIRE(members.read("{\"\xff\": 1}")); // repaired, as parse_json repairs
+  REQUIRE(members.size() == 1);
+  CHECK(members[0].key == "\xEF\xBF\xBD");
 }

@@ -82,6 +82,135 @@ const JsonValue* JsonValue::find(std::string_view key) const {
 
 namespace {
 void write_scalar(std::string& out, const JsonValue& v);
+
+// An ASCII byte as serde_json writes it inside a string: ", \\ and the control characters
+// escaped (\\b \\f \\n \\r \\t, the others as \\u00xx), any other byte as it is.
+void append_json_char(std::string& out, unsigned char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  switch (c) {
+  case '"':
+    out.append("\\\"");
+    break;
+  case '\\':
+    out.append("\\\\");
+    break;
+  case '\b':
+    out.append("\\b");
+    break;
+  case '\f':
+    out.append("\\f");
+    break;
+  case '\n':
+    out.append("\\n");
+    break;
+  case '\r':
+    out.append("\\r");
+    break;
+  case '\t':
+    out.append("\\t");
+    break;
+  default:
+    if (c >= 0x20) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.append("\\u00");
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+    break;
+  }
+}
+
+// The body of a JSON string literal for `s`, which must be valid UTF-8: runs that need no
+// escape are appended in one call.
+void append_json_escaped(std::string& out, std::string_view s) {
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      continue;
+    }
+    out.append(s.substr(run, i - run));
+    append_json_char(out, c);
+    run = i + 1;
+  }
+  out.append(s.substr(run));
+}
+
+// Sorts items[0, n) by key, stably, and keeps the last item of each key (serde_json's BTreeMap
+// keeps the last duplicate); returns how many are kept, at the front. Objects are small, so an
+// insertion sort (no allocation) serves them; a wide one takes std::stable_sort.
+template <class T, class KeyOf>
+std::size_t keep_last_of_each_key(T* items, std::size_t n, KeyOf key_of) {
+  constexpr std::size_t kInsertionSortMax = 32;
+  if (n <= kInsertionSortMax) {
+    for (std::size_t i = 1; i < n; ++i) {
+      if (!(key_of(items[i]) < key_of(items[i - 1]))) {
+        continue;
+      }
+      T moving = std::move(items[i]);
+      std::size_t j = i;
+      for (; j > 0 && key_of(moving) < key_of(items[j - 1]); --j) {
+        items[j] = std::move(items[j - 1]);
+      }
+      items[j] = std::move(moving);
+    }
+  } else {
+    std::stable_sort(items, items + n,
+                     [&](const T& a, const T& b) { return key_of(a) < key_of(b); });
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kept > 0 && key_of(items[kept - 1]) == key_of(items[i])) {
+      items[kept - 1] = std::move(items[i]);
+    } else if (kept != i) {
+      items[kept++] = std::move(items[i]);
+    } else {
+      ++kept;
+    }
+  }
+  return kept;
+}
+
+// Scratch space of the streamed printers, one per thread: the decoded keys of the objects being
+// written, their members' spans, and a buffer to reorder an unsorted object's members in. Kept
+// from one document to the next, so that printing many small ones allocates nothing.
+struct EmitScratch {
+  struct Span {
+    std::size_t key_begin = 0, key_size = 0; // in keys
+    std::size_t begin = 0, end = 0;          // `"key":value` in the output, no comma
+  };
+  std::string keys;
+  std::vector<Span> spans;
+  std::string reorder;
+};
+
+EmitScratch& emit_scratch() {
+  thread_local EmitScratch scratch;
+  return scratch;
+}
+
+// One document's use of the scratch: starts it empty, and gives back what a large document made
+// it hold (a 100 MB payload must not pin its keys for the rest of the thread's life).
+class ScratchUse {
+public:
+  explicit ScratchUse(EmitScratch& s) : s_(s) {
+    s_.keys.clear();
+    s_.spans.clear();
+  }
+  ~ScratchUse() {
+    constexpr std::size_t kKeep = 1u << 20;
+    if (s_.keys.capacity() > kKeep || s_.reorder.capacity() > kKeep ||
+        s_.spans.capacity() * sizeof(EmitScratch::Span) > kKeep) {
+      s_ = EmitScratch();
+    }
+  }
+  ScratchUse(const ScratchUse&) = delete;
+  ScratchUse& operator=(const ScratchUse&) = delete;
+
+private:
+  EmitScratch& s_;
+};
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -104,14 +233,17 @@ public:
     return v;
   }
 
-  // The document written as write_compact would print its tree, without building the tree:
-  // values are written as they are read, and an object's members are reordered in `out` only
-  // when their keys did not come sorted and unique (rare: serde-written JSON is sorted). False
-  // (with `out` as it was) when the text is not JSON.
-  bool write_document_compact(std::string& out) {
+  // The document written as write_compact (or write_pretty) would print its tree, without
+  // building the tree: values are written as they are read, and an object's members are
+  // reordered in `out` only when their keys did not come sorted and unique (serde-written JSON
+  // is sorted; Python's json.dumps keeps insertion order). False (with `out` as it was) when
+  // the text is not JSON.
+  bool write_document(std::string& out, bool pretty) {
+    pretty_ = pretty;
+    const ScratchUse use(scratch_);
     const std::size_t start = out.size();
     skip_ws();
-    if (!emit_value(out, 0)) {
+    if (!emit_value(out, 0, 0)) {
       out.resize(start);
       return false;
     }
@@ -123,12 +255,16 @@ public:
     return true;
   }
 
-  // The members of a document that is an object, sorted and unique, each value printed compact.
-  std::optional<std::vector<std::pair<std::string, std::string>>> compact_members() {
-    std::vector<std::pair<std::string, std::string>> members;
+  // The members of a document that is an object, sorted and unique, each written compact into
+  // `into`'s buffers.
+  bool read_members(JsonMembers& into) {
+    const ScratchUse use(scratch_);
+    into.keys_.clear();
+    into.text_.clear();
+    into.spans_.clear();
     skip_ws();
     if (at_end() || peek() != '{') {
-      return std::nullopt;
+      return false;
     }
     ++pos_;
     skip_ws();
@@ -136,31 +272,41 @@ public:
       ++pos_;
     } else {
       bool sorted = true;
+      const auto key_of = [&into](const JsonMembers::Span& m) {
+        return std::string_view(into.keys_).substr(m.key_begin, m.key_size);
+      };
       while (true) {
-        std::string key;
-        std::string value;
-        if (!read_key(key) || !emit_value(value, 1)) {
-          return std::nullopt;
+        JsonMembers::Span m;
+        m.key_begin = into.keys_.size();
+        if (!read_key(into.keys_)) {
+          return false;
         }
-        sorted = sorted && (members.empty() || members.back().first < key);
-        members.emplace_back(std::move(key), std::move(value));
+        m.key_size = into.keys_.size() - m.key_begin;
+        m.member_begin = into.text_.size();
+        into.text_.push_back('"');
+        append_json_escaped(into.text_, key_of(m));
+        into.text_.append("\":");
+        m.value_begin = into.text_.size();
+        if (!emit_value(into.text_, 1, 0)) {
+          return false;
+        }
+        m.end = into.text_.size();
+        sorted = sorted && (into.spans_.empty() || key_of(into.spans_.back()) < key_of(m));
+        into.spans_.push_back(m);
         const int next = after_member('}');
         if (next < 0) {
-          return std::nullopt;
+          return false;
         }
         if (next == 0) {
           break;
         }
       }
       if (!sorted) {
-        last_of_each_key(members, [](const auto& m) -> const std::string& { return m.first; });
+        into.spans_.resize(keep_last_of_each_key(into.spans_.data(), into.spans_.size(), key_of));
       }
     }
     skip_ws();
-    if (pos_ != text_.size()) {
-      return std::nullopt;
-    }
-    return members;
+    return pos_ == text_.size();
   }
 
 private:
@@ -275,31 +421,12 @@ private:
       }
     }
     if (!sorted) {
-      normalise_members(out.members_);
+      // Sorted by key; for duplicate keys the last occurrence wins (BTreeMap::insert).
+      out.members_.resize(keep_last_of_each_key(
+          out.members_.data(), out.members_.size(),
+          [](const JsonValue::Member& m) -> std::string_view { return m.first; }));
     }
     return true;
-  }
-
-  // Sorts by key; for duplicate keys the last occurrence wins (BTreeMap::insert semantics).
-  static void normalise_members(std::vector<JsonValue::Member>& members) {
-    last_of_each_key(members, [](const auto& m) -> const std::string& { return m.first; });
-  }
-
-  // Sorts `items` by key (stably) and keeps the last item of each key: serde_json's BTreeMap.
-  template <class T, class KeyOf>
-  static void last_of_each_key(std::vector<T>& items, KeyOf key_of) {
-    std::stable_sort(items.begin(), items.end(),
-                     [&](const T& a, const T& b) { return key_of(a) < key_of(b); });
-    std::vector<T> unique;
-    unique.reserve(items.size());
-    for (T& m : items) {
-      if (!unique.empty() && key_of(unique.back()) == key_of(m)) {
-        unique.back() = std::move(m);
-      } else {
-        unique.push_back(std::move(m));
-      }
-    }
-    items = std::move(unique);
   }
 
   // A member's key and its ':' (after '{' or ','); the parser stands on the value then.
@@ -327,23 +454,105 @@ private:
   }
 
   // Streaming counterparts of parse_value/parse_array/parse_object: same grammar and limits,
-  // output appended to `out` in write_compact's layout.
-  bool emit_value(std::string& out, int depth) {
+  // output appended to `out` in write_compact's layout, or write_pretty's when pretty_ (a value
+  // starting at column `indent`).
+  bool emit_value(std::string& out, int depth, std::size_t indent) {
     if (at_end()) {
       return false;
     }
-    if (peek() == '[') {
-      return emit_array(out, depth + 1);
+    switch (peek()) {
+    case '[':
+      return emit_array(out, depth + 1, indent);
+    case '{':
+      return emit_object(out, depth + 1, indent);
+    case '"':
+      return emit_string(out);
+    case 'n':
+      return emit_literal(out, "null");
+    case 't':
+      return emit_literal(out, "true");
+    case 'f':
+      return emit_literal(out, "false");
+    default:
+      break;
     }
-    if (peek() == '{') {
-      return emit_object(out, depth + 1);
-    }
-    JsonValue scalar;
-    if (!parse_value(scalar, depth)) {
+    JsonValue number;
+    if (!parse_number(number)) {
       return false;
     }
-    write_scalar(out, scalar);
+    write_scalar(out, number);
     return true;
+  }
+
+  bool emit_literal(std::string& out, std::string_view literal) {
+    if (!consume_literal(literal)) {
+      return false;
+    }
+    out.append(literal);
+    return true;
+  }
+
+  // A string literal re-escaped as write_json_string writes the decoded string, without
+  // decoding it into a buffer first: runs without escapes are copied as they are.
+  bool emit_string(std::string& out) {
+    ++pos_; // opening quote
+    out.push_back('"');
+    std::size_t run = pos_;
+    while (true) {
+      if (at_end()) {
+        return false;
+      }
+      const auto c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '"') {
+        out.append(text_.substr(run, pos_ - run));
+        ++pos_;
+        out.push_back('"');
+        return true;
+      }
+      if (c < 0x20) {
+        return false; // serde_json rejects raw control characters
+      }
+      if (c != '\\') {
+        ++pos_;
+        continue;
+      }
+      out.append(text_.substr(run, pos_ - run));
+      ++pos_;
+      if (at_end()) {
+        return false;
+      }
+      const char e = text_[pos_++];
+      switch (e) {
+      case '"':
+      case '\\':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't':
+        out.push_back('\\'); // written back as it came
+        out.push_back(e);
+        break;
+      case '/':
+        out.push_back('/');
+        break;
+      case 'u': {
+        std::uint32_t cp = 0;
+        if (!read_unicode_escape(cp)) {
+          return false;
+        }
+        if (cp < 0x80) {
+          append_json_char(out, static_cast<unsigned char>(cp));
+        } else {
+          append_code_point(out, cp);
+        }
+        break;
+      }
+      default:
+        return false;
+      }
+      run = pos_;
+    }
   }
 
   // Opens an array or object (the parser stands on `open`) and writes its bracket: -1 past the
@@ -363,16 +572,33 @@ private:
     return 1;
   }
 
-  bool emit_array(std::string& out, int depth) {
+  // Before an item or member: its comma, and in the pretty layout its line and indentation.
+  void begin_item(std::string& out, bool first, std::size_t indent) const {
+    if (!first) {
+      out.push_back(',');
+    }
+    if (pretty_) {
+      out.push_back('\n');
+      out.append(indent, ' ');
+    }
+  }
+
+  void close_container(std::string& out, char close, std::size_t indent) const {
+    if (pretty_) {
+      out.push_back('\n');
+      out.append(indent, ' ');
+    }
+    out.push_back(close);
+  }
+
+  bool emit_array(std::string& out, int depth, std::size_t indent) {
     if (const int opened = open_container(out, '[', ']', depth); opened <= 0) {
       return opened == 0;
     }
     for (bool first = true;; first = false) {
-      if (!first) {
-        out.push_back(',');
-      }
+      begin_item(out, first, indent + 2);
       skip_ws();
-      if (!emit_value(out, depth)) {
+      if (!emit_value(out, depth, indent + 2)) {
         return false;
       }
       const int next = after_member(']');
@@ -380,42 +606,46 @@ private:
         return false;
       }
       if (next == 0) {
-        out.push_back(']');
+        close_container(out, ']', indent);
         return true;
       }
     }
   }
 
-  // Members are written as they come, each remembered as its key and its span of `out`; when
-  // the keys were not sorted and unique, the spans are put in key order once the object closes.
-  bool emit_object(std::string& out, int depth) {
+  // Members are written as they come, each remembered as its key (decoded, in the scratch's key
+  // buffer) and its span of `out`; when the keys were not sorted and unique, the spans are put
+  // in key order once the object closes.
+  bool emit_object(std::string& out, int depth, std::size_t indent) {
     if (const int opened = open_container(out, '{', '}', depth); opened <= 0) {
       return opened == 0;
     }
-    struct Span {
-      std::string key;
-      std::size_t begin = 0, end = 0; // `"key":value` in out, no comma
+    std::string& keys = scratch_.keys;
+    std::vector<EmitScratch::Span>& spans = scratch_.spans;
+    const std::size_t first_span = spans.size();
+    const std::size_t first_key = keys.size();
+    const auto key_of = [&keys](const EmitScratch::Span& m) {
+      return std::string_view(keys).substr(m.key_begin, m.key_size);
     };
-    std::vector<Span> members;
     bool sorted = true;
     const std::size_t body = out.size();
     while (true) {
-      Span m;
-      if (!read_key(m.key)) {
+      EmitScratch::Span m;
+      m.key_begin = keys.size();
+      if (!read_key(keys)) {
         return false;
       }
-      if (!members.empty()) {
-        out.push_back(',');
-      }
+      m.key_size = keys.size() - m.key_begin;
+      begin_item(out, spans.size() == first_span, indent + 2);
       m.begin = out.size();
-      write_json_string(out, m.key);
-      out.push_back(':');
-      if (!emit_value(out, depth)) {
+      out.push_back('"');
+      append_json_escaped(out, key_of(m));
+      out.append(pretty_ ? "\": " : "\":");
+      if (!emit_value(out, depth, indent + 2)) {
         return false;
       }
       m.end = out.size();
-      sorted = sorted && (members.empty() || members.back().key < m.key);
-      members.push_back(std::move(m));
+      sorted = sorted && (spans.size() == first_span || key_of(spans.back()) < key_of(m));
+      spans.push_back(m);
       const int next = after_member('}');
       if (next < 0) {
         return false;
@@ -425,17 +655,21 @@ private:
       }
     }
     if (!sorted) {
-      last_of_each_key(members, [](const Span& m) -> const std::string& { return m.key; });
-      const std::string written = out.substr(body);
+      const std::size_t kept =
+          keep_last_of_each_key(spans.data() + first_span, spans.size() - first_span, key_of);
+      // Nested objects are done with the buffer by now.
+      std::string& written = scratch_.reorder;
+      written.assign(out, body);
       out.resize(body);
-      for (const Span& m : members) {
-        if (out.size() != body) {
-          out.push_back(',');
-        }
+      for (std::size_t i = 0; i < kept; ++i) {
+        const EmitScratch::Span& m = spans[first_span + i];
+        begin_item(out, i == 0, indent + 2);
         out.append(written, m.begin - body, m.end - m.begin);
       }
     }
-    out.push_back('}');
+    close_container(out, '}', indent);
+    spans.resize(first_span);
+    keys.resize(first_key);
     return true;
   }
 
@@ -471,6 +705,29 @@ private:
       out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
       out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
     }
+  }
+
+  // The code point of a \\u escape (the parser stands after the `u`), a surrogate pair read as
+  // one; false for bad hex digits and lone surrogates, which serde_json rejects.
+  bool read_unicode_escape(std::uint32_t& cp) {
+    if (!parse_hex4(cp)) {
+      return false;
+    }
+    if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      return false; // lone trailing surrogate
+    }
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (text_.substr(pos_, 2) != "\\u") {
+        return false; // lone leading surrogate
+      }
+      pos_ += 2;
+      std::uint32_t low = 0;
+      if (!parse_hex4(low) || low < 0xDC00 || low > 0xDFFF) {
+        return false;
+      }
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    return true;
   }
 
   bool parse_string(std::string& out) {
@@ -526,22 +783,8 @@ private:
         break;
       case 'u': {
         std::uint32_t cp = 0;
-        if (!parse_hex4(cp)) {
+        if (!read_unicode_escape(cp)) {
           return false;
-        }
-        if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          return false; // lone trailing surrogate
-        }
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (text_.substr(pos_, 2) != "\\u") {
-            return false; // lone leading surrogate
-          }
-          pos_ += 2;
-          std::uint32_t low = 0;
-          if (!parse_hex4(low) || low < 0xDC00 || low > 0xDFFF) {
-            return false;
-          }
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
         }
         append_code_point(out, cp);
         break;
@@ -735,39 +978,72 @@ private:
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  bool pretty_ = false; // the emitters' layout
+  EmitScratch& scratch_ = emit_scratch();
 };
 
-std::optional<JsonValue> parse_json(std::string_view text) {
+namespace {
+
+// Runs `use` on a parser of `text`, or of its repair when it is not valid UTF-8: serde_json only
+// ever sees valid UTF-8 (Rust strings), so we repair rather than reject, as parse_json does.
+template <class Use>
+auto with_parser(std::string_view text, std::string* repaired, Use use) {
   if (!highlight::is_valid_utf8(text)) {
-    // serde_json only ever sees valid UTF-8 (Rust strings); repair rather than reject.
-    const std::string repaired = highlight::sanitize_utf8(text);
-    return JsonParser(repaired).parse_document();
+    std::string local;
+    std::string& held = repaired != nullptr ? *repaired : local;
+    held = highlight::sanitize_utf8(text);
+    JsonParser parser(held);
+    return use(parser);
   }
-  return JsonParser(text).parse_document();
+  JsonParser parser(text);
+  return use(parser);
+}
+
+} // namespace
+
+std::optional<JsonValue> parse_json(std::string_view text) {
+  return with_parser(text, nullptr, [](JsonParser& p) { return p.parse_document(); });
 }
 
 bool write_compact_json(std::string& out, std::string_view text) {
-  if (!highlight::is_valid_utf8(text)) {
-    const std::string repaired = highlight::sanitize_utf8(text); // as parse_json does
-    return JsonParser(repaired).write_document_compact(out);
-  }
-  return JsonParser(text).write_document_compact(out);
+  return with_parser(text, nullptr, [&](JsonParser& p) { return p.write_document(out, false); });
+}
+
+bool write_pretty_json(std::string& out, std::string_view text) {
+  return with_parser(text, nullptr, [&](JsonParser& p) { return p.write_document(out, true); });
+}
+
+bool JsonMembers::read(std::string_view text) {
+  // The members are copied into this object's buffers, so the repair need not outlive the read.
+  return with_parser(text, &repaired_, [&](JsonParser& p) { return p.read_members(*this); });
+}
+
+JsonMembers::Member JsonMembers::operator[](std::size_t i) const {
+  const Span& s = spans_[i];
+  const std::string_view text(text_);
+  return Member{std::string_view(keys_).substr(s.key_begin, s.key_size),
+                text.substr(s.member_begin, s.end - s.member_begin),
+                text.substr(s.value_begin, s.end - s.value_begin)};
 }
 
 std::optional<std::vector<std::pair<std::string, std::string>>>
 compact_json_members(std::string_view text) {
-  if (!highlight::is_valid_utf8(text)) {
-    const std::string repaired = highlight::sanitize_utf8(text); // as parse_json does
-    return JsonParser(repaired).compact_members();
+  JsonMembers members;
+  if (!members.read(text)) {
+    return std::nullopt;
   }
-  return JsonParser(text).compact_members();
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out.emplace_back(members[i].key, members[i].value);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Printing
 
 void write_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
   if (!highlight::is_valid_utf8(s)) {
     // JSON text must be UTF-8; strings from a log may not be (never fatal: repaired).
     const std::string repaired = highlight::sanitize_utf8(s);
@@ -775,44 +1051,7 @@ void write_json_string(std::string& out, std::string_view s) {
     return;
   }
   out.push_back('"');
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') {
-      continue;
-    }
-    out.append(s.substr(run, i - run));
-    run = i + 1;
-    switch (c) {
-    case '"':
-      out.append("\\\"");
-      break;
-    case '\\':
-      out.append("\\\\");
-      break;
-    case '\b':
-      out.append("\\b");
-      break;
-    case '\f':
-      out.append("\\f");
-      break;
-    case '\n':
-      out.append("\\n");
-      break;
-    case '\r':
-      out.append("\\r");
-      break;
-    case '\t':
-      out.append("\\t");
-      break;
-    default:
-      out.append("\\u00");
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xF]);
-      break;
-    }
-  }
-  out.append(s.substr(run));
+  append_json_escaped(out, s);
   out.push_back('"');
 }
 
@@ -996,13 +1235,11 @@ void write_compact(std::string& out, const JsonValue& v) {
 }
 
 std::optional<std::string> pretty_print_json(std::string_view text) {
-  auto parsed = parse_json(text);
-  if (!parsed) {
-    return std::nullopt;
-  }
   std::string out;
   out.reserve(text.size() + text.size() / 2);
-  write_pretty(out, *parsed);
+  if (!write_pretty_json(out, text)) {
+    return std::nullopt;
+  }
   return out;
 }
 

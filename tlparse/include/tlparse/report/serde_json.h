@@ -73,9 +73,41 @@ void write_compact(std::string& out, const JsonValue& value);
 // keys came unsorted) instead of a tree many times larger. False, with `out` unchanged, when
 // parse_json would fail.
 bool write_compact_json(std::string& out, std::string_view text);
+// The same bytes as write_pretty(out, *parse_json(text)), streamed like write_compact_json.
+// False, with `out` unchanged, when parse_json would fail.
+bool write_pretty_json(std::string& out, std::string_view text);
+
+// The members of an object document, sorted by key and unique as parse_json keeps them, each
+// value printed as write_compact prints it; streamed like write_compact_json. The buffers are
+// kept from one read to the next, so a caller reading many documents (raw.jsonl's envelopes)
+// allocates only while they grow.
+class JsonMembers {
+public:
+  struct Member {
+    std::string_view key;    // decoded
+    std::string_view member; // `"key":value`, compact (the key as write_json_string writes it)
+    std::string_view value;  // the value part of `member`
+  };
+  // False when `text` is not a JSON object (the members are then unspecified).
+  bool read(std::string_view text);
+  std::size_t size() const { return spans_.size(); }
+  Member operator[](std::size_t i) const;
+
+private:
+  friend class JsonParser;
+  struct Span {
+    std::size_t key_begin = 0, key_size = 0;                // in keys_
+    std::size_t member_begin = 0, value_begin = 0, end = 0; // in text_
+  };
+  std::string keys_;
+  std::string text_;
+  std::vector<Span> spans_;
+  std::string repaired_; // the document with invalid UTF-8 replaced, when it had some
+};
+
 // The members of an object document as (key, write_compact of the value), sorted by key and
 // unique as parse_json keeps them; nullopt when the text is not a JSON object. Streamed like
-// write_compact_json.
+// write_compact_json (a convenience over JsonMembers).
 std::optional<std::vector<std::pair<std::string, std::string>>>
 compact_json_members(std::string_view text);
 // A string literal with serde_json's escaping (", \, \b \f \n \r \t, other controls as \u00xx).

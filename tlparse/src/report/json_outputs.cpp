@@ -3,6 +3,7 @@
 #include "report/render_context.h"
 #include "tlparse/report/serde_json.h"
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -171,21 +172,11 @@ StreamedResult render_chromium_events(const index::IndexReader& reader, std::int
 
 namespace {
 
-// An envelope's top-level members as (key, compact value) in key order, cached by envelope text:
-// scaled logs repeat envelopes, and only the members tlparse adds differ from row to row. Printed
-// without a tree (compact_json_members): an envelope of 10 MB costs about 10 MB more, not the
-// hundred of a parsed tree.
-using CompactMembers = std::vector<std::pair<std::string, std::string>>;
-constexpr std::size_t kMaxCachedEnvelope = 64u << 10;
-
-// What one raw.jsonl cache entry holds in memory: the key, every member's strings and the
-// allocator and node overheads (an estimate; it only needs to bound the cache).
-std::size_t cached_cost(std::string_view envelope, const CompactMembers& members) {
-  std::size_t cost = envelope.size() + 96;
-  for (const auto& [key, value] : members) {
-    cost += key.size() + value.size() + 80;
-  }
-  return cost;
+template <class Int>
+void append_decimal(std::string& out, Int value) {
+  char buf[24];
+  const auto res = std::to_chars(buf, buf + sizeof buf, value);
+  out.append(buf, res.ptr);
 }
 
 } // namespace
@@ -238,76 +229,75 @@ StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::F
   }
   out.append("]}\n");
 
-  std::unordered_map<std::string, CompactMembers> cache;
-  std::size_t cache_bytes = 0;
-  CompactMembers added;
+  // Each envelope is re-read into the same buffers (no tree, no allocation once they have
+  // grown), and each row written straight into the output: the envelope's members in key order
+  // with the members tlparse adds merged in, which replace same-named envelope keys (such rows
+  // are normally excluded by the ingest as key conflicts).
+  JsonMembers members;
   const Status read = reader.for_each_event(info.id, [&](const index::Event& e) {
     if (!e.in_raw_jsonl) {
       return true;
     }
-    const CompactMembers* members = nullptr;
-    std::optional<CompactMembers> fresh;
-    if (auto it = cache.find(e.envelope); it != cache.end()) {
-      members = &it->second;
-    } else {
-      fresh = compact_json_members(e.envelope);
-      if (!fresh) {
-        return true; // not a JSON object: tlparse drops the row
-      }
-      // Only small envelopes repeat (and a large one would hold its text twice more).
-      if (const std::size_t cost = cached_cost(e.envelope, *fresh);
-          e.envelope.size() <= kMaxCachedEnvelope &&
-          cache_bytes + cost <= budget::kJsonlCacheBytes) {
-        cache_bytes += cost;
-        members = &cache.emplace(e.envelope, std::move(*fresh)).first->second;
-      } else {
-        members = &*fresh;
-      }
+    if (!members.read(e.envelope)) {
+      return true; // not a JSON object: tlparse drops the row
     }
-    // The members tlparse adds, in key order; they replace same-named envelope keys (such rows
-    // are normally excluded by the ingest as key conflicts).
-    added.clear();
-    std::string v = std::to_string(e.source_line);
-    added.emplace_back("lineno", v);
-    v.clear();
-    write_json_string(v, e.pathname);
-    added.emplace_back("pathname", v);
-    if (e.payload_filename) {
-      v.clear();
-      write_json_string(v, *e.payload_filename);
-      added.emplace_back("payload_filename", v);
-    }
-    v.clear();
-    v.append(std::to_string(static_cast<std::uint64_t>(e.thread))); // stored as int64
-    added.emplace_back("thread", v);
-    v.clear();
-    write_json_string(v, index::raw_jsonl_timestamp(e, info.timestamp_year));
-    added.emplace_back("timestamp", v);
-
+    // The added members, in key order (lineno, pathname, payload_filename, thread, timestamp).
+    enum class Added { lineno, pathname, payload_filename, thread, timestamp, end };
+    static constexpr std::string_view kAddedKeys[] = {"lineno", "pathname", "payload_filename",
+                                                      "thread", "timestamp"};
+    const auto skip_absent = [&](int a) {
+      return a == static_cast<int>(Added::payload_filename) && !e.payload_filename ? a + 1 : a;
+    };
+    const auto write_added = [&](int a) {
+      out.push_back('"');
+      out.append(kAddedKeys[a]);
+      out.append("\":");
+      switch (static_cast<Added>(a)) {
+      case Added::lineno:
+        append_decimal(out, e.source_line);
+        break;
+      case Added::pathname:
+        write_json_string(out, e.pathname);
+        break;
+      case Added::payload_filename:
+        write_json_string(out, *e.payload_filename);
+        break;
+      case Added::thread:
+        append_decimal(out, static_cast<std::uint64_t>(e.thread)); // stored as int64
+        break;
+      case Added::timestamp:
+        write_json_string(out, index::raw_jsonl_timestamp(e, info.timestamp_year));
+        break;
+      case Added::end:
+        break;
+      }
+    };
+    constexpr int kEnd = static_cast<int>(Added::end);
+    int a = skip_absent(0);
     out.push_back('{');
     bool first = true;
-    const auto emit = [&](const std::string& key, const std::string& value) {
+    const auto comma = [&] {
       if (!first) {
         out.push_back(',');
       }
       first = false;
-      write_json_string(out, key);
-      out.push_back(':');
-      out.append(value);
     };
-    std::size_t a = 0;
-    for (const auto& [key, value] : *members) {
-      while (a < added.size() && added[a].first < key) {
-        emit(added[a].first, added[a].second);
-        ++a;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const JsonMembers::Member member = members[m];
+      while (a < kEnd && kAddedKeys[a] < member.key) {
+        comma();
+        write_added(a);
+        a = skip_absent(a + 1);
       }
-      if (a < added.size() && added[a].first == key) {
-        continue; // replaced by the added member, emitted in its turn
+      if (a < kEnd && kAddedKeys[a] == member.key) {
+        continue; // replaced by the added member, written in its turn
       }
-      emit(key, value);
+      comma();
+      out.append(member.member);
     }
-    for (; a < added.size(); ++a) {
-      emit(added[a].first, added[a].second);
+    for (; a < kEnd; a = skip_absent(a + 1)) {
+      comma();
+      write_added(a);
     }
     out.append("}\n");
     file.flush_if_large();

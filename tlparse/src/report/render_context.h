@@ -29,7 +29,6 @@ namespace budget {
 inline constexpr std::size_t kRenderCacheBytes = 24u << 20;   // highlighted/pretty renderings
 inline constexpr std::size_t kPayloadCacheBytes = 24u << 20;  // inflated payloads by MD5
 inline constexpr std::size_t kChromiumCacheBytes = 12u << 20; // pretty chromium events
-inline constexpr std::size_t kJsonlCacheBytes = 12u << 20;    // parsed envelopes of raw.jsonl
 inline constexpr std::size_t kPendingWriteBytes = 24u << 20;  // rendered files not yet written
 } // namespace budget
 

@@ -101,6 +101,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (pretty != streamed_pretty || compact != streamed_compact) {
         std::abort();
       }
+      // Escaped in the same pass, through a memo that takes every literal (twice: the second
+      // printing copies them from it).
+      tlparse::report::JsonStringMemo memo(1u << 20, 1);
+      const std::string escaped = tlparse::highlight::html_escape(pretty);
+      for (int pass = 0; pass < 2; ++pass) {
+        std::string html;
+        if (!tlparse::report::write_pretty_json_html(html, text, &memo) || html != escaped) {
+          std::abort();
+        }
+      }
       for (std::size_t i = 0; members_ok && i < members.size(); ++i) {
         const auto& [key, member_value] = value->members().at(i);
         std::string expected;

@@ -131,6 +131,59 @@ TEST_CASE("html escaping replaces invalid UTF-8 and keeps valid multibyte text")
   CHECK(html_escape("'&\"") == "&#39;&amp;&quot;");
 }
 
+TEST_CASE("html escaping, eight bytes at a time, equals a byte-by-byte escape of the repair") {
+  // The reference: repair the UTF-8 first, then escape each byte on its own.
+  const auto reference = [](std::string_view text) {
+    std::string out;
+    for (const char c : sanitize_utf8(text)) {
+      switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '\0':
+        out += "\xEF\xBF\xBD";
+        break;
+      default:
+        out += c;
+      }
+    }
+    return out;
+  };
+  // Special bytes at every offset of an eight-byte word, and near the end of the text.
+  static const std::string kSpecials[] = {
+      "&",    "<",    ">",           "\"", "'", std::string(1, '\0'), "\xc3\xa9", "\xe2\x82\xac",
+      "\xff", "\xc3", "\xed\xa0\x80"};
+  for (const std::string& special : kSpecials) {
+    for (std::size_t before = 0; before < 20; ++before) {
+      for (std::size_t after = 0; after < 10; ++after) {
+        const std::string text = std::string(before, 'a') + special + std::string(after, 'b');
+        CHECK(html_escape(text) == reference(text));
+      }
+    }
+  }
+  std::mt19937 rng(99);
+  const std::string alphabet = std::string("ab &<>\"'\xc3\xa9\xff\x80\xe2") + '\0';
+  for (int i = 0; i < 2000; ++i) {
+    std::string text(rng() % 64, ' ');
+    for (char& c : text) {
+      c = alphabet[rng() % alphabet.size()];
+    }
+    CHECK(html_escape(text) == reference(text));
+  }
+}
+
 TEST_CASE("tokens tile any input in order, even random bytes and unterminated literals") {
   std::mt19937 rng(1234);
   const std::string alphabet = "ab_1.e+-'\"#/*\n\t ()[]{}:@\\R<>x\xC3\xA9";

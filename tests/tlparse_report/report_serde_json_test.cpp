@@ -1,6 +1,7 @@
 // serde_json-compatible printing: the JSON files tlparse users script against must come out
 // byte-for-byte as tlparse 0.4.3 wrote them.
 #include "support/test_paths.h"
+#include "tlparse/highlight/html.h"
 #include "tlparse/report/serde_json.h"
 
 #include <catch2/catch.hpp>
@@ -156,6 +157,9 @@ void check_streamed_like_tree(std::string_view text) {
     CHECK_FALSE(tlparse::report::write_pretty_json(pretty_streamed, text));
     CHECK(pretty_streamed == "prefix");
     CHECK_FALSE(tlparse::report::pretty_print_json(text).has_value());
+    tlparse::report::JsonStringMemo memo(1u << 20, 1);
+    CHECK_FALSE(tlparse::report::write_pretty_json_html(pretty_streamed, text, &memo));
+    CHECK(pretty_streamed == "prefix");
     CHECK_FALSE(tlparse::report::compact_json_members(text).has_value());
     return;
   }
@@ -167,6 +171,18 @@ void check_streamed_like_tree(std::string_view text) {
   std::string pretty_tree = "prefix";
   tlparse::report::write_pretty(pretty_tree, *tree);
   CHECK(pretty_streamed == pretty_tree);
+  // Escaped for HTML in the same pass, with and without the memo of long literals (tiny here,
+  // so that every string literal goes through it, the second printing from the memo).
+  const std::string escaped = "prefix" + tlparse::highlight::html_escape(pretty_tree.substr(6));
+  std::string html = "prefix";
+  REQUIRE(tlparse::report::write_pretty_json_html(html, text));
+  CHECK(html == escaped);
+  tlparse::report::JsonStringMemo memo(1u << 20, 1);
+  for (int pass = 0; pass < 2; ++pass) {
+    html = "prefix";
+    REQUIRE(tlparse::report::write_pretty_json_html(html, text, &memo));
+    CHECK(html == escaped);
+  }
   const auto members = tlparse::report::compact_json_members(text);
   REQUIRE(members.has_value() == tree->is_object());
   if (members) {
@@ -329,4 +345,29 @@ TEST_CASE("JsonMembers reuses its buffers and reads each document afresh") {
   REQUIRE(members.read("{\"\xff\": 1}")); // repaired, as parse_json repairs
   REQUIRE(members.size() == 1);
   CHECK(members[0].key == "\xEF\xBF\xBD");
+}
+
+TEST_CASE("the memo of long literals keeps to its bound and serves only equal literals") {
+  const std::string config = "\"" + std::string(3000, 'x') + "<&>\\\"\\u0041\"";
+  const std::string doc = "{\"b\": " + config + ", \"a\": " + config + ", \"c\": \"<short>\"}";
+  tlparse::report::JsonStringMemo memo(1u << 20);
+  std::string html;
+  REQUIRE(tlparse::report::write_pretty_json_html(html, doc, &memo));
+  CHECK(memo.hits() == 1); // the second member's literal
+  const auto pretty = tlparse::report::pretty_print_json(doc);
+  REQUIRE(pretty.has_value());
+  CHECK(html == tlparse::highlight::html_escape(*pretty));
+  // A literal that differs in one byte is printed afresh, not taken from the memo.
+  std::string other = config;
+  other[10] = 'y';
+  html.clear();
+  REQUIRE(tlparse::report::write_pretty_json_html(html, "[" + other + "]", &memo));
+  CHECK(memo.hits() == 1);
+  CHECK(html.find("xxxxxxxxy") != std::string::npos);
+  // Full: nothing more is kept, and printing stays right.
+  tlparse::report::JsonStringMemo small(100);
+  html.clear();
+  REQUIRE(tlparse::report::write_pretty_json_html(html, doc, &small));
+  CHECK(small.hits() == 0);
+  CHECK(html == tlparse::highlight::html_escape(*pretty));
 }

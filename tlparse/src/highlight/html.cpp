@@ -117,6 +117,47 @@ std::string sanitize_utf8(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The first position from `pos` on of a byte append_html_escaped must look at: one of & < > " '
+// NUL, or a non-ASCII byte (whose sequence is checked). Eight bytes at a time: a byte b equals q
+// when b ^ q is zero, and a zero byte is one whose (b - 1) borrows into bit 7 while its own bit 7
+// is clear.
+std::size_t next_html_special(std::string_view text, std::size_t pos) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+  const auto has_zero = [](std::uint64_t w) { return (w - kOnes) & ~w & kHigh; };
+  while (text.size() - pos >= 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, text.data() + pos, sizeof w);
+    const std::uint64_t special = (w & kHigh) | has_zero(w) | has_zero(w ^ (kOnes * '&')) |
+                                  has_zero(w ^ (kOnes * '<')) | has_zero(w ^ (kOnes * '>')) |
+                                  has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\''));
+    if (special != 0) {
+      break; // one of these eight; found below
+    }
+    pos += 8;
+  }
+  for (; pos < text.size(); ++pos) {
+    switch (static_cast<std::uint8_t>(text[pos])) {
+    case '&':
+    case '<':
+    case '>':
+    case '"':
+    case '\'':
+    case '\0':
+      return pos;
+    default:
+      if (static_cast<std::uint8_t>(text[pos]) >= 0x80) {
+        return pos;
+      }
+    }
+  }
+  return pos;
+}
+
+} // namespace
+
 void append_html_escaped(std::string& out, std::string_view text) {
   std::size_t run_start = 0;
   std::size_t i = 0;
@@ -126,7 +167,7 @@ void append_html_escaped(std::string& out, std::string_view text) {
     i += consumed;
     run_start = i;
   };
-  while (i < text.size()) {
+  while ((i = next_html_special(text, i)) < text.size()) {
     const auto c = static_cast<std::uint8_t>(text[i]);
     if (c >= 0x80) {
       const std::size_t n = valid_sequence_length(text, i);

@@ -63,14 +63,18 @@ void failure_section(std::string& out, const index::CompilationMetrics& m) {
   }
 }
 
-void all_fields_section(std::string& out, std::string_view metadata) {
+// `logged` pretty-printed and escaped for a <pre>, or escaped as it is when it is not JSON. The
+// long strings (the configurations every compile logs again) are escaped once per report.
+void pretty_json_text(RenderContext& ctx, std::string& out, std::string_view logged) {
+  if (!write_pretty_json_html(out, logged, &ctx.long_strings)) {
+    esc(out, logged);
+  }
+}
+
+void all_fields_section(RenderContext& ctx, std::string& out, std::string_view metadata) {
   out.append("<h2>All logged fields</h2>\n<details><summary>metadata as logged (keys sorted)"
              "</summary>\n<pre>");
-  if (auto pretty = pretty_print_json(metadata)) {
-    esc(out, *pretty);
-  } else {
-    esc(out, metadata);
-  }
+  pretty_json_text(ctx, out, metadata);
   out.append("</pre></details>\n");
 }
 
@@ -336,19 +340,14 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
         out.append(" (line ");
         out.append(std::to_string(e.line));
         out.append(")</h3>\n<pre>");
-        const std::string_view logged = index::event_metadata(e);
-        if (auto pretty = pretty_print_json(logged)) {
-          esc(out, *pretty);
-        } else {
-          esc(out, logged);
-        }
+        pretty_json_text(ctx, out, index::event_metadata(e));
         out.append("</pre>\n");
       }
     }
   }
   memoizer_section(ctx, out,
                    entries == ctx.key_ids_by_forced_key.end() ? nullptr : &entries->second);
-  all_fields_section(out, metadata);
+  all_fields_section(ctx, out, metadata);
 }
 
 } // namespace
@@ -416,7 +415,7 @@ void render_metrics_page(RenderContext& ctx, const index::Output& output, std::s
       page.append("</dl>\n");
     }
     failure_section(page, *m);
-    all_fields_section(page, metadata);
+    all_fields_section(ctx, page, metadata);
   }
   end_page(page, po);
 }

@@ -10,6 +10,7 @@
 #include "report/stack_trie.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/report/render.h"
+#include "tlparse/report/serde_json.h"
 
 #include <compare>
 #include <cstdint>
@@ -29,6 +30,7 @@ namespace budget {
 inline constexpr std::size_t kRenderCacheBytes = 24u << 20;   // highlighted/pretty renderings
 inline constexpr std::size_t kPayloadCacheBytes = 24u << 20;  // inflated payloads by MD5
 inline constexpr std::size_t kChromiumCacheBytes = 12u << 20; // pretty chromium events
+inline constexpr std::size_t kLongStringBytes = 8u << 20;     // escaped configurations (metrics)
 inline constexpr std::size_t kPendingWriteBytes = 24u << 20;  // rendered files not yet written
 } // namespace budget
 
@@ -71,6 +73,8 @@ struct RenderContext {
   const RenderOptions& options;
   OutputFolder& folder;
   RenderCache cache;
+  // The metrics pages' long strings, pretty-printed and escaped once (JsonStringMemo).
+  JsonStringMemo long_strings{budget::kLongStringBytes};
 
   // What the pages read, loaded from the index once. Nothing here holds a row per output or per
   // compile: outputs, compiles and dynamo_start stacks are streamed from the index in the order a

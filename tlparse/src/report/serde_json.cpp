@@ -121,17 +121,38 @@ void append_json_char(std::string& out, unsigned char c) {
   }
 }
 
+// The first position from `pos` on of a byte that ends a run of plain string bytes: '"', '\\' or
+// a control character (text.size() when there is none). Eight bytes at a time, since strings
+// are most of a document's bytes: a byte b is < 0x20 when (b - 0x20) borrows into bit 7 while b's
+// own bit 7 is clear, and equal to q when b ^ q is zero (the same test against 0x01).
+std::size_t special_json_byte(std::string_view text, std::size_t pos) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+  const auto below = [](std::uint64_t w, std::uint8_t n) { return (w - kOnes * n) & ~w & kHigh; };
+  while (text.size() - pos >= 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, text.data() + pos, sizeof w);
+    if ((below(w, 0x20) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1)) != 0) {
+      break; // one of these eight; found below
+    }
+    pos += 8;
+  }
+  for (; pos < text.size(); ++pos) {
+    const auto c = static_cast<unsigned char>(text[pos]);
+    if (c < 0x20 || c == '"' || c == '\\') {
+      break;
+    }
+  }
+  return pos;
+}
+
 // The body of a JSON string literal for `s`, which must be valid UTF-8: runs that need no
 // escape are appended in one call.
 void append_json_escaped(std::string& out, std::string_view s) {
   std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') {
-      continue;
-    }
+  for (std::size_t i = special_json_byte(s, 0); i < s.size(); i = special_json_byte(s, i + 1)) {
     out.append(s.substr(run, i - run));
-    append_json_char(out, c);
+    append_json_char(out, static_cast<unsigned char>(s[i]));
     run = i + 1;
   }
   out.append(s.substr(run));
@@ -183,6 +204,7 @@ struct EmitScratch {
   std::string keys;
   std::vector<Span> spans;
   std::string reorder;
+  std::string piece; // one string literal, before it is html-escaped
 };
 
 EmitScratch& emit_scratch() {
@@ -201,7 +223,7 @@ public:
   ~ScratchUse() {
     constexpr std::size_t kKeep = 1u << 20;
     if (s_.keys.capacity() > kKeep || s_.reorder.capacity() > kKeep ||
-        s_.spans.capacity() * sizeof(EmitScratch::Span) > kKeep) {
+        s_.piece.capacity() > kKeep || s_.spans.capacity() * sizeof(EmitScratch::Span) > kKeep) {
       s_ = EmitScratch();
     }
   }
@@ -238,8 +260,11 @@ public:
   // reordered in `out` only when their keys did not come sorted and unique (serde-written JSON
   // is sorted; Python's json.dumps keeps insertion order). False (with `out` as it was) when
   // the text is not JSON.
-  bool write_document(std::string& out, bool pretty) {
+  bool write_document(std::string& out, bool pretty, bool html = false,
+                      JsonStringMemo* memo = nullptr) {
     pretty_ = pretty;
+    html_ = html;
+    memo_ = memo;
     const ScratchUse use(scratch_);
     const std::size_t start = out.size();
     skip_ws();
@@ -466,7 +491,7 @@ private:
     case '{':
       return emit_object(out, depth + 1, indent);
     case '"':
-      return emit_string(out);
+      return html_ ? emit_string_html(out) : emit_string(out);
     case 'n':
       return emit_literal(out, "null");
     case 't':
@@ -513,7 +538,7 @@ private:
         return false; // serde_json rejects raw control characters
       }
       if (c != '\\') {
-        ++pos_;
+        pos_ = special_json_byte(text_, pos_ + 1);
         continue;
       }
       out.append(text_.substr(run, pos_ - run));
@@ -552,6 +577,63 @@ private:
         return false;
       }
       run = pos_;
+    }
+  }
+
+  // Where the string literal the parser stands on ends (its closing quote), found without
+  // decoding it; npos when it does not end well (emit_string then says why).
+  std::size_t literal_end() const {
+    std::size_t p = pos_ + 1;
+    while ((p = special_json_byte(text_, p)) < text_.size()) {
+      if (text_[p] == '"') {
+        return p;
+      }
+      if (text_[p] != '\\') {
+        return std::string_view::npos; // a raw control character
+      }
+      p += 2; // the escaped character (a \\u escape's hex digits are plain bytes)
+    }
+    return std::string_view::npos;
+  }
+
+  // emit_string's literal, html-escaped (its only bytes that can need it), or the memo's copy
+  // of the same literal's rendering.
+  bool emit_string_html(std::string& out) {
+    const std::size_t begin = pos_;
+    if (memo_ != nullptr) {
+      if (const std::size_t end = literal_end();
+          end != std::string_view::npos && end + 1 - begin >= memo_->min_literal()) {
+        if (const std::string* hit = memo_->find(text_.substr(begin, end + 1 - begin))) {
+          out.append(*hit);
+          pos_ = end + 1;
+          return true;
+        }
+      }
+    }
+    std::string& literal = scratch_.piece;
+    literal.clear();
+    if (!emit_string(literal)) {
+      return false;
+    }
+    const std::size_t at = out.size();
+    highlight::append_html_escaped(out, literal);
+    if (memo_ != nullptr && pos_ - begin >= memo_->min_literal()) {
+      memo_->add(text_.substr(begin, pos_ - begin), std::string_view(out).substr(at));
+    }
+    return true;
+  }
+
+  // A member's key as a string literal (from its decoded bytes), html-escaped when html_.
+  void write_key(std::string& out, std::string_view key) {
+    std::string& literal = html_ ? scratch_.piece : out;
+    if (html_) {
+      literal.clear();
+    }
+    literal.push_back('"');
+    append_json_escaped(literal, key);
+    literal.push_back('"');
+    if (html_) {
+      highlight::append_html_escaped(out, literal);
     }
   }
 
@@ -637,9 +719,8 @@ private:
       m.key_size = keys.size() - m.key_begin;
       begin_item(out, spans.size() == first_span, indent + 2);
       m.begin = out.size();
-      out.push_back('"');
-      append_json_escaped(out, key_of(m));
-      out.append(pretty_ ? "\": " : "\":");
+      write_key(out, key_of(m));
+      out.append(pretty_ ? ": " : ":");
       if (!emit_value(out, depth, indent + 2)) {
         return false;
       }
@@ -747,7 +828,7 @@ private:
         return false; // serde_json rejects raw control characters
       }
       if (c != '\\') {
-        ++pos_;
+        pos_ = special_json_byte(text_, pos_ + 1);
         continue;
       }
       out.append(text_.substr(run, pos_ - run));
@@ -979,6 +1060,8 @@ private:
   std::string_view text_;
   std::size_t pos_ = 0;
   bool pretty_ = false; // the emitters' layout
+  bool html_ = false;   // their string literals html-escaped
+  JsonStringMemo* memo_ = nullptr;
   EmitScratch& scratch_ = emit_scratch();
 };
 
@@ -1011,6 +1094,30 @@ bool write_compact_json(std::string& out, std::string_view text) {
 
 bool write_pretty_json(std::string& out, std::string_view text) {
   return with_parser(text, nullptr, [&](JsonParser& p) { return p.write_document(out, true); });
+}
+
+bool write_pretty_json_html(std::string& out, std::string_view text, JsonStringMemo* memo) {
+  return with_parser(text, nullptr,
+                     [&](JsonParser& p) { return p.write_document(out, true, true, memo); });
+}
+
+const std::string* JsonStringMemo::find(std::string_view literal) const {
+  const auto it = renderings_.find(literal);
+  if (it == renderings_.end()) {
+    return nullptr;
+  }
+  ++hits_;
+  return &it->second;
+}
+
+void JsonStringMemo::add(std::string_view literal, std::string_view rendering) {
+  const std::size_t cost = literal.size() + rendering.size() + 96; // with the nodes' overhead
+  if (bytes_ + cost > max_bytes_ || renderings_.count(literal) != 0) {
+    return;
+  }
+  bytes_ += cost;
+  literals_.emplace_back(literal);
+  renderings_.emplace(literals_.back(), std::string(rendering));
 }
 
 bool JsonMembers::read(std::string_view text) {

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,38 @@ bool write_compact_json(std::string& out, std::string_view text);
 // The same bytes as write_pretty(out, *parse_json(text)), streamed like write_compact_json.
 // False, with `out` unchanged, when parse_json would fail.
 bool write_pretty_json(std::string& out, std::string_view text);
+
+// Renderings of long string values by their literal text (quotes and escapes as logged), for
+// write_pretty_json_html: every compile's metrics repeat Inductor's and Dynamo's configurations,
+// tens of KB of escaped JSON each. Bounded: once `max_bytes` are held, new ones are not kept.
+// Not thread-safe (one per renderer).
+class JsonStringMemo {
+public:
+  explicit JsonStringMemo(std::size_t max_bytes, std::size_t min_literal = 1024)
+      : max_bytes_(max_bytes), min_literal_(min_literal) {}
+  JsonStringMemo(const JsonStringMemo&) = delete;
+  JsonStringMemo& operator=(const JsonStringMemo&) = delete;
+  // Literals shorter than this are printed every time (looking them up costs as much).
+  std::size_t min_literal() const { return min_literal_; }
+  const std::string* find(std::string_view literal) const;
+  void add(std::string_view literal, std::string_view rendering);
+  std::uint64_t hits() const { return hits_; }
+
+private:
+  std::deque<std::string> literals_; // the keys' storage (a deque never moves its elements)
+  std::unordered_map<std::string_view, std::string> renderings_;
+  std::size_t max_bytes_;
+  std::size_t min_literal_;
+  std::size_t bytes_ = 0;
+  mutable std::uint64_t hits_ = 0;
+};
+
+// The same bytes as html-escaping (highlight::append_html_escaped) what write_pretty_json
+// writes, in one pass: only string literals need escaping (the rest is brackets, spaces and
+// numbers), and a long string literal already in `memo` is copied from it. False, with `out`
+// unchanged, when parse_json would fail.
+bool write_pretty_json_html(std::string& out, std::string_view text,
+                            JsonStringMemo* memo = nullptr);
 
 // The members of an object document, sorted by key and unique as parse_json keeps them, each
 // value printed as write_compact prints it; streamed like write_compact_json. The buffers are

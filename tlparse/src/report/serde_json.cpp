@@ -522,8 +522,9 @@ private:
   bool emit_string(std::string& out) {
     ++pos_; // opening quote
     out.push_back('"');
-    std::size_t run = pos_;
+    std::size_t run = pos_; // bytes from here on are written back as they came
     while (true) {
+      pos_ = special_json_byte(text_, pos_);
       if (at_end()) {
         return false;
       }
@@ -534,20 +535,13 @@ private:
         out.push_back('"');
         return true;
       }
-      if (c < 0x20) {
+      if (c != '\\') {
         return false; // serde_json rejects raw control characters
       }
-      if (c != '\\') {
-        pos_ = special_json_byte(text_, pos_ + 1);
-        continue;
-      }
-      out.append(text_.substr(run, pos_ - run));
-      ++pos_;
-      if (at_end()) {
+      if (text_.size() - pos_ < 2) {
         return false;
       }
-      const char e = text_[pos_++];
-      switch (e) {
+      switch (text_[pos_ + 1]) {
       case '"':
       case '\\':
       case 'b':
@@ -555,13 +549,16 @@ private:
       case 'n':
       case 'r':
       case 't':
-        out.push_back('\\'); // written back as it came
-        out.push_back(e);
-        break;
+        pos_ += 2; // written back as it came: the run goes on
+        continue;
       case '/':
+        out.append(text_.substr(run, pos_ - run));
         out.push_back('/');
+        pos_ += 2;
         break;
       case 'u': {
+        out.append(text_.substr(run, pos_ - run));
+        pos_ += 2;
         std::uint32_t cp = 0;
         if (!read_unicode_escape(cp)) {
           return false;

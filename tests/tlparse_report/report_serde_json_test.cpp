@@ -302,7 +302,9 @@ TEST_CASE("the streamed printers match the tree printers on hostile JSON") {
         // Whitespace of every allowed kind, and what serde refuses around it.
         " \t\r\n{ \"a\" \t: \n[ 1 ,\r2 ] } \n", "{\"a\":1}\f", "\xef\xbb\xbf{}",
         R"({"a": [{"c": 1, "b": {"e": [], "d": {}}}, {}], "a": {"z": [[[]]]}})", "{}", "[[]]",
-        "[{}]", R"({"":{"":{"":""}}})", "tru", "nulll", "\"unterminated", "[\"a\"", "{\"a\":}"}) {
+        "[{}]", R"({"":{"":{"":""}}})", "tru", "nulll", "\"unterminated",
+        // Ending inside an escape (the memo looks for a literal's end before printing it).
+        "\"\\", "[\"abc\\", "{\"k\": \"abc\\", "[\"\\u12", "[\"\\ud83d\\", "[\"a\"", "{\"a\":}"}) {
     check_streamed_like_tree(text);
   }
   // Nesting at and past serde's limit, mixed arrays and objects, in the pretty layout too.

@@ -83,8 +83,8 @@ const JsonValue* JsonValue::find(std::string_view key) const {
 namespace {
 void write_scalar(std::string& out, const JsonValue& v);
 
-// An ASCII byte as serde_json writes it inside a string: ", \\ and the control characters
-// escaped (\\b \\f \\n \\r \\t, the others as \\u00xx), any other byte as it is.
+// An ASCII byte as serde_json writes it inside a string: a quote, a backslash and the control
+// characters escaped (\b \f \n \r \t, the others as \u00xx), any other byte as it is.
 void append_json_char(std::string& out, unsigned char c) {
   static constexpr char kHex[] = "0123456789abcdef";
   switch (c) {
@@ -121,10 +121,10 @@ void append_json_char(std::string& out, unsigned char c) {
   }
 }
 
-// The first position from `pos` on of a byte that ends a run of plain string bytes: '"', '\\' or
-// a control character (text.size() when there is none). Eight bytes at a time, since strings
-// are most of a document's bytes: a byte b is < 0x20 when (b - 0x20) borrows into bit 7 while b's
-// own bit 7 is clear, and equal to q when b ^ q is zero (the same test against 0x01).
+// The first position from `pos` on of a byte that ends a run of plain string bytes: a quote, a
+// backslash or a control character (text.size() when there is none). Eight bytes at a time, since
+// strings are most of a document's bytes: a byte b is < 0x20 when (b - 0x20) borrows into bit 7
+// while b's own bit 7 is clear, and equal to q when b ^ q is zero (the same test against 0x01).
 std::size_t special_json_byte(std::string_view text, std::size_t pos) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull;
   constexpr std::uint64_t kHigh = 0x8080808080808080ull;
@@ -585,10 +585,10 @@ private:
       if (text_[p] == '"') {
         return p;
       }
-      if (text_[p] != '\\') {
-        return std::string_view::npos; // a raw control character
+      if (text_[p] != '\\' || text_.size() - p < 2) {
+        return std::string_view::npos; // a raw control character, or a backslash at the end
       }
-      p += 2; // the escaped character (a \\u escape's hex digits are plain bytes)
+      p += 2; // the escaped character (a \u escape's hex digits are plain bytes)
     }
     return std::string_view::npos;
   }
@@ -785,7 +785,7 @@ private:
     }
   }
 
-  // The code point of a \\u escape (the parser stands after the `u`), a surrogate pair read as
+  // The code point of a \u escape (the parser stands after the `u`), a surrogate pair read as
   // one; false for bad hex digits and lone surrogates, which serde_json rejects.
   bool read_unicode_escape(std::uint32_t& cp) {
     if (!parse_hex4(cp)) {

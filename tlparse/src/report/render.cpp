@@ -270,7 +270,7 @@ void build_lookups(RenderContext& ctx) {
                               u.key == "bwd_compilation_metrics_runtime";
     ctx.has_memoizer_artifacts = ctx.has_memoizer_artifacts || u.key == "memoizer_artifacts";
   }
-  if (ctx.has_runtime_metrics) {
+  if (ctx.has_runtime_metrics || ctx.has_memoizer_artifacts) {
     for (const index::CompileKey& k : ctx.keys) {
       if (const auto id = index::compile_id_of(k)) {
         ctx.key_ids_by_forced_key[forced_key(id)].push_back(k.id);

@@ -105,7 +105,8 @@ struct RenderContext {
   std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
   std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_forced_key;
-  // Built only when the log has runtime metrics (the only page that reads it).
+  // Built only when the log has runtime metrics or memoizer artifacts (the metrics pages' sections
+  // of them read it).
   std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_forced_key;
   // Whether the log has compilation_metrics_runtime events at all (an unknown key to 0.4.3).
   bool has_runtime_metrics = false;

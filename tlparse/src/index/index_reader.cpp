@@ -107,6 +107,17 @@ int read_stored_bytes(const Stmt& s, int first, std::optional<std::string>& out)
   return -1;
 }
 
+// The binder (see each_row_bound) of a query whose parameters are integers: `values` bound to
+// ?1, ?2, ... in order. It refers to the caller's list, so it serves within the call given it.
+auto bind_integers(std::initializer_list<int64_t> values) {
+  return [values](Stmt& s) {
+    int i = 1;
+    for (const int64_t v : values) {
+      s.bind(i++, v);
+    }
+  };
+}
+
 } // namespace
 
 std::optional<CompileId> compile_id_of(const Event& e) {
@@ -384,15 +395,7 @@ struct IndexReader::Impl {
   template <class Fn>
   Status each_row(std::string_view what, const std::string& sql,
                   std::initializer_list<int64_t> binds, Fn&& fn) const {
-    return each_row_bound(
-        what, sql,
-        [&](Stmt& s) {
-          int i = 1;
-          for (const int64_t b : binds) {
-            s.bind(i++, b);
-          }
-        },
-        std::forward<Fn>(fn));
+    return each_row_bound(what, sql, bind_integers(binds), std::forward<Fn>(fn));
   }
 
   // The same with any binds: bind(stmt) binds them.
@@ -430,15 +433,7 @@ struct IndexReader::Impl {
   template <class Row>
   Status for_each_row(const std::string& where, std::initializer_list<int64_t> binds,
                       const std::function<bool(const Row&)>& fn) const {
-    return for_each_row_bound<Row>(
-        where,
-        [&](Stmt& s) {
-          int i = 1;
-          for (const int64_t b : binds) {
-            s.bind(i++, b);
-          }
-        },
-        fn);
+    return for_each_row_bound<Row>(where, bind_integers(binds), fn);
   }
 
   // The same with any binds: bind(stmt) binds them.

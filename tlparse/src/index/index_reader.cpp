@@ -457,6 +457,23 @@ struct IndexReader::Impl {
     return st;
   }
 
+  // The one integer of a counting query (`SELECT count(*) ...`) with integer `binds`.
+  Result<int64_t> count(std::string_view what, const std::string& sql,
+                        std::initializer_list<int64_t> binds) const {
+    int64_t n = 0;
+    const Status st = each_row(what, sql, binds, [&](const Stmt& s, int& bad) {
+      if (!read_column(s, 0, n)) {
+        bad = 0;
+        return Next::bad;
+      }
+      return Next::stop;
+    });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return n;
+  }
+
   // Every row of a table matching `where` (with its binds), as the schema's row type.
   template <class Row>
   Result<std::vector<Row>> rows(const std::string& where,
@@ -1398,21 +1415,15 @@ Result<std::vector<Event>> IndexReader::memoizer_artifact_events(int64_t key_id)
   return impl_->rows<Event>("WHERE key_id=? AND kind='memoizer_artifacts' ORDER BY id", {key_id});
 }
 
+Result<int64_t> IndexReader::memoizer_artifact_count(int64_t key_id) const {
+  return impl_->count("events",
+                      "SELECT count(*) FROM events WHERE key_id=? AND kind='memoizer_artifacts'",
+                      {key_id});
+}
+
 Result<int64_t> IndexReader::chromium_event_count(int64_t file_id) const {
-  int64_t count = 0;
-  const Status st =
-      impl_->each_row("chromium_events", "SELECT count(*) FROM chromium_events WHERE file_id=?",
-                      {file_id}, [&](const Stmt& s, int& bad) {
-                        if (!read_column(s, 0, count)) {
-                          bad = 0;
-                          return Next::bad;
-                        }
-                        return Next::stop;
-                      });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return count;
+  return impl_->count("chromium_events", "SELECT count(*) FROM chromium_events WHERE file_id=?",
+                      {file_id});
 }
 
 Result<std::vector<BadLine>> IndexReader::bad_lines(int64_t file_id, int64_t limit) const {
@@ -1531,16 +1542,7 @@ Status IndexReader::build_search_file(const std::filesystem::path& index,
 // ---- Streamed reads (see index_reader.h) ----
 
 Result<int64_t> IndexReader::output_count(int64_t file_id) const {
-  int64_t n = 0;
-  const Status st = impl_->each_row("outputs", "SELECT COUNT(*) FROM outputs WHERE file_id=?",
-                                    {file_id}, [&](const Stmt& s, int&) {
-                                      n = s.i64(0);
-                                      return Next::stop;
-                                    });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return n;
+  return impl_->count("outputs", "SELECT COUNT(*) FROM outputs WHERE file_id=?", {file_id});
 }
 
 Status IndexReader::for_each_output(int64_t file_id,

@@ -474,6 +474,29 @@ struct IndexReader::Impl {
     return n;
   }
 
+  // The rows of a table of facts about events (`Row`: `x.*`) of a file in log order, each
+  // joined with its event (EventRef columns, then the `extra` columns, from kExtraColumn<Row>):
+  // add(stmt, row, ref, bad) takes each and returns what to do.
+  template <class Row>
+  static constexpr int kExtraColumn = io::Table<Row>::kColumns + kEventRefColumns;
+  template <class Row, class Add>
+  Status for_each_event_row(int64_t file_id, const char* extra, Add&& add) const {
+    constexpr int kRef = io::Table<Row>::kColumns;
+    const std::string table = io::Table<Row>::kName;
+    return each_row(
+        table,
+        "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS + std::string(extra) + " FROM " + table +
+            " x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+        {file_id}, [&](const Stmt& s, int& bad) {
+          Row row;
+          EventRef ref;
+          if ((bad = io::read_row(s, 0, row)) >= 0 || (bad = read_event_ref(s, kRef, ref)) >= 0) {
+            return Next::bad;
+          }
+          return add(s, std::move(row), ref, bad);
+        });
+  }
+
   // Every row of a table matching `where` (with its binds), as the schema's row type.
   template <class Row>
   Result<std::vector<Row>> rows(const std::string& where,
@@ -900,18 +923,12 @@ Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_
   if (!lists) {
     return Error{lists.error()};
   }
-  constexpr int kRef = io::Table<CompilationMetrics>::kColumns;
   std::vector<MetricsEvent> out;
-  const Status st = impl_->each_row(
-      "compilation_metrics",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM compilation_metrics x JOIN events e ON "
-      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      {file_id}, [&](const Stmt& s, int& bad) {
+  const Status st = impl_->for_each_event_row<CompilationMetrics>(
+      file_id, "", [&](const Stmt&, CompilationMetrics&& row, const EventRef& ref, int&) {
         MetricsEvent m;
-        if ((bad = io::read_row(s, 0, m.metrics)) >= 0 ||
-            (bad = read_event_ref(s, kRef, m.event)) >= 0) {
-          return Next::bad;
-        }
+        m.event = ref;
+        m.metrics = std::move(row);
         if (auto it = lists->find(m.metrics.event_id); it != lists->end()) {
           m.restart_reasons = std::move(it->second["restart_reasons"]);
           m.non_compliant_ops = std::move(it->second["non_compliant_ops"]);
@@ -971,20 +988,15 @@ Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t fi
   if (!stacks) {
     return Error{stacks.error()};
   }
-  constexpr int kRef = io::Table<Specialization>::kColumns;
   std::vector<SpecializationEvent> out;
   std::optional<Error> failure;
-  const Status st = impl_->each_row(
-      "specializations",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS "," TORCHSCOPE_METADATA_COLUMNS " FROM "
-      "specializations x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      {file_id}, [&](const Stmt& s, int& bad) {
+  const Status st = impl_->for_each_event_row<Specialization>(
+      file_id, "," TORCHSCOPE_METADATA_COLUMNS,
+      [&](const Stmt& s, Specialization&& row, const EventRef& ref, int& bad) {
         SpecializationEvent x;
-        if ((bad = io::read_row(s, 0, x.specialization)) >= 0 ||
-            (bad = read_event_ref(s, kRef, x.event)) >= 0) {
-          return Next::bad;
-        }
-        if ((bad = impl_->read_metadata(s, kRef + kEventRefColumns, x.event.event_id,
+        x.event = ref;
+        x.specialization = std::move(row);
+        if ((bad = impl_->read_metadata(s, Impl::kExtraColumn<Specialization>, x.event.event_id,
                                         x.metadata_json, failure)) >= 0) {
           return Next::bad;
         }
@@ -1015,18 +1027,12 @@ Result<std::vector<GuardAddedFastEvent>> IndexReader::guards_added_fast(int64_t 
   if (!stacks) {
     return Error{stacks.error()};
   }
-  constexpr int kRef = io::Table<GuardAddedFast>::kColumns;
   std::vector<GuardAddedFastEvent> out;
-  const Status st = impl_->each_row(
-      "guards_added_fast",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM guards_added_fast x JOIN events e ON "
-      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      {file_id}, [&](const Stmt& s, int& bad) {
+  const Status st = impl_->for_each_event_row<GuardAddedFast>(
+      file_id, "", [&](const Stmt&, GuardAddedFast&& row, const EventRef& ref, int&) {
         GuardAddedFastEvent g;
-        if ((bad = io::read_row(s, 0, g.guard)) >= 0 ||
-            (bad = read_event_ref(s, kRef, g.event)) >= 0) {
-          return Next::bad;
-        }
+        g.event = ref;
+        g.guard = std::move(row);
         if (auto it = stacks->find(g.event.event_id); it != stacks->end()) {
           g.stack = std::move(it->second[StackRole::stack]);
           g.user_stack = std::move(it->second[StackRole::user_stack]);
@@ -1041,25 +1047,19 @@ Result<std::vector<GuardAddedFastEvent>> IndexReader::guards_added_fast(int64_t 
 }
 
 Result<std::vector<SymbolEvent>> IndexReader::created_symbols(int64_t file_id) const {
-  constexpr int kRef = io::Table<CreatedSymbol>::kColumns;
   std::vector<SymbolEvent> out;
-  const Status st = impl_->each_row("symbols",
-                                    "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS
-                                    ",e.kind FROM symbols x JOIN events e ON "
-                                    "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-                                    {file_id}, [&](const Stmt& s, int& bad) {
-                                      SymbolEvent x;
-                                      if ((bad = io::read_row(s, 0, x.symbol)) >= 0 ||
-                                          (bad = read_event_ref(s, kRef, x.event)) >= 0) {
-                                        return Next::bad;
-                                      }
-                                      if (!read_column(s, kRef + kEventRefColumns, x.event_key)) {
-                                        bad = kRef + kEventRefColumns;
-                                        return Next::bad;
-                                      }
-                                      out.push_back(std::move(x));
-                                      return Next::more;
-                                    });
+  const Status st = impl_->for_each_event_row<CreatedSymbol>(
+      file_id, ",e.kind", [&](const Stmt& s, CreatedSymbol&& row, const EventRef& ref, int& bad) {
+        SymbolEvent x;
+        x.event = ref;
+        x.symbol = std::move(row);
+        if (!read_column(s, Impl::kExtraColumn<CreatedSymbol>, x.event_key)) {
+          bad = Impl::kExtraColumn<CreatedSymbol>;
+          return Next::bad;
+        }
+        out.push_back(std::move(x));
+        return Next::more;
+      });
   if (!st) {
     return Error{st.error()};
   }

@@ -73,7 +73,7 @@ TEST_CASE("autograd::grad returns gradients without touching grad(), including n
   CHECK_FALSE(autograd::grad(outs2, unused, {}, false, true)[0].defined());
 }
 
-TEST_CASE("no_grad and detach stop history; grad mode is per scope", "[compiler][autograd]") {
+TEST_CASE("no_grad and detach stop history, grad mode is per scope", "[compiler][autograd]") {
   const Tensor x = leaf({1, 2}, {2});
   {
     autograd::NoGradGuard no_grad;

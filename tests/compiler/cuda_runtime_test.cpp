@@ -453,7 +453,7 @@ TEST_CASE("the target follows the device: its own cubin, or the newest PTX NVRTC
 
 // ---- on a GPU ----
 
-TEST_CASE("the device reports its properties; a missing device is a UserError",
+TEST_CASE("the device reports its properties, a missing device is a UserError",
           "[compiler][cuda][gpu]") {
   REQUIRE_GPU();
   CHECK(cuda::device_count() >= 1);
@@ -568,7 +568,7 @@ TEST_CASE("factories on the GPU give the host's values", "[compiler][cuda][gpu]"
         randn(sizes, 7).to_vector());
 }
 
-TEST_CASE("item() and to_bool() read a GPU value; other eager ops refuse GPU tensors",
+TEST_CASE("item() and to_bool() read a GPU value, other eager ops refuse GPU tensors",
           "[compiler][cuda][gpu]") {
   REQUIRE_GPU();
   const Tensor x = Tensor::scalar(2.5).to("cuda");
@@ -721,7 +721,7 @@ TEST_CASE("an image the driver cannot load is a CudaError with the call and the 
   }
 }
 
-TEST_CASE("work follows the current stream; events time it", "[compiler][cuda][gpu]") {
+TEST_CASE("work follows the current stream, events time it", "[compiler][cuda][gpu]") {
   REQUIRE_GPU();
   DeviceContext& ctx = device_context(0);
   const Stream side(ctx);

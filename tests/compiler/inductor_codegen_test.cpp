@@ -188,7 +188,7 @@ TEST_CASE("inductor: views as index transforms, and results that alias inputs",
   CHECK(v.strides() == transpose(x, 0, 1).strides());
 }
 
-TEST_CASE("inductor: cat, stack and factories; randn falls back, counted", "[inductor][codegen]") {
+TEST_CASE("inductor: cat, stack and factories, randn falls back, counted", "[inductor][codegen]") {
   const Tensor a = wave({3, 4}, 1);
   const Tensor b = wave({2, 4}, 2);
   check([](const Tensor& x, const Tensor& y) { return cat({x, y, x}, 0); }, a, b);

@@ -55,8 +55,9 @@ TEST_CASE("devices parse and print as torch.device does", "[compiler][device]") 
   CHECK(Tensor::empty({2}).device() == "cpu");
 }
 
-TEST_CASE("\"cuda\" resolves to the thread's current device, set by DeviceGuard",
-          "[compiler][device]") {
+TEST_CASE(
+    "the device cuda with no index resolves to the thread's current device, set by DeviceGuard",
+    "[compiler][device]") {
   CHECK(cuda::current_device() == 0);
   CHECK(fake_on("cuda").device() == "cuda:0");
   {

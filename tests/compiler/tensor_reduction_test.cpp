@@ -54,7 +54,7 @@ TEST_CASE("reductions over a transposed input read the logical layout", "[compil
   check_values(amax(y, {0}), {3, 6});
 }
 
-TEST_CASE("sum of integers and bools gives i64; mean needs floats", "[compiler][tensor]") {
+TEST_CASE("sum of integers and bools gives i64, mean needs floats", "[compiler][tensor]") {
   const Tensor b = t({1, 0, 1, 1}, {4}, DType::Bool);
   CHECK(sum(b).dtype() == DType::Int64);
   CHECK(sum(b).item_double() == 3);

@@ -4,11 +4,18 @@
 // (as a log would give them) and the raw ones (as a tampered index would) go through the report's
 // collision renaming, after which no output may need another's file as a folder or touch one of
 // the report's own files, and all of them are written: every write must succeed and stay inside
-// the folder. The first name is also taken as `-o OUT` by the CLI's path normalisation.
+// the folder. The first name is also taken as `-o OUT` by the CLI's path normalisation. Last, the
+// same names are written into a real index's outputs, and the plan a render reads from the index
+// (plan_outputs, sorted paths and temporary tables in SQLite) must equal the in-memory renames and
+// last writers: the render's streamed plan is fuzzed against its in-memory oracle.
 #include "cli/report_folder.h"
+#include "ingest/md5.h"
 #include "model/path_sanitizer.h"
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
+#include "report/render_context.h"
+#include "tlparse/index/index_reader.h"
+#include "tlparse/ingest/ingest.h"
 #include "tlparse/report/render.h"
 
 #include <algorithm>
@@ -16,7 +23,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sqlite3.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -63,6 +72,85 @@ void check_out_path(const std::string& raw) {
   }
   if (p != p.root_path() && !p.has_filename()) {
     bug("OUT keeps a trailing slash", p.string());
+  }
+}
+
+constexpr std::size_t kIndexOutputs = 64; // split_lines keeps at most 64 names
+
+// An index (made once) whose one file has kIndexOutputs artifact outputs, seq 0..63.
+fs::path index_of_outputs(const fs::path& dir) {
+  std::string log;
+  for (std::size_t i = 0; i < kIndexOutputs; ++i) {
+    const std::string payload = "v" + std::to_string(i);
+    log +=
+        "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] {\"artifact\": {\"name\": \"a\", "
+        "\"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, "
+        "\"has_payload\": \"" +
+        tlparse::ingest::md5_hex(payload) + "\"}\n\t" + payload + "\n";
+  }
+  const fs::path path = dir / "dedicated_log_torch_trace_names.log";
+  std::ofstream(path, std::ios::binary) << log;
+  const fs::path index = dir / "names.sqlite";
+  if (!tlparse::ingest::ingest_files({path}, index, tlparse::ingest::IngestOptions()).ok) {
+    bug("cannot make the index", index.string());
+  }
+  return index;
+}
+
+// Gives the index's outputs the names' paths (seq i gets names[i]; the rest keep distinct
+// names of their own), every fifth one a link, then checks the streamed plan against the
+// in-memory renames and last writers over the same rows.
+void check_streamed_plan(const fs::path& index, const std::vector<std::string>& names) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(index.c_str(), &db) != SQLITE_OK) {
+    bug("cannot open the index", sqlite3_errmsg(db));
+  }
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "UPDATE outputs SET path=?1, kind=?2 WHERE seq=?3", -1, &st, nullptr);
+  for (std::size_t i = 0; i < kIndexOutputs; ++i) {
+    const std::string path = i < names.size() ? names[i] : "unused/" + std::to_string(i) + ".txt";
+    const auto kind =
+        i % 5 == 4 ? tlparse::index::OutputKind::link : tlparse::index::OutputKind::payload_text;
+    const std::string kind_name(tlparse::index::to_string(kind));
+    sqlite3_bind_text(st, 1, path.data(), static_cast<int>(path.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, kind_name.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, static_cast<sqlite3_int64>(i));
+    if (sqlite3_step(st) != SQLITE_DONE) {
+      bug("cannot rewrite an output", sqlite3_errmsg(db));
+    }
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+
+  auto reader = tlparse::index::IndexReader::open(index);
+  if (!reader) {
+    bug("cannot read the index", reader.error());
+  }
+  const auto files = (*reader)->files();
+  if (!files || files->size() != 1) {
+    bug("the index lost its file", files ? "" : files.error());
+  }
+  auto outputs = (*reader)->outputs(files->front().id);
+  const auto plan = rd::plan_outputs(**reader, files->front().id);
+  if (!outputs || !plan) {
+    bug("cannot plan the outputs", outputs ? plan.error() : outputs.error());
+  }
+  std::vector<tlparse::index::Output> expected = *outputs;
+  if (rd::rename_colliding_outputs(expected) != plan->renamed_outputs) {
+    bug("the streamed plan renames another number of outputs", names.front());
+  }
+  const std::vector<bool> writes = rd::last_writers(expected);
+  for (std::size_t i = 0; i < outputs->size(); ++i) {
+    tlparse::index::Output o = (*outputs)[i];
+    plan->apply(o);
+    if (o.path != expected[i].path) {
+      bug("the streamed plan renames differently",
+          (*outputs)[i].path + " -> " + o.path + " (in memory: " + expected[i].path + ")");
+    }
+    if (o.kind != tlparse::index::OutputKind::link && plan->is_overwritten(o.seq) == writes[i]) {
+      bug("the streamed plan disagrees on the last writer", o.path);
+    }
   }
 }
 
@@ -129,9 +217,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().filename() != "out") {
+    if (e.path().filename() != "out" && e.path().filename() != "index") {
       bug("written outside the folder", e.path().string());
     }
   }
+
+  static const fs::path index = [] {
+    fs::create_directories(dir / "index");
+    return index_of_outputs(dir / "index");
+  }();
+  check_streamed_plan(index, names);
   return 0;
 }

@@ -148,6 +148,41 @@ TEST_CASE("cli --overwrite never deletes outside OUT, whatever the old index lis
   CHECK(test_support::read_file(tmp.path() / "absolute.txt") == "outside too");
 }
 
+TEST_CASE("cli --overwrite deletes nothing through a folder that is a symlink out of OUT",
+          "[tlparse][cli][report_folder]") {
+  test_support::TempDir tmp;
+  const std::string log = data_log("w19_fullgraph_error").string();
+  REQUIRE(run_tlparse({log, "-o", "out"}, tmp.path()).code == 0);
+  fs::create_directories(tmp.path() / "elsewhere");
+  write_file(tmp.path() / "elsewhere/a.txt", "outside a");
+  write_file(tmp.path() / "elsewhere/b.txt", "outside b");
+  fs::create_directory_symlink(tmp.path() / "elsewhere", tmp.path() / "out/linked");
+  // The tampered index lists two files under the symlinked folder (the second asks the cached
+  // answer for that folder) and one under a real folder of the report beside them.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((tmp.path() / "out/index.sqlite").c_str(), &db) == SQLITE_OK);
+  const std::string add =
+      "INSERT INTO outputs SELECT (SELECT MAX(id) FROM outputs)+1, file_id, seq+1000+?2, key_id, "
+      "event_id, line, event_key, "
+      "artifact, kind, ?1, name, number, suffix, NULL, 0, 1, NULL FROM outputs WHERE id=1";
+  int n = 0;
+  for (const std::string path : {"linked/a.txt", "linked/b.txt"}) {
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, add.c_str(), -1, &st, nullptr) == SQLITE_OK);
+    sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, ++n);
+    REQUIRE(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  const Run r = run_tlparse({log, "-o", "out", "--overwrite"}, tmp.path());
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(test_support::read_file(tmp.path() / "elsewhere/a.txt") == "outside a");
+  CHECK(test_support::read_file(tmp.path() / "elsewhere/b.txt") == "outside b");
+  CHECK(fs::is_regular_file(tmp.path() / "out/index.html"));
+}
+
 TEST_CASE("tlparse index -o replaces an index but refuses any other file",
           "[tlparse][cli][report_folder]") {
   test_support::TempDir tmp;

@@ -100,7 +100,7 @@ TEST_CASE("collisions: a renamed segment stays within the file system's limit") 
   check_writable(outputs);
 }
 
-TEST_CASE("only the last output of a path is written; links always are") {
+TEST_CASE("only the last output of a path is written, links always are") {
   std::vector<ti::Output> outputs =
       outputs_of({"a.txt", "b.txt", "a.txt", "https://x", "c.txt", "a.txt", "https://x", "b.txt"});
   outputs[3].kind = ti::OutputKind::link;

@@ -53,7 +53,7 @@ std::string run(const std::string& command) {
 
 } // namespace
 
-TEST_CASE("subgraph_name groups a compile's outputs; memoizer artifacts are shown") {
+TEST_CASE("subgraph_name groups a compile's outputs, memoizer artifacts are shown") {
   if (kTlparse == nullptr) {
     TORCHSCOPE_SKIP("the tlparse binary is not built");
   }

@@ -77,7 +77,8 @@ TEST_CASE("floats are read the way serde_json reads them, last-bit rounding incl
   CHECK(compact("2.5e-3") == "0.0025");
 }
 
-TEST_CASE("strings are escaped like serde_json: short escapes, lowercase \\u00xx, raw UTF-8") {
+TEST_CASE(
+    "strings are escaped like serde_json: short escapes, lowercase u00xx escapes, raw UTF-8") {
   CHECK(compact(R"(["a\"b\\c\/d", "\u0001\b\f\n\r\t", "\u00e9\ud83d\ude00", "\u007f"])") ==
         "[\"a\\\"b\\\\c/d\",\"\\u0001\\b\\f\\n\\r\\t\",\"\xC3\xA9\xF0\x9F\x98\x80\",\"\x7f\"]");
 }

@@ -183,7 +183,7 @@ TEST_CASE("event kinds that are envelope keys are refused in both APIs", "[trace
   CHECK(t.text().empty());
 }
 
-TEST_CASE("C pushes and C++ scopes nest; a pop out of order is refused", "[tracer][c_api]") {
+TEST_CASE("C pushes and C++ scopes nest, a pop out of order is refused", "[tracer][c_api]") {
   CTrace t;
   const torchscope_compile_id outer = compile_id(1, 0, 0);
   CHECK(torchscope_trace_pop_compile_id() == TORCHSCOPE_TRACE_SCOPE_MISMATCH);

@@ -163,7 +163,7 @@ TEST_CASE("compile ids print and nest as PyTorch's do", "[tracer]") {
   CHECK(tracer::current_compile_id() == nullptr);
 }
 
-TEST_CASE("an event with no compile context carries a stack; chromium events do not", "[tracer]") {
+TEST_CASE("an event with no compile context carries a stack, chromium events do not", "[tracer]") {
   TraceSession s;
   tracer::event("describe_storage", [](tracer::JsonWriter& w) { w.member("id", 1); });
   tracer::chromium_event("CachingAutotuner.benchmark_all_configs", "B");

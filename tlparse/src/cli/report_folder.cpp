@@ -6,6 +6,9 @@
 #include "tlparse/report/render.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <map>
+#include <system_error>
 #include <unistd.h>
 #include <vector>
 
@@ -19,16 +22,35 @@ bool exists_no_follow(const fs::path& p) {
   return fs::exists(fs::symlink_status(p, ec));
 }
 
-// True when `p` (whose parents may be symlinks) resolves inside `root`.
-bool inside(const fs::path& p, const fs::path& root) {
-  std::error_code ec;
-  const fs::path resolved = fs::weakly_canonical(p, ec);
-  if (ec) {
-    return false;
+// Whether folders below OUT are real folders all the way down from OUT, asked once per folder:
+// a folder is when its parent is and it is itself a folder, not a symlink. A symlink is never
+// followed, even one pointing back inside OUT: the report's own folders are never symlinks (the
+// render refuses to write through one), so a file under a symlink is not the previous report's.
+class FoldersBelow {
+public:
+  explicit FoldersBelow(fs::path out) : out_(std::move(out)) {}
+
+  bool real(const fs::path& folder) {
+    if (folder == out_) {
+      return true;
+    }
+    if (const auto known = known_.find(folder); known != known_.end()) {
+      return known->second;
+    }
+    const fs::path parent = folder.parent_path();
+    bool ok = false;
+    if (parent != folder && folder.native().size() > out_.native().size()) {
+      std::error_code ec;
+      ok = real(parent) && fs::is_directory(fs::symlink_status(folder, ec));
+    }
+    known_.emplace(folder, ok);
+    return ok;
   }
-  const auto [r, s] = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
-  return r == root.end();
-}
+
+private:
+  fs::path out_;
+  std::map<fs::path, bool> known_;
+};
 
 } // namespace
 
@@ -167,9 +189,9 @@ Status ReportFolder::commit() {
   if (Status s = check_collisions(staging_, ""); !s) {
     return s;
   }
-  const fs::path root = fs::canonical(out_, ec);
   const std::string staging_name = staging_.filename().string();
   std::set<fs::path, std::greater<>> emptied; // deepest folders first
+  FoldersBelow folders(out_);
   for (const std::string& rel : previous_) {
     // The list comes from an index, which may have been tampered with: only safe relative
     // paths, resolving inside OUT, never the staging folder, never a folder.
@@ -178,22 +200,26 @@ Status ReportFolder::commit() {
       continue;
     }
     const fs::path p = out_ / rel;
-    if (!exists_no_follow(p) || !inside(p.parent_path(), root)) {
+    const fs::file_status st = fs::symlink_status(p, ec);
+    if (!fs::exists(st) || fs::is_directory(st)) {
       continue;
     }
-    if (fs::is_directory(fs::symlink_status(p, ec))) {
+    const fs::path parent = p.parent_path();
+    if (!folders.real(parent)) {
       continue;
     }
-    fs::remove(p, ec);
-    if (ec) {
-      return Error{"cannot remove " + p.string() + " of the previous report: " + ec.message()};
+    if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+      return Error{"cannot remove " + p.string() +
+                   " of the previous report: " + std::generic_category().message(errno)};
     }
-    for (fs::path d = p.parent_path(); d != out_ && d.has_relative_path(); d = d.parent_path()) {
-      emptied.insert(d);
+    for (fs::path d = parent; d != out_ && d.has_relative_path(); d = d.parent_path()) {
+      if (!emptied.insert(d).second) {
+        break; // its parents are in the set already
+      }
     }
   }
   for (const fs::path& d : emptied) {
-    fs::remove(d, ec); // only succeeds on a folder left empty
+    ::rmdir(d.c_str()); // only succeeds on a folder left empty
   }
   if (Status s = move_into(staging_, out_); !s) {
     return s;

@@ -77,6 +77,16 @@ bool IndexWriter::prepare(std::string* error) {
   return true;
 }
 
+void IndexWriter::start_ids_after(int64_t base) {
+  for (const char* table : io::kTablesWithIds) {
+    for (int t = 0; t < io::kTableCount; ++t) {
+      if (std::string_view(io::kTables[t].name) == table) {
+        ids_[static_cast<size_t>(t)] = base;
+      }
+    }
+  }
+}
+
 bool IndexWriter::begin_file(const io::FileRecord& file) {
   if (!check(db_.exec("BEGIN", &error_))) {
     return false;
@@ -115,26 +125,64 @@ bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
   if (!db_.exec("BEGIN", &err)) {
     return fail(err);
   }
+  // The part's ids are kept when each table's lie past the index's (the ingest gives every file a
+  // range of its own); a part that outgrew its range, or came without one, has them moved.
+  // Moving them maps each table's first id to the one after the index's last.
+  bool keep_ids = true;
+  std::array<int64_t, io::kTableCount> offsets = ids_;
+  for (const char* table : io::kTablesWithIds) {
+    for (int t = 0; t < io::kTableCount; ++t) {
+      if (std::string_view(io::kTables[t].name) != table) {
+        continue;
+      }
+      const std::string sql = std::string("SELECT MIN(id) FROM part.") + table;
+      Stmt s(db_.get(), sql.c_str());
+      if (s.step() != Step::row) {
+        return fail(s.error());
+      }
+      if (!s.is_null(0)) {
+        const auto i = static_cast<size_t>(t);
+        keep_ids = keep_ids && s.i64(0) > ids_[i];
+        offsets[i] = ids_[i] - (s.i64(0) - 1);
+      }
+    }
+  }
   // Payloads first: a part's payload that the index already holds is not stored twice; the
-  // events of the part find theirs by (md5, size).
-  if (!db_.exec("INSERT INTO main.payloads(md5,size,compressed,data) SELECT md5,size,compressed,"
-                "data FROM part.payloads p WHERE NOT EXISTS (SELECT 1 FROM main.payloads m "
-                "WHERE m.md5=p.md5 AND m.size=p.size) ORDER BY p.id;"
-                "CREATE TEMP TABLE IF NOT EXISTS payload_map(part_id INTEGER PRIMARY KEY, "
-                "main_id INTEGER NOT NULL); DELETE FROM temp.payload_map;"
-                "INSERT INTO temp.payload_map SELECT p.id, m.id FROM part.payloads p JOIN "
-                "main.payloads m ON m.md5=p.md5 AND m.size=p.size;",
-                &err)) {
+  // part's rows find theirs by (md5, size) through temp.payload_map.
+  const std::string payloads_sql =
+      std::string(keep_ids ? "INSERT INTO main.payloads SELECT *"
+                           : "INSERT INTO main.payloads(md5,size,compressed,data) SELECT md5,"
+                             "size,compressed,data") +
+      " FROM part.payloads p WHERE NOT EXISTS (SELECT 1 FROM main.payloads m WHERE m.md5=p.md5 "
+      "AND m.size=p.size) ORDER BY p.id; CREATE TEMP TABLE IF NOT EXISTS payload_map(part_id "
+      "INTEGER PRIMARY KEY, main_id INTEGER NOT NULL); DELETE FROM temp.payload_map; INSERT INTO "
+      "temp.payload_map SELECT p.id, m.id FROM part.payloads p JOIN main.payloads m ON "
+      "m.md5=p.md5 AND m.size=p.size" +
+      (keep_ids ? " WHERE m.id<>p.id;" : ";");
+  if (!db_.exec(payloads_sql.c_str(), &err)) {
     return fail(err);
   }
+  bool mapped_payloads = false;
+  if (keep_ids) {
+    Stmt s(db_.get(), "SELECT EXISTS (SELECT 1 FROM temp.payload_map)");
+    if (s.step() != Step::row) {
+      return fail(s.error());
+    }
+    mapped_payloads = s.i64(0) != 0;
+  }
   for (const io::MergeStatement& m : io::kMerges) {
-    Stmt s(db_.get(), m.sql);
+    const char* sql = !keep_ids                                     ? m.sql
+                      : mapped_payloads && m.payload_sql != nullptr ? m.payload_sql
+                                                                    : m.copy_sql;
+    Stmt s(db_.get(), sql);
     if (!s.ok()) {
       return fail(s.error());
     }
-    for (int t = 0; t < io::kTableCount; ++t) {
-      const std::string name = std::string(":off_") + io::kTables[t].name;
-      s.bind_named(name.c_str(), ids_[static_cast<size_t>(t)]);
+    if (!keep_ids) {
+      for (int t = 0; t < io::kTableCount; ++t) {
+        const std::string name = std::string(":off_") + io::kTables[t].name;
+        s.bind_named(name.c_str(), offsets[static_cast<size_t>(t)]);
+      }
     }
     if (!s.run()) {
       return fail(std::string(m.table) + ": " + s.error());
@@ -201,8 +249,7 @@ int64_t IndexWriter::add_payload(std::string_view md5_hex, std::string_view byte
   if (payload_by_key_.size() >= kMaxCachedPayloadKeys) {
     payload_by_key_.clear();
   }
-  const size_t payload_table = io::Table<StoredPayload>::kIndex;
-  if (ids_[payload_table] > static_cast<int64_t>(payload_by_key_.size())) {
+  if (payloads_added_ > static_cast<int64_t>(payload_by_key_.size())) {
     payload_lookup_.bind(1, md5_hex);
     payload_lookup_.bind(2, static_cast<int64_t>(bytes.size()));
     const Step step = payload_lookup_.step();
@@ -225,6 +272,7 @@ int64_t IndexWriter::add_payload(std::string_view md5_hex, std::string_view byte
     p.data = compressed_;
   }
   payload_by_key_.emplace(scratch_, p.id);
+  ++payloads_added_;
   add(p);
   return p.id;
 }

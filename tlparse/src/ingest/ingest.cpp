@@ -712,11 +712,17 @@ IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
     };
   }
   SharedProgress progress(options, n);
+  // File i's ids start after the bytes of the files before it: a file has fewer rows in any table
+  // than bytes, so each part's ids lie past the index's when it is merged, and it is appended as
+  // stored (IndexWriter::merge_part; a part that outgrows its range, such as a gzip log's, has
+  // its ids moved instead). The index is the same whatever the number of workers.
+  std::vector<int64_t> id_base(n, 0);
   {
     uint64_t total = 0;
-    for (const auto& log : logs) {
+    for (size_t i = 0; i < n; ++i) {
+      id_base[i] = static_cast<int64_t>(std::min<uint64_t>(total, INT64_MAX / 4));
       std::error_code ec;
-      const auto size = std::filesystem::file_size(log, ec);
+      const auto size = std::filesystem::file_size(logs[i], ec);
       total += ec ? 0 : size;
     }
     progress.set_total(total);
@@ -757,6 +763,7 @@ IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
           index::IndexWriter part;
           ok = part.open(parts.paths[i - 1].string(), index::IndexWriter::Role::part, &error);
           if (ok) {
+            part.start_ids_after(id_base[i]);
             FileIngest ingest(part, opts, &abort);
             ok = ingest.run(logs[i], static_cast<int64_t>(i + 1), files[i], error, report);
             was_cancelled = ingest.cancelled();

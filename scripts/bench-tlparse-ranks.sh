@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks `tlparse DIR --all-ranks-html` on 32 ranks of 8 MB each, made by scale-trace from a
-# rank log of the w12_ddp_cpu PyTorch trace (issue 14's setting): wall time and peak RSS of each
-# run, against tlparse 0.4.3's figures on this machine kind as the issue gives them (9.1 s,
-# 224 MB; tlparse 0.4.3 itself is not installed here, so the yardstick is that figure, not a
-# side-by-side run).
+# rank log of the w12_ddp_cpu PyTorch trace (issue 14's setting), and before each run the ingest
+# alone (`tlparse index` of the rank logs): wall time and peak RSS of each run, against tlparse
+# 0.4.3's figures on this machine kind as the issue gives them (9.1 s, 224 MB; tlparse 0.4.3
+# itself is not installed here, so the yardstick is that figure, not a side-by-side run).
 # usage: scripts/bench-tlparse-ranks.sh [BUILD_DIR] [RUNS] [MB_PER_RANK] [RANKS]
 #   defaults: build/release, 3 runs, 8 MB, 32 ranks. Needs ../shared (or $TORCHSCOPE_SHARED_DIR).
 set -euo pipefail
@@ -27,6 +27,14 @@ echo "input: $ranks rank logs of ~$mb_per_rank MB from $(basename "$src") ($tota
 echo "yardstick: tlparse 0.4.3 --all-ranks-html on this machine kind: 9.1 s, 224 MB peak RSS (issue 14)"
 
 for i in $(seq 1 "$runs"); do
+  # The ingest alone (the whole run's memory peak before issue 14's lean ingest).
+  /usr/bin/time -v "$tlparse" index "$work"/logs/*.log -o "$work/index.sqlite" \
+    >/dev/null 2>"$work/time.txt" || { tail -20 "$work/time.txt" >&2; exit 1; }
+  awk -F': ' -v mb="$total_mb" '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + t[i] }
+    /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident set size/ { r = $2 / 1024 }
+    END { printf "index %d: wall %.2f s (%.0f MB/s)  cpu %.2f s (user %.2f)  peak RSS %.1f MB\n", '"$i"', w, mb / w, u + s, u, r }' \
+    "$work/time.txt"
+  rm -f "$work/index.sqlite"
   /usr/bin/time -v "$tlparse" "$work/logs" --all-ranks-html -o "$work/out" --overwrite --no-browser \
     >/dev/null 2>"$work/time.txt" || { tail -20 "$work/time.txt" >&2; exit 1; }
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$work/time.txt")

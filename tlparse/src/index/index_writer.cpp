@@ -4,8 +4,48 @@
 #include "index/payload_store.h"
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 namespace tlparse::index {
+namespace {
+
+// Calls `fn` with the position in io::kTables of each table with an id column, and its name.
+template <class Fn>
+void for_each_id_table(Fn&& fn) {
+  for (const char* table : io::kTablesWithIds) {
+    for (int t = 0; t < io::kTableCount; ++t) {
+      if (std::string_view(io::kTables[t].name) == table) {
+        fn(static_cast<size_t>(t), table);
+      }
+    }
+  }
+}
+
+// `SELECT <aggregate>(id) FROM <schema>.<table>` for each table with ids: `fn` gets the table's
+// position in io::kTables and the value (nullopt for NULL). False, with `error`, on failure.
+template <class Fn>
+bool each_id_aggregate(Db& db, const char* aggregate, const char* schema, Fn&& fn,
+                       std::string& error) {
+  bool ok = true;
+  for_each_id_table([&](size_t t, const char* table) {
+    if (!ok) {
+      return;
+    }
+    const std::string sql =
+        std::string("SELECT ") + aggregate + "(id) FROM " + schema + "." + table;
+    Stmt s(db.get(), sql.c_str());
+    if (s.step() != Step::row) {
+      error = s.error();
+      ok = false;
+      return;
+    }
+    fn(t, s.is_null(0) ? std::nullopt : std::optional<int64_t>(s.i64(0)));
+  });
+  return ok;
+}
+
+} // namespace
 
 bool IndexWriter::check(bool ok) {
   if (!ok && error_.empty()) {
@@ -78,13 +118,7 @@ bool IndexWriter::prepare(std::string* error) {
 }
 
 void IndexWriter::start_ids_after(int64_t base) {
-  for (const char* table : io::kTablesWithIds) {
-    for (int t = 0; t < io::kTableCount; ++t) {
-      if (std::string_view(io::kTables[t].name) == table) {
-        ids_[static_cast<size_t>(t)] = base;
-      }
-    }
-  }
+  for_each_id_table([&](size_t t, const char*) { ids_[t] = base; });
 }
 
 bool IndexWriter::begin_file(const io::FileRecord& file) {
@@ -130,22 +164,16 @@ bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
   // Moving them maps each table's first id to the one after the index's last.
   bool keep_ids = true;
   std::array<int64_t, io::kTableCount> offsets = ids_;
-  for (const char* table : io::kTablesWithIds) {
-    for (int t = 0; t < io::kTableCount; ++t) {
-      if (std::string_view(io::kTables[t].name) != table) {
-        continue;
-      }
-      const std::string sql = std::string("SELECT MIN(id) FROM part.") + table;
-      Stmt s(db_.get(), sql.c_str());
-      if (s.step() != Step::row) {
-        return fail(s.error());
-      }
-      if (!s.is_null(0)) {
-        const auto i = static_cast<size_t>(t);
-        keep_ids = keep_ids && s.i64(0) > ids_[i];
-        offsets[i] = ids_[i] - (s.i64(0) - 1);
-      }
-    }
+  if (!each_id_aggregate(
+          db_, "MIN", "part",
+          [&](size_t t, std::optional<int64_t> first) {
+            if (first) {
+              keep_ids = keep_ids && *first > ids_[t];
+              offsets[t] = ids_[t] - (*first - 1);
+            }
+          },
+          err)) {
+    return fail(err);
   }
   // Payloads first: a part's payload that the index already holds is not stored twice; the
   // part's rows find theirs by (md5, size) through temp.payload_map.
@@ -189,18 +217,10 @@ bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
     }
   }
   // The ids the part used now belong to the index.
-  for (const char* table : io::kTablesWithIds) {
-    for (int t = 0; t < io::kTableCount; ++t) {
-      if (std::string_view(io::kTables[t].name) != table) {
-        continue;
-      }
-      const std::string sql = std::string("SELECT COALESCE(MAX(id),0) FROM main.") + table;
-      Stmt s(db_.get(), sql.c_str());
-      if (s.step() != Step::row) {
-        return fail(s.error());
-      }
-      ids_[static_cast<size_t>(t)] = s.i64(0);
-    }
+  if (!each_id_aggregate(
+          db_, "MAX", "main",
+          [&](size_t t, std::optional<int64_t> last) { ids_[t] = last.value_or(0); }, err)) {
+    return fail(err);
   }
   payload_by_key_.clear();
   if (!db_.exec("COMMIT", &err)) {

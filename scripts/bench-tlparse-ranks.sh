@@ -5,7 +5,8 @@
 # 224 MB; tlparse 0.4.3 itself is not installed here, so the yardstick is that figure, not a
 # side-by-side run).
 #
-# Two ways of writing the report are timed, each run in turn:
+# The ingest alone and two ways of writing the report are timed, each run in turn:
+#   index      `tlparse index` of the rank logs into a new index (the ingest of the full run);
 #   fresh      into a folder that does not exist (the previous output is removed and synced to
 #              disk before the clock starts, so each run starts with no dirty pages behind it);
 #   overwrite  --overwrite over the report of the run before, whose removal is then part of the
@@ -14,7 +15,7 @@
 # With BASELINE=/path/to/other/tlparse, each run of this build is preceded by a run of that
 # binary in the same mode, so the two are compared in the same minutes on a shared machine.
 #
-# usage: [BASELINE=TLPARSE] [MODES="fresh overwrite"] \
+# usage: [BASELINE=TLPARSE] [MODES="index fresh overwrite"] \
 #          scripts/bench-tlparse-ranks.sh [BUILD_DIR] [RUNS] [MB_PER_RANK] [RANKS]
 #   defaults: build/release, 3 runs, 8 MB, 32 ranks. Needs ../shared (or $TORCHSCOPE_SHARED_DIR).
 set -euo pipefail
@@ -23,7 +24,7 @@ build="${1:-$root/build/release}"
 runs="${2:-3}"
 mb_per_rank="${3:-8}"
 ranks="${4:-32}"
-modes="${MODES:-fresh overwrite}"
+modes="${MODES:-index fresh overwrite}"
 tlparse="$build/tlparse/tlparse"
 shared="${TORCHSCOPE_SHARED_DIR:-$root/../shared}"
 [ -x "$tlparse" ] || { echo "build tlparse first: cmake --build $build --target tlparse" >&2; exit 1; }
@@ -46,6 +47,17 @@ echo "yardstick: tlparse 0.4.3 --all-ranks-html on this machine kind: 9.1 s, 224
 one_run() {
   local label="$1" bin="$2" mode="$3" i="$4" out="$work/out-$1"
   local -a extra=()
+  if [ "$mode" = index ]; then
+    rm -f "$work/index.sqlite"
+    /usr/bin/time -v "$bin" index "$work"/logs/*.log -o "$work/index.sqlite" \
+      >/dev/null 2>"$work/time.txt" || { tail -20 "$work/time.txt" >&2; exit 1; }
+    awk -F': ' -v l="$label" -v i="$i" -v mb="$total_mb" '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = 0; for (k = 1; k <= n; k++) w = w * 60 + t[k] }
+      /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident set size/ { r = $2 / 1024 }
+      END { printf "%-9s %-9s run %d: wall %6.2f s  cpu %.2f (%.2f user) s  peak RSS %6.1f MB  (%.0f MB/s of logs)\n", l, "index", i, w, u + s, u, r, mb / w }' \
+      "$work/time.txt"
+    rm -f "$work/index.sqlite"
+    return
+  fi
   if [ "$mode" = fresh ]; then
     rm -rf "$out"
     sync

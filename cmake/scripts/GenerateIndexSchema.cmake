@@ -108,6 +108,8 @@ foreach(t RANGE ${tlast})
   set(insert_cols "")
   set(insert_params "")
   set(merge_exprs "")
+  set(payload_exprs "")
+  set(has_payload_refs OFF)
   set(json_slots "")
   set(json_list_slots "")
   set(has_json_columns OFF)
@@ -236,6 +238,17 @@ foreach(t RANGE ${tlast})
     else()
       string(APPEND merge_exprs "${cname}")
     endif()
+    # The same with the part's ids kept (they were given past the index's): only payload ids
+    # that the index already held under another id change.
+    if(c GREATER 0)
+      string(APPEND payload_exprs ", ")
+    endif()
+    if(cref STREQUAL "payloads")
+      set(has_payload_refs ON)
+      string(APPEND payload_exprs "COALESCE((SELECT main_id FROM temp.payload_map WHERE part_id = x.${cname}), x.${cname})")
+    else()
+      string(APPEND payload_exprs "${cname}")
+    endif()
     # Typed columns filled from JSON fields of a metadata object.
     if(cjson)
       set(has_json_columns ON)
@@ -305,7 +318,14 @@ ${json_list_slots}  return nullptr;
   string(APPEND io_table_infos "inline constexpr ColumnInfo k${row}Columns[] = {\n${col_infos}};\n")
   list(APPEND table_info_entries "    {\"${tname}\", k${row}Columns, ${ncols}}")
   if(tmerge STREQUAL "offset" OR tmerge STREQUAL "copy")
-    string(APPEND io_merges "    {\"${tname}\", \"INSERT INTO main.${tname} SELECT ${merge_exprs} FROM part.${tname} x ORDER BY x.rowid\"},\n")
+    # SELECT * with nothing else is SQLite's transfer optimisation: records are copied as they
+    # are stored, without decoding them (when the main table has no index yet).
+    if(has_payload_refs)
+      set(remap_sql "\"INSERT INTO main.${tname} SELECT ${payload_exprs} FROM part.${tname} x ORDER BY x.rowid\"")
+    else()
+      set(remap_sql "nullptr")
+    endif()
+    string(APPEND io_merges "    {\"${tname}\", \"INSERT INTO main.${tname} SELECT ${merge_exprs} FROM part.${tname} x ORDER BY x.rowid\",\n     \"INSERT INTO main.${tname} SELECT * FROM part.${tname}\",\n     ${remap_sql}},\n")
   endif()
 endforeach()
 list(JOIN table_info_entries ",\n" table_info_list)
@@ -437,13 +457,19 @@ inline constexpr TableInfo kTables[] = {
 ${table_info_list}};
 inline constexpr int kTableCount = ${ntables};
 
-// Merging a per-file part database (attached as `part`) into the main one: the tables whose ids
-// move (bind :off_<table> to the main table's largest id), and one statement per table. Payload
-// ids go through temp.payload_map (part id -> main id), filled after the part's payloads are.
+// Merging a per-file part database (attached as `part`) into the main one: the tables with ids,
+// and three statements per table. Payload ids go through temp.payload_map (part id -> main id),
+// filled after the part's payloads are.
 inline constexpr const char* kTablesWithIds[] = {\"${id_table_list}\"};
 struct MergeStatement {
   const char* table;
+  // Ids move past the main table's largest (bind :off_<table> to it); payload ids are mapped.
   const char* sql;
+  // The part's ids are kept (they lie past the index's): its rows are copied as stored.
+  const char* copy_sql;
+  // The part's ids are kept, and payload ids in temp.payload_map are mapped; nullptr when the
+  // table references no payload (copy_sql then serves).
+  const char* payload_sql;
 };
 inline constexpr MergeStatement kMerges[] = {
 ${io_merges}};

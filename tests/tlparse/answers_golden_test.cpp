@@ -6,6 +6,7 @@
 #include "support/test_paths.h"
 #include "tlparse/answers/run_diff.h"
 #include "tlparse/index/index_reader.h"
+#include "tlparse/report/diff_page.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -210,6 +211,27 @@ TEST_CASE("diff --html writes one self-contained page with the log text escaped"
   CHECK(page.find("<h1>Run comparison</h1>") != std::string::npos);
   CHECK(page.find("<script") == std::string::npos);
   CHECK(page.find("src=\"http") == std::string::npos);
+}
+
+TEST_CASE("the diff page lists frames added and gone, failures new and fixed, escaped",
+          "[tlparse][answers]") {
+  tlparse::answers::RunFacts a, b;
+  tlparse::answers::RunDiff d;
+  d.a = &a;
+  d.b = &b;
+  d.frames_added = {"<b>new.py:1", "n.py:2"};
+  d.frames_gone = {"g.py:3"};
+  d.new_failures = {"[1/0] f (m.py:3): <script>TypeError"};
+  d.fixed_failures = {"[0/0] f (w.py:7): BackendCompilerFailed"};
+  const std::string html = tlparse::report::diff_section_html(d, "A", "B");
+  CHECK(html.find("<h3>Frames added or gone</h3>\n<ul>\n"
+                  "<li class=\"diff-add\">added: &lt;b&gt;new.py:1</li>\n"
+                  "<li class=\"diff-add\">added: n.py:2</li>\n"
+                  "<li class=\"diff-del\">gone: g.py:3</li>\n</ul>\n") != std::string::npos);
+  CHECK(html.find("<h3>Failures</h3>\n<ul>\n"
+                  "<li class=\"diff-del\">new: [1/0] f (m.py:3): &lt;script&gt;TypeError</li>\n"
+                  "<li class=\"diff-add\">fixed: [0/0] f (w.py:7): BackendCompilerFailed</li>\n"
+                  "</ul>\n") != std::string::npos);
 }
 
 TEST_CASE("diff_lines: unified hunks, removals before additions, bounded on large inputs",

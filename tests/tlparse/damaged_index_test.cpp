@@ -3,6 +3,7 @@
 // damaged the ways a disk, a copy or a person damages one: cut short, pages zeroed, a table
 // dropped, a column redefined, a value of another type, a payload that no longer inflates, a
 // schema version from elsewhere, a file that is no database at all.
+#include "index/sqlite_util.h"
 #include "ingest_test_util.h"
 #include "support/must.h"
 #include "support/read_everything.h"
@@ -152,4 +153,52 @@ TEST_CASE("tlparse render of a damaged index exits 1 and writes no report",
       }
     }
   }
+}
+
+TEST_CASE("typed reads take NULL only into optional columns and refuse another storage class",
+          "[tlparse][damaged_index]") {
+  namespace idx = tlparse::index;
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
+  {
+    idx::Stmt s(db, "SELECT NULL, 7, 'x', 2.5, 1, 2, 'ok', 'no such status'");
+    REQUIRE(s.ok());
+    REQUIRE(s.step() == idx::Step::row);
+    // Each optional form: NULL is nullopt, a value of its class is read.
+    std::optional<int64_t> i = 5;
+    std::optional<std::string> text = "y";
+    std::optional<double> d;
+    std::optional<bool> b;
+    std::optional<ti::CompileStatus> status = ti::CompileStatus::ok;
+    CHECK(idx::read_column(s, 0, i));
+    CHECK_FALSE(i.has_value());
+    CHECK(idx::read_column(s, 0, text));
+    CHECK_FALSE(text.has_value());
+    CHECK(idx::read_column(s, 0, status));
+    CHECK_FALSE(status.has_value());
+    CHECK(idx::read_column(s, 1, i));
+    CHECK(i == 7);
+    CHECK(idx::read_column(s, 2, text));
+    CHECK(text == "x");
+    CHECK(idx::read_column(s, 3, d));
+    CHECK(d == 2.5);
+    CHECK(idx::read_column(s, 1, d)); // an integer is a real number too
+    CHECK(d == 7.0);
+    CHECK(idx::read_column(s, 4, b));
+    CHECK(b == true);
+    CHECK(idx::read_column(s, 6, status));
+    CHECK(status == ti::CompileStatus::ok);
+    // Another storage class, or a value outside the type, is refused.
+    CHECK_FALSE(idx::read_column(s, 2, i));
+    CHECK_FALSE(idx::read_column(s, 1, text));
+    CHECK_FALSE(idx::read_column(s, 2, d));
+    CHECK_FALSE(idx::read_column(s, 5, b)); // 2 is no boolean
+    CHECK_FALSE(idx::read_column(s, 7, status));
+    // NULL into a column that is not optional is refused.
+    int64_t plain = 0;
+    std::string plain_text;
+    CHECK_FALSE(idx::read_column(s, 0, plain));
+    CHECK_FALSE(idx::read_column(s, 0, plain_text));
+  }
+  sqlite3_close(db);
 }

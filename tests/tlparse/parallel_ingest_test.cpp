@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
@@ -143,4 +144,83 @@ TEST_CASE("a cancelled parallel ingest leaves no index and no part", "[tlparse][
   CHECK_FALSE(r.ok);
   CHECK(r.cancelled);
   CHECK(leftovers(tmp.path()).empty());
+}
+
+TEST_CASE("a part that outgrew its range of ids has them moved; the next is appended as stored",
+          "[tlparse][parallel_ingest]") {
+  // Each file's ids start after the bytes of the files before it. A gzip log has more rows than
+  // its compressed bytes, so the part after it finds its range taken and is merged by moving its
+  // ids; the part after that fits again.
+  test_support::TempDir tmp;
+  std::string lines;
+  for (int i = 0; i < 20000; ++i) {
+    lines += glog_line("{\"unknown_kind\": 1}") + "\n";
+  }
+  write_file(tmp.path() / "a.log", lines);
+  write_file(tmp.path() / "b.txt", lines);
+  REQUIRE(std::system(("gzip -c '" + (tmp.path() / "b.txt").string() + "' > '" +
+                       (tmp.path() / "b.log.gz").string() + "'")
+                          .c_str()) == 0);
+  const fs::path log = logs()[2];
+  fs::copy_file(log, tmp.path() / "c.log");
+  fs::copy_file(log, tmp.path() / "d.log");
+  const std::vector<fs::path> files = {tmp.path() / "a.log", tmp.path() / "b.log.gz",
+                                       tmp.path() / "c.log", tmp.path() / "d.log"};
+  REQUIRE(fs::file_size(files[1]) < 20000);
+
+  tlparse::ingest::IngestOptions one;
+  one.threads = 1;
+  tlparse::ingest::IngestOptions four;
+  four.threads = 4;
+  REQUIRE(tlparse::ingest::ingest_files(files, tmp.path() / "one.sqlite", one).ok);
+  REQUIRE(tlparse::ingest::ingest_files(files, tmp.path() / "four.sqlite", four).ok);
+  CHECK(test_support::read_file(tmp.path() / "one.sqlite") ==
+        test_support::read_file(tmp.path() / "four.sqlite"));
+
+  auto reader = must(tlparse::index::IndexReader::open(tmp.path() / "four.sqlite"));
+  const auto ids = [&](int64_t file_id) {
+    std::vector<int64_t> out;
+    const auto st = reader->for_each_event(file_id, [&](const tlparse::index::Event& e) {
+      out.push_back(e.id);
+      return true;
+    });
+    REQUIRE(st);
+    return out;
+  };
+  const auto a = ids(1), b = ids(2), c = ids(3), d = ids(4);
+  REQUIRE(a.size() == 20000);
+  REQUIRE(b.size() == 20000);
+  REQUIRE(!c.empty());
+  REQUIRE(c.size() == d.size());
+  const auto base = [&](size_t i) {
+    int64_t sum = 0;
+    for (size_t j = 0; j < i; ++j) {
+      sum += static_cast<int64_t>(fs::file_size(files[j]));
+    }
+    return sum;
+  };
+  CHECK(a.front() == 1);
+  CHECK(b.front() == base(1) + 1);  // kept
+  CHECK(c.front() == b.back() + 1); // moved: its range started inside b's rows
+  CHECK(c.front() != base(2) + 1);
+  CHECK(d.front() == base(3) + 1); // kept again
+  // Both copies' rows point at their own events, and at one stored copy of each payload.
+  for (const int64_t file_id : {3, 4}) {
+    for (const auto& o : must(reader->outputs(file_id))) {
+      const auto e = must(reader->event(o.event_id));
+      REQUIRE(e);
+      CHECK(e->file_id == file_id);
+      if (o.kind == tlparse::index::OutputKind::payload_text) {
+        CHECK(must(reader->payload(o.event_id)).has_value());
+      }
+    }
+  }
+  const auto c_outputs = must(reader->outputs(3));
+  const auto d_outputs = must(reader->outputs(4));
+  REQUIRE(c_outputs.size() == d_outputs.size());
+  for (size_t i = 0; i < c_outputs.size(); ++i) {
+    CHECK(c_outputs[i].path == d_outputs[i].path);
+    CHECK(must(reader->payload(c_outputs[i].event_id)) ==
+          must(reader->payload(d_outputs[i].event_id)));
+  }
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
+#include <map>
 #include <sstream>
 
 using namespace tlparse_test;
@@ -353,6 +354,30 @@ TEST_CASE("read API names each output's artifact the same across compiles", "[tl
   }
   CHECK(graphs >= 4);
   CHECK_FALSE(must(in.reader->cache_events(in.file().file_id)).empty());
+}
+
+TEST_CASE("read API counts a compile's memoizer artifacts without reading them",
+          "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  const auto memoizer = [](int frame_compile, const std::string& payload) {
+    return event_with_payload(R"({"memoizer_artifacts": {"aggregated": false}, "frame_id": 0, )"
+                              R"("frame_compile_id": )" +
+                                  std::to_string(frame_compile) + R"(, "attempt": 0)",
+                              payload) +
+           "\n";
+  };
+  // [0/0] has two, [0/1] none (another kind only), [0/2] one.
+  write_file(tmp.path() / "a.log", memoizer(0, R"({"key": "a"})") + memoizer(0, R"({"key": "b"})") +
+                                       artifact(0, 1, "after", "string", "text") + "\n" +
+                                       memoizer(2, R"({"key": "c"})"));
+  auto in = ingest(tmp.path() / "a.log", tmp.path());
+  std::map<std::string, int64_t> counts;
+  for (const ti::CompileKey& k : must(in.reader->compile_keys(in.file().file_id))) {
+    const int64_t n = must(in.reader->memoizer_artifact_count(k.id));
+    CHECK(n == static_cast<int64_t>(must(in.reader->memoizer_artifact_events(k.id)).size()));
+    counts[k.display] = n;
+  }
+  CHECK(counts == std::map<std::string, int64_t>{{"[0/0]", 2}, {"[0/1]", 0}, {"[0/2]", 1}});
 }
 
 TEST_CASE("read API refuses files that are not an index", "[tlparse][read_api]") {

@@ -98,3 +98,32 @@ TEST_CASE("payload lines without has_payload count as glog failures", "[tlparse]
   CHECK(in.file().stats.fail_glog == 2);
   CHECK(in.health(HealthId::stray_payload_lines) == 2);
 }
+
+TEST_CASE("an event keeps its glog fields when its payload runs past the reader's buffer",
+          "[tlparse][reader]") {
+  // Reading the payload's lines refills the reader's buffer, where the event's line was: the
+  // fields taken from that line (its pathname) must not be read from there afterwards.
+  test_support::TempDir tmp;
+  std::string payload;
+  for (int i = 0; i < 40000; ++i) {
+    payload += "line " + std::to_string(i) + " of a payload longer than the reader's buffer\n";
+  }
+  std::string log;
+  for (int i = 0; i < 3; ++i) {
+    log += event_with_payload(R"({"artifact": {"name": "big", "encoding": "string"})",
+                              payload + std::to_string(i)) +
+           "\n";
+  }
+  write_file(tmp.path() / "x.log", log);
+  const Ingested in = ingest(tmp.path() / "x.log", tmp.path());
+  int events = 0;
+  const auto st = in.reader->for_each_event(1, [&](const tlparse::index::Event& e) {
+    ++events;
+    CHECK(e.pathname == " torch/_dynamo/utils.py");
+    CHECK(e.source_line == 2126);
+    CHECK(test_support::must(in.reader->payload(e.id)) == payload + std::to_string(events - 1));
+    return true;
+  });
+  REQUIRE(st);
+  CHECK(events == 3);
+}

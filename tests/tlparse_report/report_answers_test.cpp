@@ -119,6 +119,81 @@ TEST_CASE("log text in the answer sections is escaped", "[tlparse][answers]") {
   CHECK(page.find("&lt;script&gt;alert(4)") != std::string::npos); // the span, escaped
 }
 
+TEST_CASE("the recompilation explorer lists a frame's compiles with their reasons and stacks",
+          "[tlparse][answers]") {
+  test_support::TempDir tmp;
+  const auto cid = [](int frame_compile) {
+    return R"J("frame_id": 0, "frame_compile_id": )J" + std::to_string(frame_compile) +
+           R"J(, "attempt": 0)J";
+  };
+  std::string log;
+  for (int fc = 0; fc < 8; ++fc) {
+    if (fc == 1) { // two reasons, the first with its user stack
+      log += with_payload(
+          R"J({"artifact": {"name": "recompile_reasons", "encoding": "json"}, )J" + cid(fc),
+          R"J(["0/0: tensor 'x' size mismatch at index 0. expected 1, actual 2\nUser stack )J"
+          R"J(trace:\n  File \"/w/<a>.py\", line 6, in f\n    y = x * 2", "0/0: L['s'] == 1"])J");
+    } else if (fc > 2) { // [0/2] has none
+      log += with_payload(
+          R"J({"artifact": {"name": "recompile_reasons", "encoding": "string"}, )J" + cid(fc),
+          "0/0: ___check_obj_id(L['m'], 7)");
+    }
+    if (fc == 3) {
+      log += with_payload(
+          R"J({"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, )J" +
+              cid(fc),
+          "Graph break in user code at /x/m.py:10\nGraph Break Reason: print\n"
+          "User code traceback:\n  File \"/x/m.py\", line 10, in f\n    print(x)");
+    }
+    log += glog(
+        R"J({"compilation_metrics": {"co_name": "f", "co_filename": "/x/m.py", "co_firstlineno": 4}, )J" +
+        cid(fc) + "}");
+  }
+  const fs::path path = tmp.path() / "explorer.log";
+  std::ofstream(path, std::ios::binary) << log;
+  const std::string page = index_html_of(tmp, path);
+  // The frame's heading, the recompile limit reached (8 compiles), the table, the first compile.
+  CHECK(page.find(
+            "<h2 id=\"recompilations\">Recompilations</h2>\n"
+            "<h3><code>f</code> <span class=\"badge\">/x/m.py:4</span> &middot; 8 compiles</h3>\n"
+            "<p class=\"health-warning\">This frame reached PyTorch's default recompile limit "
+            "(8): later calls with new inputs run eagerly. Fix the cause below, or raise "
+            "<code>torch._dynamo.config.recompile_limit</code>.</p>\n"
+            "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
+            "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
+            "</th></tr>\n"
+            "<tr><td rowspan=\"1\"><a href=\"#[0/0]\">[0/0]</a></td><td rowspan=\"1\"><span "
+            "class=\"status-empty\">empty</span></td><td colspan=\"4\" class=\"note\">first "
+            "compile of the frame</td></tr>\n") != std::string::npos);
+  // A compile with two reasons spans two rows; the first reason's user stack is folded.
+  CHECK(page.find(
+            "<tr><td rowspan=\"2\"><a href=\"#[0/1]\">[0/1]</a></td><td rowspan=\"2\"><span "
+            "class=\"status-empty\">empty</span></td><td><code>0/0: tensor &#39;x&#39; size "
+            "mismatch at index 0. expected 1, actual 2</code></td><td>shape</td><td><code>/w/"
+            "&lt;a&gt;.py:6</code><details><summary>user stack</summary><pre>  File &quot;/w/"
+            "&lt;a&gt;.py&quot;, line 6, in f\n    y = x * 2</pre></details></td><td>Sizes vary "
+            "between calls: mark the dimension dynamic (torch._dynamo.mark_dynamic(x, dim)) or "
+            "compile with dynamic=True.</td></tr>\n"
+            "<tr><td><code>0/0: L[&#39;s&#39;] == 1</code></td><td>value</td><td></td><td>A "
+            "Python value was specialized: pass it as a tensor, or let Dynamo treat ints as "
+            "dynamic (dynamic=True).</td></tr>\n"
+            "<tr><td rowspan=\"1\"><a href=\"#[0/2]\">[0/2]</a></td><td rowspan=\"1\"><span "
+            "class=\"status-empty\">empty</span></td><td colspan=\"4\" class=\"note\">no "
+            "recompile reason in the log</td></tr>\n") != std::string::npos);
+  CHECK(page.find("<a href=\"#[0/7]\">[0/7]</a></td><td rowspan=\"1\"><span "
+                  "class=\"status-empty\">empty</span></td><td><code>0/0: ___check_obj_id(L[&#39;"
+                  "m&#39;], 7)</code></td><td>object identity</td><td></td><td>A different object "
+                  "(module, function, ...) is passed: reuse one object, or raise "
+                  "torch._dynamo.config.recompile_limit if the variants are few and expected.</td>"
+                  "</tr>\n</table>\n<h2 id=\"graph-breaks\">") != std::string::npos);
+  // The graph break's user stack is folded the same way.
+  CHECK(
+      page.find("<tr><td>1</td><td><code>/x/m.py:10</code></td><td><pre>print</pre><details>"
+                "<summary>user stack</summary><pre>  File &quot;/x/m.py&quot;, line 10, in f\n"
+                "    print(x)</pre></details></td><td><a href=\"#[0/3]\">[0/3]</a></td></tr>\n") !=
+      std::string::npos);
+}
+
 TEST_CASE("the report's flame chart draws the shared layout's bars, labels escaped",
           "[tlparse][answers]") {
   namespace rd = tlparse::report::detail;

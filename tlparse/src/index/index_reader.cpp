@@ -107,6 +107,17 @@ int read_stored_bytes(const Stmt& s, int first, std::optional<std::string>& out)
   return -1;
 }
 
+// The binder (see each_row_bound) of a query whose parameters are integers: `values` bound to
+// ?1, ?2, ... in order. It refers to the caller's list, so it serves within the call given it.
+auto bind_integers(std::initializer_list<int64_t> values) {
+  return [values](Stmt& s) {
+    int i = 1;
+    for (const int64_t v : values) {
+      s.bind(i++, v);
+    }
+  };
+}
+
 } // namespace
 
 std::optional<CompileId> compile_id_of(const Event& e) {
@@ -384,15 +395,7 @@ struct IndexReader::Impl {
   template <class Fn>
   Status each_row(std::string_view what, const std::string& sql,
                   std::initializer_list<int64_t> binds, Fn&& fn) const {
-    return each_row_bound(
-        what, sql,
-        [&](Stmt& s) {
-          int i = 1;
-          for (const int64_t b : binds) {
-            s.bind(i++, b);
-          }
-        },
-        std::forward<Fn>(fn));
+    return each_row_bound(what, sql, bind_integers(binds), std::forward<Fn>(fn));
   }
 
   // The same with any binds: bind(stmt) binds them.
@@ -430,15 +433,7 @@ struct IndexReader::Impl {
   template <class Row>
   Status for_each_row(const std::string& where, std::initializer_list<int64_t> binds,
                       const std::function<bool(const Row&)>& fn) const {
-    return for_each_row_bound<Row>(
-        where,
-        [&](Stmt& s) {
-          int i = 1;
-          for (const int64_t b : binds) {
-            s.bind(i++, b);
-          }
-        },
-        fn);
+    return for_each_row_bound<Row>(where, bind_integers(binds), fn);
   }
 
   // The same with any binds: bind(stmt) binds them.
@@ -460,6 +455,46 @@ struct IndexReader::Impl {
       return *failure;
     }
     return st;
+  }
+
+  // The one integer of a counting query (`SELECT count(*) ...`) with integer `binds`.
+  Result<int64_t> count(std::string_view what, const std::string& sql,
+                        std::initializer_list<int64_t> binds) const {
+    int64_t n = 0;
+    const Status st = each_row(what, sql, binds, [&](const Stmt& s, int& bad) {
+      if (!read_column(s, 0, n)) {
+        bad = 0;
+        return Next::bad;
+      }
+      return Next::stop;
+    });
+    if (!st) {
+      return Error{st.error()};
+    }
+    return n;
+  }
+
+  // The rows of a table of facts about events (`Row`: `x.*`) of a file in log order, each
+  // joined with its event (EventRef columns, then the `extra` columns, from kExtraColumn<Row>):
+  // add(stmt, row, ref, bad) takes each and returns what to do.
+  template <class Row>
+  static constexpr int kExtraColumn = io::Table<Row>::kColumns + kEventRefColumns;
+  template <class Row, class Add>
+  Status for_each_event_row(int64_t file_id, const char* extra, Add&& add) const {
+    constexpr int kRef = io::Table<Row>::kColumns;
+    const std::string table = io::Table<Row>::kName;
+    return each_row(
+        table,
+        "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS + std::string(extra) + " FROM " + table +
+            " x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
+        {file_id}, [&](const Stmt& s, int& bad) {
+          Row row;
+          EventRef ref;
+          if ((bad = io::read_row(s, 0, row)) >= 0 || (bad = read_event_ref(s, kRef, ref)) >= 0) {
+            return Next::bad;
+          }
+          return add(s, std::move(row), ref, bad);
+        });
   }
 
   // Every row of a table matching `where` (with its binds), as the schema's row type.
@@ -888,18 +923,12 @@ Result<std::vector<MetricsEvent>> IndexReader::compilation_metrics(int64_t file_
   if (!lists) {
     return Error{lists.error()};
   }
-  constexpr int kRef = io::Table<CompilationMetrics>::kColumns;
   std::vector<MetricsEvent> out;
-  const Status st = impl_->each_row(
-      "compilation_metrics",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM compilation_metrics x JOIN events e ON "
-      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      {file_id}, [&](const Stmt& s, int& bad) {
+  const Status st = impl_->for_each_event_row<CompilationMetrics>(
+      file_id, "", [&](const Stmt&, CompilationMetrics&& row, const EventRef& ref, int&) {
         MetricsEvent m;
-        if ((bad = io::read_row(s, 0, m.metrics)) >= 0 ||
-            (bad = read_event_ref(s, kRef, m.event)) >= 0) {
-          return Next::bad;
-        }
+        m.event = ref;
+        m.metrics = std::move(row);
         if (auto it = lists->find(m.metrics.event_id); it != lists->end()) {
           m.restart_reasons = std::move(it->second["restart_reasons"]);
           m.non_compliant_ops = std::move(it->second["non_compliant_ops"]);
@@ -959,20 +988,15 @@ Result<std::vector<SpecializationEvent>> IndexReader::specializations(int64_t fi
   if (!stacks) {
     return Error{stacks.error()};
   }
-  constexpr int kRef = io::Table<Specialization>::kColumns;
   std::vector<SpecializationEvent> out;
   std::optional<Error> failure;
-  const Status st = impl_->each_row(
-      "specializations",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS "," TORCHSCOPE_METADATA_COLUMNS " FROM "
-      "specializations x JOIN events e ON e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      {file_id}, [&](const Stmt& s, int& bad) {
+  const Status st = impl_->for_each_event_row<Specialization>(
+      file_id, "," TORCHSCOPE_METADATA_COLUMNS,
+      [&](const Stmt& s, Specialization&& row, const EventRef& ref, int& bad) {
         SpecializationEvent x;
-        if ((bad = io::read_row(s, 0, x.specialization)) >= 0 ||
-            (bad = read_event_ref(s, kRef, x.event)) >= 0) {
-          return Next::bad;
-        }
-        if ((bad = impl_->read_metadata(s, kRef + kEventRefColumns, x.event.event_id,
+        x.event = ref;
+        x.specialization = std::move(row);
+        if ((bad = impl_->read_metadata(s, Impl::kExtraColumn<Specialization>, x.event.event_id,
                                         x.metadata_json, failure)) >= 0) {
           return Next::bad;
         }
@@ -1003,18 +1027,12 @@ Result<std::vector<GuardAddedFastEvent>> IndexReader::guards_added_fast(int64_t 
   if (!stacks) {
     return Error{stacks.error()};
   }
-  constexpr int kRef = io::Table<GuardAddedFast>::kColumns;
   std::vector<GuardAddedFastEvent> out;
-  const Status st = impl_->each_row(
-      "guards_added_fast",
-      "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS " FROM guards_added_fast x JOIN events e ON "
-      "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-      {file_id}, [&](const Stmt& s, int& bad) {
+  const Status st = impl_->for_each_event_row<GuardAddedFast>(
+      file_id, "", [&](const Stmt&, GuardAddedFast&& row, const EventRef& ref, int&) {
         GuardAddedFastEvent g;
-        if ((bad = io::read_row(s, 0, g.guard)) >= 0 ||
-            (bad = read_event_ref(s, kRef, g.event)) >= 0) {
-          return Next::bad;
-        }
+        g.event = ref;
+        g.guard = std::move(row);
         if (auto it = stacks->find(g.event.event_id); it != stacks->end()) {
           g.stack = std::move(it->second[StackRole::stack]);
           g.user_stack = std::move(it->second[StackRole::user_stack]);
@@ -1029,25 +1047,19 @@ Result<std::vector<GuardAddedFastEvent>> IndexReader::guards_added_fast(int64_t 
 }
 
 Result<std::vector<SymbolEvent>> IndexReader::created_symbols(int64_t file_id) const {
-  constexpr int kRef = io::Table<CreatedSymbol>::kColumns;
   std::vector<SymbolEvent> out;
-  const Status st = impl_->each_row("symbols",
-                                    "SELECT x.*," TORCHSCOPE_EVENT_REF_COLUMNS
-                                    ",e.kind FROM symbols x JOIN events e ON "
-                                    "e.id=x.event_id WHERE x.file_id=? ORDER BY x.event_id",
-                                    {file_id}, [&](const Stmt& s, int& bad) {
-                                      SymbolEvent x;
-                                      if ((bad = io::read_row(s, 0, x.symbol)) >= 0 ||
-                                          (bad = read_event_ref(s, kRef, x.event)) >= 0) {
-                                        return Next::bad;
-                                      }
-                                      if (!read_column(s, kRef + kEventRefColumns, x.event_key)) {
-                                        bad = kRef + kEventRefColumns;
-                                        return Next::bad;
-                                      }
-                                      out.push_back(std::move(x));
-                                      return Next::more;
-                                    });
+  const Status st = impl_->for_each_event_row<CreatedSymbol>(
+      file_id, ",e.kind", [&](const Stmt& s, CreatedSymbol&& row, const EventRef& ref, int& bad) {
+        SymbolEvent x;
+        x.event = ref;
+        x.symbol = std::move(row);
+        if (!read_column(s, Impl::kExtraColumn<CreatedSymbol>, x.event_key)) {
+          bad = Impl::kExtraColumn<CreatedSymbol>;
+          return Next::bad;
+        }
+        out.push_back(std::move(x));
+        return Next::more;
+      });
   if (!st) {
     return Error{st.error()};
   }
@@ -1403,21 +1415,15 @@ Result<std::vector<Event>> IndexReader::memoizer_artifact_events(int64_t key_id)
   return impl_->rows<Event>("WHERE key_id=? AND kind='memoizer_artifacts' ORDER BY id", {key_id});
 }
 
+Result<int64_t> IndexReader::memoizer_artifact_count(int64_t key_id) const {
+  return impl_->count("events",
+                      "SELECT count(*) FROM events WHERE key_id=? AND kind='memoizer_artifacts'",
+                      {key_id});
+}
+
 Result<int64_t> IndexReader::chromium_event_count(int64_t file_id) const {
-  int64_t count = 0;
-  const Status st =
-      impl_->each_row("chromium_events", "SELECT count(*) FROM chromium_events WHERE file_id=?",
-                      {file_id}, [&](const Stmt& s, int& bad) {
-                        if (!read_column(s, 0, count)) {
-                          bad = 0;
-                          return Next::bad;
-                        }
-                        return Next::stop;
-                      });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return count;
+  return impl_->count("chromium_events", "SELECT count(*) FROM chromium_events WHERE file_id=?",
+                      {file_id});
 }
 
 Result<std::vector<BadLine>> IndexReader::bad_lines(int64_t file_id, int64_t limit) const {
@@ -1536,16 +1542,7 @@ Status IndexReader::build_search_file(const std::filesystem::path& index,
 // ---- Streamed reads (see index_reader.h) ----
 
 Result<int64_t> IndexReader::output_count(int64_t file_id) const {
-  int64_t n = 0;
-  const Status st = impl_->each_row("outputs", "SELECT COUNT(*) FROM outputs WHERE file_id=?",
-                                    {file_id}, [&](const Stmt& s, int&) {
-                                      n = s.i64(0);
-                                      return Next::stop;
-                                    });
-  if (!st) {
-    return Error{st.error()};
-  }
-  return n;
+  return impl_->count("outputs", "SELECT COUNT(*) FROM outputs WHERE file_id=?", {file_id});
 }
 
 Status IndexReader::for_each_output(int64_t file_id,

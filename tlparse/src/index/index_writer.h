@@ -5,8 +5,9 @@
 // SQLite. Payloads are stored once per (MD5, size); large ones are zlib-compressed.
 //
 // A writer writes either the index itself or a part: a database of the same tables holding the
-// files one worker ingested, which merge_part() then appends to the index with every id moved
-// past the index's own (the ingest's parallel path; see docs/READ-MODEL.md).
+// files one worker ingested, which merge_part() then appends to the index (the ingest's parallel
+// path; see docs/READ-MODEL.md). A part whose ids start past the index's (start_ids_after) is
+// appended as stored, record by record; otherwise its ids are moved past the index's.
 #pragma once
 
 #include "index/schema_io.gen.h"
@@ -28,9 +29,14 @@ public:
 
   // Creates `path` (replacing any file there) with the schema's tables.
   bool open(const std::string& path, Role role, std::string* error);
+  // Before the first row: this writer's ids (every table's) start after `base`. A part given a
+  // range of ids no earlier file can reach is merged without rewriting them.
+  void start_ids_after(int64_t base);
   bool begin_file(const io::FileRecord& file);
   bool end_file(int64_t file_id, std::optional<int64_t> rank, int64_t lines);
-  // Appends a part (closed by its writer) to this index; ids move past this index's.
+  // Appends a part (closed by its writer) to this index: its rows as stored when every id of the
+  // part lies past this index's, else with its ids moved past them. Payloads the index already
+  // holds are not stored twice (the part's rows then point at the index's).
   bool merge_part(const std::string& part_path, std::string* error);
   // The index only: builds the indexes declared `end`, the views and the search table when asked,
   // then closes the file. A part is closed without them.
@@ -65,6 +71,7 @@ private:
   Role role_ = Role::index;
   std::string error_;
   std::array<int64_t, io::kTableCount> ids_{};
+  int64_t payloads_added_ = 0; // by add_payload, to know when payload_by_key_ holds them all
   std::array<Stmt, io::kTableCount> inserts_;
   Stmt payload_lookup_;
   std::unordered_map<std::string, int64_t> payload_by_key_; // md5 + ':' + size

@@ -133,38 +133,12 @@ bool read_column(const Stmt& s, int c, int64_t& out) {
   return true;
 }
 
-bool read_column(const Stmt& s, int c, std::optional<int64_t>& out) {
-  if (s.is_null(c)) {
-    out.reset();
-    return true;
-  }
-  int64_t v = 0;
-  if (!read_column(s, c, v)) {
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 bool read_column(const Stmt& s, int c, bool& out) {
   int64_t v = 0;
   if (!read_column(s, c, v) || (v != 0 && v != 1)) {
     return false;
   }
   out = v != 0;
-  return true;
-}
-
-bool read_column(const Stmt& s, int c, std::optional<bool>& out) {
-  if (s.is_null(c)) {
-    out.reset();
-    return true;
-  }
-  bool v = false;
-  if (!read_column(s, c, v)) {
-    return false;
-  }
-  out = v;
   return true;
 }
 
@@ -177,36 +151,11 @@ bool read_column(const Stmt& s, int c, double& out) {
   return true;
 }
 
-bool read_column(const Stmt& s, int c, std::optional<double>& out) {
-  if (s.is_null(c)) {
-    out.reset();
-    return true;
-  }
-  double v = 0;
-  if (!read_column(s, c, v)) {
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 bool read_column(const Stmt& s, int c, std::string& out) {
   if (s.column_type(c) != SQLITE_TEXT) {
     return false;
   }
   out.assign(s.text_view(c));
-  return true;
-}
-
-bool read_column(const Stmt& s, int c, std::optional<std::string>& out) {
-  if (s.is_null(c)) {
-    out.reset();
-    return true;
-  }
-  if (s.column_type(c) != SQLITE_TEXT) {
-    return false;
-  }
-  out.emplace(s.text_view(c));
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace tlparse::index {
 
@@ -96,31 +97,27 @@ private:
 // Typed reads: false when the value's storage class is not the declared one (NULL only for the
 // optional forms). Used by the generated row readers (schema_io.gen.h).
 bool read_column(const Stmt& s, int c, int64_t& out);
-bool read_column(const Stmt& s, int c, std::optional<int64_t>& out);
 bool read_column(const Stmt& s, int c, bool& out);
-bool read_column(const Stmt& s, int c, std::optional<bool>& out);
 bool read_column(const Stmt& s, int c, double& out);
-bool read_column(const Stmt& s, int c, std::optional<double>& out);
 bool read_column(const Stmt& s, int c, std::string& out);
-bool read_column(const Stmt& s, int c, std::optional<std::string>& out);
 bool read_blob(const Stmt& s, int c, std::string& out);
 template <class Enum>
 requires std::is_enum_v<Enum>
 bool read_column(const Stmt& s, int c, Enum& out) {
   return s.column_type(c) == SQLITE_TEXT && parse(s.text_view(c), out);
 }
-template <class Enum>
-requires std::is_enum_v<Enum>
-bool read_column(const Stmt& s, int c, std::optional<Enum>& out) {
+// The optional forms, one for every type above: NULL is nullopt, any other value is read as T.
+template <class T>
+bool read_column(const Stmt& s, int c, std::optional<T>& out) {
   if (s.is_null(c)) {
     out.reset();
     return true;
   }
-  Enum e{};
-  if (!read_column(s, c, e)) {
+  T value{};
+  if (!read_column(s, c, value)) {
     return false;
   }
-  out = e;
+  out = std::move(value);
   return true;
 }
 template <class Enum>

@@ -120,6 +120,7 @@ private:
   LineReader* reader_ = nullptr;
   EnvelopeParser envelope_parser_;
   std::string envelope_buf_;
+  std::string pathname_buf_; // the glog pathname of the line being processed
   std::string cut_envelope_; // the stored envelope of an event with cut values
   std::string payload_;
   uint64_t payload_lines_ = 0;
@@ -329,7 +330,7 @@ void FileIngest::process_line(const Line& line) {
   if (line.no_newline) {
     model_->count(HealthId::truncated_last_line, lineno, line.text);
   }
-  const auto prefix = parse_glog_prefix(line.text);
+  auto prefix = parse_glog_prefix(line.text);
   if (!prefix) {
     ++stats.fail_glog;
     model_->count(HealthId::fail_glog, lineno, line.text);
@@ -339,10 +340,14 @@ void FileIngest::process_line(const Line& line) {
     message("Failed to parse glog prefix on line " + std::to_string(lineno));
     return;
   }
-  const std::string_view text = line.text.substr(prefix->payload_offset);
-  envelope_buf_.assign(text);
-  envelope_buf_.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  // The line's bytes are the reader's: reading the payload's lines may move them. What is used
+  // after that is copied first (the envelope, the pathname); `text` is the envelope's copy.
+  envelope_buf_.assign(line.text.substr(prefix->payload_offset));
+  envelope_buf_.reserve(envelope_buf_.size() + simdjson::SIMDJSON_PADDING);
+  pathname_buf_.assign(prefix->pathname);
+  prefix->pathname = pathname_buf_;
   const std::string_view envelope(envelope_buf_.data(), envelope_buf_.size());
+  const std::string_view text = envelope;
   Envelope env;
   envelope_parser_.parse(envelope, env);
   const int64_t event_id = writer_.next_id<index::Event>();
@@ -707,11 +712,17 @@ IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
     };
   }
   SharedProgress progress(options, n);
+  // File i's ids start after the bytes of the files before it: a file has fewer rows in any table
+  // than bytes, so each part's ids lie past the index's when it is merged, and it is appended as
+  // stored (IndexWriter::merge_part; a part that outgrows its range, such as a gzip log's, has
+  // its ids moved instead). The index is the same whatever the number of workers.
+  std::vector<int64_t> id_base(n, 0);
   {
     uint64_t total = 0;
-    for (const auto& log : logs) {
+    for (size_t i = 0; i < n; ++i) {
+      id_base[i] = static_cast<int64_t>(std::min<uint64_t>(total, INT64_MAX / 4));
       std::error_code ec;
-      const auto size = std::filesystem::file_size(log, ec);
+      const auto size = std::filesystem::file_size(logs[i], ec);
       total += ec ? 0 : size;
     }
     progress.set_total(total);
@@ -752,6 +763,7 @@ IngestResult ingest_files(const std::vector<std::filesystem::path>& logs,
           index::IndexWriter part;
           ok = part.open(parts.paths[i - 1].string(), index::IndexWriter::Role::part, &error);
           if (ok) {
+            part.start_ids_after(id_base[i]);
             FileIngest ingest(part, opts, &abort);
             ok = ingest.run(logs[i], static_cast<int64_t>(i + 1), files[i], error, report);
             was_cancelled = ingest.cancelled();

@@ -8,16 +8,23 @@
 
 namespace tlparse::ingest {
 namespace {
-constexpr size_t kChunk = 4u << 20;
+// A read's size, and the buffer's while lines are shorter than it: two readers at once must fit
+// the ingest's memory budget (docs/TLPARSE-MULTI-RANK.md, Performance). A longer line grows the
+// buffer towards the limit; the buffer shrinks back once that line is consumed.
+constexpr size_t kChunk = 256u << 10;
 constexpr size_t kExcerpt = 160;
 } // namespace
 
 LineReader::LineReader(int fd, size_t max_line_bytes)
     : fd_(fd), max_line_(std::max<size_t>(max_line_bytes, 1024)) {
-  buf_.resize(std::min(kChunk, max_line_) + kChunk);
+  buf_.resize(base_size());
   if (is_gzip(fd)) {
     gz_ = std::make_unique<GzipReader>(fd);
   }
+}
+
+size_t LineReader::base_size() const {
+  return std::min(kChunk, max_line_) + kChunk;
 }
 
 bool LineReader::fill() {
@@ -27,6 +34,12 @@ bool LineReader::fill() {
     valid_until_ = valid_until_ > begin_ ? valid_until_ - begin_ : 0;
     checked_until_ = checked_until_ > begin_ ? checked_until_ - begin_ : 0;
     begin_ = 0;
+  }
+  if (buf_.size() > base_size() && end_ <= base_size() / 2) {
+    // A long line grew the buffer and has gone: give the memory back.
+    std::vector<char> smaller(base_size());
+    std::memcpy(smaller.data(), buf_.data(), end_);
+    buf_.swap(smaller);
   }
   if (end_ == buf_.size()) {
     return false; // full: the caller handles long lines

@@ -40,6 +40,7 @@ public:
 
 private:
   bool fill(); // reads more data after compacting; false at EOF or error
+  size_t base_size() const;
   bool skip_long_line(Line& line);
 
   int fd_;

@@ -39,6 +39,97 @@ void compile_link(std::string& out, const std::string& display) {
   out += "</a>";
 }
 
+// A user stack (a recompile reason's, a graph break's), folded under a `<details>`.
+void user_stack_details(std::string& page, const std::optional<std::string>& stack) {
+  if (stack) {
+    page += "<details><summary>user stack</summary><pre>";
+    esc(page, *stack);
+    page += "</pre></details>";
+  }
+}
+
+// A frame compiled `count` times (at least twice), introduced by its first compile: its heading,
+// the recompile-limit warning when it reached the limit, and its table's header row.
+void frame_heading(std::string& page, const index::Compile& first, std::size_t count) {
+  page += "<h3>";
+  if (first.co_name) {
+    page += "<code>";
+    esc(page, *first.co_name);
+    page += "</code> ";
+  }
+  if (first.co_filename) {
+    page += "<span class=\"badge\">";
+    esc(page, location(first.co_filename, first.co_firstlineno));
+    page += "</span> ";
+  }
+  page += "&middot; " + std::to_string(count) + " compiles</h3>\n";
+  if (count >= kRecompileLimit) {
+    page += "<p class=\"health-warning\">This frame reached PyTorch's default recompile "
+            "limit (" +
+            std::to_string(kRecompileLimit) +
+            "): later calls with new inputs run "
+            "eagerly. Fix the cause below, or raise "
+            "<code>torch._dynamo.config.recompile_limit</code>.</p>\n";
+  }
+  page += "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
+          "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
+          "</th></tr>\n";
+}
+
+// The four cells of one recompile reason: the failed guard, its category, where it comes from
+// and the suggestion.
+void reason_cells(std::string& page, const index::RecompileExplained& r) {
+  page += "<td><code>";
+  if (r.cached_entry) {
+    esc(page, *r.cached_entry);
+    page += ": ";
+  }
+  esc(page, r.guard);
+  page += "</code></td><td>";
+  esc(page, r.category);
+  page += "</td><td>";
+  if (r.user_file) {
+    page += "<code>";
+    esc(page, location(r.user_file, r.user_line));
+    page += "</code>";
+  }
+  user_stack_details(page, r.user_stack);
+  page += "</td><td>";
+  esc(page, r.suggestion);
+  page += "</td>";
+}
+
+// A compile's rows in its frame's table: one per recompile reason (`reasons`, null when the log
+// has none for it), the compile and its status spanning them; without a reason, one row saying
+// why there is none.
+void compile_rows(StreamedFile& file, const index::Compile& c,
+                  const std::vector<const index::RecompileExplained*>* reasons) {
+  std::string& page = file.buffer();
+  const std::size_t rows = reasons == nullptr ? 1 : reasons->size();
+  for (std::size_t k = 0; k < rows; ++k) {
+    page += "<tr>";
+    if (k == 0) {
+      page += "<td rowspan=\"" + std::to_string(rows) + "\">";
+      compile_link(page, c.display);
+      page += "</td><td rowspan=\"" + std::to_string(rows) + "\"><span class=\"" +
+              std::string(status_class(c.status)) + "\">" + std::string(to_string(c.status)) +
+              "</span></td>";
+    }
+    if (reasons == nullptr) {
+      page += c.frame_compile_id.value_or(0) == 0
+                  ? "<td colspan=\"4\" class=\"note\">first compile of the frame</td>"
+                  : "<td colspan=\"4\" class=\"note\">no recompile reason in the log</td>";
+    } else {
+      reason_cells(page, *(*reasons)[k]);
+    }
+    page += "</tr>\n";
+    file.flush_if_large();
+  }
+}
+
+// Frames with more than one compile, in first-seen order, each with a table of its compiles and
+// why each recompiled. The index streams the compiles grouped by frame, each with its frame's
+// count.
 void recompilation_explorer(RenderContext& ctx, StreamedFile& file) {
   std::string& page = file.buffer();
   const auto reasons = ctx.take(ctx.reader.recompiles_explained(ctx.file.id));
@@ -47,96 +138,26 @@ void recompilation_explorer(RenderContext& ctx, StreamedFile& file) {
     by_compile[r.compile].push_back(&r);
   }
   page += "<h2 id=\"recompilations\">Recompilations</h2>\n";
-  // Frames with more than one compile, in first-seen order: the index streams the compiles
-  // grouped by frame, each with its frame's count.
   std::size_t shown = 0;
   std::optional<std::pair<int64_t, int64_t>> frame; // the frame being listed
-  bool open_table = false;
+  bool open_table = false;                          // whether it is listed (compiled twice)
   ctx.check(ctx.reader.for_each_compile_by_frame(
       ctx.file.id, [&](const index::Compile& c, int64_t frame_compiles) {
-        const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
-        if (frame != key) {
+        if (const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
+            frame != key) {
           frame = key;
           if (open_table) {
             page += "</table>\n";
-            open_table = false;
           }
-          if (frame_compiles < 2) {
-            return true;
+          open_table = frame_compiles >= 2;
+          if (open_table) {
+            ++shown;
+            frame_heading(page, c, static_cast<std::size_t>(frame_compiles));
           }
-          const auto count = static_cast<std::size_t>(frame_compiles);
-          ++shown;
-          const index::Compile& first = c;
-          page += "<h3>";
-          if (first.co_name) {
-            page += "<code>";
-            esc(page, *first.co_name);
-            page += "</code> ";
-          }
-          if (first.co_filename) {
-            page += "<span class=\"badge\">";
-            esc(page, location(first.co_filename, first.co_firstlineno));
-            page += "</span> ";
-          }
-          page += "&middot; " + std::to_string(count) + " compiles</h3>\n";
-          if (count >= kRecompileLimit) {
-            page += "<p class=\"health-warning\">This frame reached PyTorch's default recompile "
-                    "limit (" +
-                    std::to_string(kRecompileLimit) +
-                    "): later calls with new inputs run "
-                    "eagerly. Fix the cause below, or raise "
-                    "<code>torch._dynamo.config.recompile_limit</code>.</p>\n";
-          }
-          page += "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
-                  "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
-                  "</th></tr>\n";
-          open_table = true;
         }
-        if (!open_table) {
-          return true;
-        }
-        const auto it = by_compile.find(c.display);
-        const std::size_t rows = it == by_compile.end() ? 1 : it->second.size();
-        for (std::size_t k = 0; k < rows; ++k) {
-          page += "<tr>";
-          if (k == 0) {
-            page += "<td rowspan=\"" + std::to_string(rows) + "\">";
-            compile_link(page, c.display);
-            page += "</td><td rowspan=\"" + std::to_string(rows) + "\"><span class=\"" +
-                    std::string(status_class(c.status)) + "\">" + std::string(to_string(c.status)) +
-                    "</span></td>";
-          }
-          if (it == by_compile.end()) {
-            page += c.frame_compile_id.value_or(0) == 0
-                        ? "<td colspan=\"4\" class=\"note\">first compile of the frame</td>"
-                        : "<td colspan=\"4\" class=\"note\">no recompile reason in the log</td>";
-          } else {
-            const index::RecompileExplained& r = *it->second[k];
-            page += "<td><code>";
-            if (r.cached_entry) {
-              esc(page, *r.cached_entry);
-              page += ": ";
-            }
-            esc(page, r.guard);
-            page += "</code></td><td>";
-            esc(page, r.category);
-            page += "</td><td>";
-            if (r.user_file) {
-              page += "<code>";
-              esc(page, location(r.user_file, r.user_line));
-              page += "</code>";
-            }
-            if (r.user_stack) {
-              page += "<details><summary>user stack</summary><pre>";
-              esc(page, *r.user_stack);
-              page += "</pre></details>";
-            }
-            page += "</td><td>";
-            esc(page, r.suggestion);
-            page += "</td>";
-          }
-          page += "</tr>\n";
-          file.flush_if_large();
+        if (open_table) {
+          const auto it = by_compile.find(c.display);
+          compile_rows(file, c, it == by_compile.end() ? nullptr : &it->second);
         }
         return true;
       }));
@@ -170,11 +191,7 @@ void graph_break_summary(RenderContext& ctx, std::string& page) {
     page += "</code></td><td><pre>";
     esc(page, b.reason);
     page += "</pre>";
-    if (b.user_stack) {
-      page += "<details><summary>user stack</summary><pre>";
-      esc(page, *b.user_stack);
-      page += "</pre></details>";
-    }
+    user_stack_details(page, b.user_stack);
     page += "</td><td>";
     std::size_t start = 0;
     bool first = true;

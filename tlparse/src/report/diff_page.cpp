@@ -42,6 +42,20 @@ void line_diff(std::string& out, const char* what, const answers::LineDiff& d) {
   out += "</pre></details>\n";
 }
 
+// One list item per entry of `items`, of `css_class` (diff-add, diff-del), each led by `label`
+// ("added: ", "fixed: ").
+void diff_items(std::string& out, const std::vector<std::string>& items, const char* css_class,
+                const char* label) {
+  for (const auto& item : items) {
+    out += "<li class=\"";
+    out += css_class;
+    out += "\">";
+    out += label;
+    esc(out, item);
+    out += "</li>\n";
+  }
+}
+
 void compile_cell(std::string& out, const answers::CompileFacts* c) {
   if (c == nullptr) {
     out += "<td colspan=\"4\" class=\"note\">not compiled in this run</td>";
@@ -86,16 +100,8 @@ std::string diff_section_html(const answers::RunDiff& d, const std::string& a_na
          "</td></tr>\n</table>\n";
   if (!d.frames_added.empty() || !d.frames_gone.empty()) {
     out += "<h3>Frames added or gone</h3>\n<ul>\n";
-    for (const auto& f : d.frames_added) {
-      out += "<li class=\"diff-add\">added: ";
-      esc(out, f);
-      out += "</li>\n";
-    }
-    for (const auto& f : d.frames_gone) {
-      out += "<li class=\"diff-del\">gone: ";
-      esc(out, f);
-      out += "</li>\n";
-    }
+    diff_items(out, d.frames_added, "diff-add", "added: ");
+    diff_items(out, d.frames_gone, "diff-del", "gone: ");
     out += "</ul>\n";
   }
   out += "<h3>Frames</h3>\n";
@@ -167,16 +173,8 @@ std::string diff_section_html(const answers::RunDiff& d, const std::string& a_na
     out += "<p class=\"note\">No change.</p>\n";
   } else {
     out += "<ul>\n";
-    for (const auto& f : d.new_failures) {
-      out += "<li class=\"diff-del\">new: ";
-      esc(out, f);
-      out += "</li>\n";
-    }
-    for (const auto& f : d.fixed_failures) {
-      out += "<li class=\"diff-add\">fixed: ";
-      esc(out, f);
-      out += "</li>\n";
-    }
+    diff_items(out, d.new_failures, "diff-del", "new: ");
+    diff_items(out, d.fixed_failures, "diff-add", "fixed: ");
     out += "</ul>\n";
   }
   return out;

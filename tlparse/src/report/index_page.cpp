@@ -144,7 +144,7 @@ void render_index_page(RenderContext& ctx, std::uint64_t chromium_events) {
   std::int64_t key_id = 0;
   const auto memoizer_line = [&] {
     if (ctx.has_memoizer_artifacts) {
-      if (const std::size_t n = ctx.take(ctx.reader.memoizer_artifact_events(key_id)).size()) {
+      if (const std::int64_t n = ctx.take(ctx.reader.memoizer_artifact_count(key_id)); n > 0) {
         page.append("<li>" + std::to_string(n) +
                     " memoizer artifact(s): on this compile's compilation metrics page</li>\n");
       }

@@ -84,7 +84,7 @@ std::string indented_element(const std::string& text) {
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
                                       OutputFolder& folder,
                                       const std::filesystem::path& combined_part,
-                                      std::uint32_t combined_pid) {
+                                      std::uint32_t combined_pid, std::size_t cache_bytes) {
   StreamedResult result;
   StreamedFile file;
   if (!folder.open_stream(files::chromium_events, file)) {
@@ -108,10 +108,18 @@ StreamedResult render_chromium_events(const index::IndexReader& reader, std::int
       combined_buffer.clear();
     }
   };
-  RenderCache cache(budget::kChromiumCacheBytes);
+  // The renderings by payload: -1 the event as logged, -2 the combined file's. Either may be
+  // cached without the other (the cache takes what fits), so each is made only when missing.
+  RenderCache cache(cache_bytes);
   std::uint64_t count = 0;
   std::string scratch;
+  std::string pretty_scratch;
   std::string combined_scratch;
+  const auto render_element = [&](const JsonValue& value, std::string& out) {
+    scratch.clear();
+    write_pretty(scratch, value);
+    out = indented_element(scratch);
+  };
   const Status read = reader.for_each_chromium_event(
       file_id, [&](const index::ChromiumEvent&, std::string_view payload) {
         const std::string content_key = RenderCache::key_of(payload);
@@ -119,23 +127,21 @@ StreamedResult render_chromium_events(const index::IndexReader& reader, std::int
         const std::string* pretty_combined =
             combined != nullptr ? cache.find(-2, content_key) : nullptr;
         if (pretty == nullptr || (combined != nullptr && pretty_combined == nullptr)) {
-          auto parsed = parse_json(payload);
+          auto parsed = parse_json(payload); // once, for whichever rendering is missing
           if (!parsed) {
             return true; // unparseable payloads are skipped, as in tlparse
           }
-          scratch.clear();
-          write_pretty(scratch, *parsed);
-          scratch = indented_element(scratch);
-          cache.insert(-1, content_key, scratch);
-          pretty = &scratch;
-          if (combined != nullptr) {
+          if (pretty == nullptr) {
+            render_element(*parsed, pretty_scratch);
+            cache.insert(-1, content_key, pretty_scratch);
+            pretty = &pretty_scratch;
+          }
+          if (combined != nullptr && pretty_combined == nullptr) {
             if (parsed->is_object()) {
               parsed->set("pid", JsonValue::unsigned_integer(combined_pid));
-              combined_scratch.clear();
-              write_pretty(combined_scratch, *parsed);
-              combined_scratch = indented_element(combined_scratch);
+              render_element(*parsed, combined_scratch);
             } else {
-              combined_scratch = scratch;
+              combined_scratch = *pretty;
             }
             cache.insert(-2, content_key, combined_scratch);
             pretty_combined = &combined_scratch;

@@ -211,11 +211,13 @@ struct StreamedResult {
   std::uint64_t cache_hits = 0;
 };
 // With `combined_part`, the events also go to that file with `pid` set to `combined_pid`, joined
-// by ",\n  ": one rank's share of the --all-ranks-html combined file (RenderOptions).
+// by ",\n  ": one rank's share of the --all-ranks-html combined file (RenderOptions). The
+// renderings of repeated payloads are cached up to `cache_bytes`.
 StreamedResult render_chromium_events(const index::IndexReader& reader, std::int64_t file_id,
                                       OutputFolder& folder,
                                       const std::filesystem::path& combined_part = {},
-                                      std::uint32_t combined_pid = 0);
+                                      std::uint32_t combined_pid = 0,
+                                      std::size_t cache_bytes = budget::kChromiumCacheBytes);
 StreamedResult render_raw_jsonl(const index::IndexReader& reader, const index::File& file,
                                 OutputFolder& folder);
 

@@ -219,6 +219,9 @@ public:
   // The memoizer_artifacts events of one compile-directory entry (what Inductor's memoizer cached),
   // log order; their payloads through payload().
   Result<std::vector<Event>> memoizer_artifact_events(int64_t key_id) const;
+  // How many memoizer_artifacts events one compile-directory entry has, counted by the index
+  // without reading them.
+  Result<int64_t> memoizer_artifact_count(int64_t key_id) const;
   // How many chromium events of a file parsed (what chromium_events.json lists), counted by the
   // index without reading them.
   Result<int64_t> chromium_event_count(int64_t file_id) const;

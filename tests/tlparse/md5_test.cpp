@@ -1,7 +1,11 @@
-// Our MD5 matches RFC 1321's test vectors, in one piece and streamed.
+// Our MD5 matches RFC 1321's test vectors, in one piece and streamed; the keyed content hash
+// (ingest/content_hash.h) tells apart payloads that differ by a byte.
+#include "ingest/content_hash.h"
 #include "ingest/md5.h"
 
 #include <catch2/catch.hpp>
+#include <set>
+#include <string>
 
 using tlparse::ingest::Md5;
 using tlparse::ingest::md5_hex;
@@ -38,4 +42,23 @@ TEST_CASE("md5 comparison wants lowercase hex like tlparse", "[tlparse][md5]") {
   CHECK(md5_matches(d, "900150983cd24fb0d6963f7d28e17f72"));
   CHECK_FALSE(md5_matches(d, "900150983CD24FB0D6963F7D28E17F72"));
   CHECK_FALSE(md5_matches(d, "90015098"));
+}
+
+TEST_CASE("content keys are equal for equal bytes and differ for near-identical ones",
+          "[tlparse][md5]") {
+  using tlparse::ingest::content_key;
+  const std::string base(300, 'p');
+  CHECK(content_key(base) == content_key(std::string(300, 'p')));
+  CHECK(tlparse::ingest::content_key_seed() == tlparse::ingest::content_key_seed());
+  // Every one-byte change of a payload, and every prefix, gets a key of its own.
+  std::set<std::pair<uint64_t, uint64_t>> keys;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    std::string changed = base;
+    changed[i] = 'q';
+    const auto k = content_key(changed);
+    keys.insert({k.low, k.high});
+    const auto prefix = content_key(std::string_view(base).substr(0, i));
+    keys.insert({prefix.low, prefix.high});
+  }
+  CHECK(keys.size() == 2 * base.size());
 }

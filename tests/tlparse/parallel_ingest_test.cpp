@@ -146,7 +146,7 @@ TEST_CASE("a cancelled parallel ingest leaves no index and no part", "[tlparse][
   CHECK(leftovers(tmp.path()).empty());
 }
 
-TEST_CASE("a part that outgrew its range of ids has them moved; the next is appended as stored",
+TEST_CASE("a part that outgrew its range of ids has them moved, the next is appended as stored",
           "[tlparse][parallel_ingest]") {
   // Each file's ids start after the bytes of the files before it. A gzip log has more rows than
   // its compressed bytes, so the part after it finds its range taken and is merged by moving its

@@ -69,6 +69,7 @@ std::optional<std::string> symlink_outside(const std::filesystem::path& path) {
 
 struct VerifiedPayload {
   std::string declared;
+  size_t size = 0;
   int64_t payload_id = 0;
   bool matches = false;
 };
@@ -128,7 +129,7 @@ private:
   std::vector<uint64_t> stray_payload_lines_;
   std::optional<uint32_t> expected_rank_;
   uint64_t messages_ = 0;
-  std::unordered_map<uint64_t, VerifiedPayload> verified_;
+  std::unordered_map<ContentKey, VerifiedPayload, ContentKeyHash> verified_; // trusted on a match
   Md5 md5_;
   std::vector<int> kinds_;
   std::string_view main_value_; // the raw value of the event's own key, inside envelope_buf_
@@ -211,9 +212,10 @@ void FileIngest::read_payload() {
 }
 
 std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int64_t line) {
-  const uint64_t h = content_hash(payload_);
+  const ContentKey h = content_key(payload_);
   auto it = verified_.find(h);
-  if (it != verified_.end() && it->second.declared == declared) {
+  if (it != verified_.end() && it->second.declared == declared &&
+      it->second.size == payload_.size()) {
     if (!it->second.matches && !payload_truncated_) {
       ++model_->stats().fail_payload_md5;
       model_->count(HealthId::fail_payload_md5, line, declared);
@@ -233,7 +235,7 @@ std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int6
   if (verified_.size() >= kMaxVerifiedCache) {
     verified_.clear();
   }
-  verified_[h] = VerifiedPayload{std::string(declared), id, matches};
+  verified_[h] = VerifiedPayload{std::string(declared), payload_.size(), id, matches};
   return id;
 }
 

@@ -3,6 +3,7 @@
 // earlier one), then writes the global files. See render.h.
 #include "tlparse/report/render.h"
 
+#include "ingest/content_hash.h"
 #include "report/html_page.h"
 #include "report/output_collisions.h"
 #include "report/render_context.h"
@@ -44,7 +45,10 @@ void RenderCache::insert(int kind, const std::string& content_key, const std::st
 }
 
 std::string RenderCache::key_of(std::string_view bytes) {
-  return "h" + std::to_string(std::hash<std::string_view>{}(bytes)) + ":" +
+  // A match is trusted (the rendering is reused without the bytes): a 128-bit key under a seed
+  // of this process, not a fixed hash a log's author could make collide (ingest/content_hash.h).
+  const ingest::ContentKey k = ingest::content_key(bytes);
+  return "h" + std::to_string(k.high) + "." + std::to_string(k.low) + ":" +
          std::to_string(bytes.size());
 }
 

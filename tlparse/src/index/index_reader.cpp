@@ -159,8 +159,55 @@ std::string_view event_metadata(const Event& e) {
       .substr(static_cast<size_t>(*e.value_offset), static_cast<size_t>(*e.value_length));
 }
 
+// Prepared statements kept for reuse, by SQL text: a render asks the same few queries thousands
+// of times (an event, a compile, a key's outputs...), and preparing them again was about a tenth
+// of its CPU. A statement in use is out of the cache, so a query made from inside another's
+// callback, or by another thread sharing the reader, prepares one of its own. Bounded: at most
+// kMaxTexts texts, kMaxIdle idle statements each.
+class StatementCache {
+public:
+  Stmt take(sqlite3* db, const std::string& sql) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (const auto it = idle_.find(sql); it != idle_.end() && !it->second.empty()) {
+        Stmt s = std::move(it->second.back());
+        it->second.pop_back();
+        return s;
+      }
+    }
+    return Stmt(db, sql.c_str());
+  }
+  // Back after use: reset (ending its read of the file) with no bindings left pointing at the
+  // caller's strings.
+  void give(const std::string& sql, Stmt s) {
+    if (!s.ok()) {
+      return;
+    }
+    s.reset();
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto it = idle_.find(sql);
+    if (it == idle_.end()) {
+      if (idle_.size() >= kMaxTexts) {
+        return;
+      }
+      it = idle_.emplace(sql, std::vector<Stmt>()).first;
+    }
+    if (it->second.size() < kMaxIdle) {
+      it->second.push_back(std::move(s));
+    }
+  }
+
+private:
+  static constexpr std::size_t kMaxTexts = 256;
+  static constexpr std::size_t kMaxIdle = 4;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::vector<Stmt>> idle_;
+};
+
 struct IndexReader::Impl {
   Db db;
+  // After db: destroyed first, its statements finalized before the connection closes.
+  mutable StatementCache statements;
   std::filesystem::path path;
   bool search_attached = false;
   bool views_created = false;
@@ -401,7 +448,13 @@ struct IndexReader::Impl {
   // The same with any binds: bind(stmt) binds them.
   template <class Bind, class Fn>
   Status each_row_bound(std::string_view what, const std::string& sql, Bind&& bind, Fn&& fn) const {
-    Stmt s(db.get(), sql.c_str());
+    struct Lease {
+      StatementCache& cache;
+      const std::string& sql;
+      Stmt s;
+      ~Lease() { cache.give(sql, std::move(s)); }
+    } lease{statements, sql, statements.take(db.get(), sql)};
+    Stmt& s = lease.s;
     if (!s.ok()) {
       return damaged(what, s.error());
     }

@@ -511,3 +511,42 @@ TEST_CASE("a damaged stored value of an envelope is an error of the read API",
   CHECK(e.error().find(message) != std::string::npos);
   CHECK(e.error().find("index.sqlite") != std::string::npos);
 }
+
+TEST_CASE("read API reuses its statements: a query inside another's callback, and the file left "
+          "unlocked after each",
+          "[tlparse][read_api]") {
+  test_support::TempDir tmp;
+  auto in = ingest(data_log("w02_recompile"), tmp.path());
+  const int64_t file = in.file().file_id;
+  std::vector<int64_t> outer;
+  std::vector<int64_t> inner_first;
+  // The same query (same SQL text) runs inside its own callback: the inner one cannot use the
+  // statement the outer one is stepping, and both must see every row.
+  must(in.reader->for_each_event(file, [&](const ti::Event& e) {
+    outer.push_back(e.id);
+    if (outer.size() <= 3) {
+      std::vector<int64_t> inner;
+      must(in.reader->for_each_event(file, [&](const ti::Event& f) {
+        inner.push_back(f.id);
+        return true;
+      }));
+      if (inner_first.empty()) {
+        inner_first = inner;
+      }
+      CHECK(inner == inner_first);
+    }
+    return true;
+  }));
+  CHECK(outer == inner_first);
+  // Stopped early, asked again: the kept statement starts from the first row.
+  int seen = 0;
+  must(in.reader->for_each_event(file, [&](const ti::Event&) { return ++seen < 2; }));
+  std::vector<int64_t> again;
+  must(in.reader->for_each_event(file, [&](const ti::Event& e) {
+    again.push_back(e.id);
+    return true;
+  }));
+  CHECK(again == outer);
+  // No statement kept for reuse holds a read lock: another connection can write the file.
+  sql(tmp.path() / "index.sqlite", "UPDATE meta SET value=value WHERE key='schema_version'");
+}

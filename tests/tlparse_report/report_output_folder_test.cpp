@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 using tlparse::report::detail::OutputFolder;
 namespace fs = std::filesystem;
@@ -50,4 +51,31 @@ TEST_CASE("output folder does not follow a symlink planted inside it") {
   CHECK_FALSE(fs::exists(tmp.path() / "elsewhere" / "x.txt"));
   CHECK_FALSE(fs::exists(tmp.path() / "elsewhere" / "f.txt"));
   CHECK(folder.refused() == 2);
+}
+
+TEST_CASE(
+    "output folder refuses a link at any depth, even one pointing back inside, and says when a "
+    "file is in a folder's way") {
+  test_support::TempDir tmp("report-folder-deep");
+  fs::create_directories(tmp.path() / "out/a/b");
+  fs::create_directories(tmp.path() / "elsewhere/c");
+  fs::create_directory_symlink(tmp.path() / "elsewhere", tmp.path() / "out/a/b/deep");
+  fs::create_directory_symlink(tmp.path() / "out/a", tmp.path() / "out/back");
+  std::ofstream(tmp.path() / "out/a/plain") << "mine";
+  OutputFolder folder(tmp.path() / "out");
+  std::string error;
+  REQUIRE(folder.prepare(error));
+  CHECK(folder.write_file("a/b/ok.txt", "x"));          // real folders made earlier are used
+  CHECK(folder.write_file("a/new/deeper/ok.txt", "x")); // and new ones are made
+  CHECK_FALSE(folder.write_file("a/b/deep/c/x.txt", "x"));
+  CHECK_FALSE(folder.write_file("a/b/deep/c/y.txt", "x")); // a refused folder stays refused
+  CHECK_FALSE(folder.write_file("back/z.txt", "x"));
+  CHECK(folder.refused() == 3);
+  CHECK_FALSE(fs::exists(tmp.path() / "elsewhere/c/x.txt"));
+  CHECK_FALSE(fs::exists(tmp.path() / "out/a/z.txt"));
+  CHECK(folder.io_errors() == 0);
+  CHECK_FALSE(folder.write_file("a/plain/x.txt", "x"));
+  CHECK(folder.io_errors() == 1);
+  CHECK(folder.first_error().find("a file is in the way") != std::string::npos);
+  CHECK(test_support::read_file(tmp.path() / "out/a/plain") == "mine");
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -16,17 +17,6 @@ constexpr std::size_t kFlushThreshold = 1u << 20;
 
 bool write_all(std::FILE* f, std::string_view bytes) {
   return bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-}
-
-bool is_within(const std::filesystem::path& root, const std::filesystem::path& p) {
-  auto r = root.begin();
-  auto q = p.begin();
-  for (; r != root.end(); ++r, ++q) {
-    if (q == p.end() || *r != *q) {
-      return false;
-    }
-  }
-  return true;
 }
 
 } // namespace
@@ -127,20 +117,8 @@ std::filesystem::path OutputFolder::resolve(std::string_view relative) {
   const std::filesystem::path parent = full.parent_path();
   const std::string parent_key = parent.string();
   std::unique_lock<std::mutex> lock(dirs_mutex_);
-  if (checked_dirs_.count(parent_key) == 0) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) {
-      record_error("cannot create " + parent_key + ": " + ec.message());
-      return {};
-    }
-    // A symlinked folder inside the output could point anywhere: resolve and check.
-    const std::filesystem::path real_parent = std::filesystem::canonical(parent, ec);
-    if (ec || !is_within(canonical_root_, real_parent)) {
-      ++refused_;
-      return {};
-    }
-    checked_dirs_.insert(parent_key);
+  if (checked_dirs_.count(parent_key) == 0 && !make_real_folder(parent)) {
+    return {};
   }
   lock.unlock();
   std::error_code ec;
@@ -149,6 +127,43 @@ std::filesystem::path OutputFolder::resolve(std::string_view relative) {
     return {};
   }
   return full;
+}
+
+// Makes `folder` (below the root) and the folders above it that are not yet known, parent first:
+// each is made by this call's mkdir, or, when it exists, must be a folder and not a symlink (a
+// symlinked folder inside the output could point anywhere). A folder known once stays known, so
+// a report's few hundred folders cost a mkdir each instead of resolving every path anew.
+bool OutputFolder::make_real_folder(const std::filesystem::path& folder) {
+  const std::string key = folder.string();
+  if (folder == canonical_root_ || checked_dirs_.count(key) != 0) {
+    return true;
+  }
+  const std::filesystem::path parent = folder.parent_path();
+  if (parent == folder || key.size() <= canonical_root_.native().size()) {
+    ++refused_; // not below the root: never happens for a safe relative path
+    return false;
+  }
+  if (!make_real_folder(parent)) {
+    return false;
+  }
+  if (::mkdir(folder.c_str(), 0777) != 0) {
+    const int made_error = errno;
+    struct stat st {};
+    if (made_error != EEXIST || ::lstat(folder.c_str(), &st) != 0) {
+      record_error("cannot create " + key + ": " + std::strerror(made_error));
+      return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      if (S_ISLNK(st.st_mode)) {
+        ++refused_; // a planted link
+      } else {
+        record_error("cannot create " + key + ": a file is in the way");
+      }
+      return false;
+    }
+  }
+  checked_dirs_.insert(key);
+  return true;
 }
 
 bool OutputFolder::write_file(std::string_view relative, std::string_view bytes) {

@@ -81,6 +81,7 @@ private:
   std::filesystem::path canonical_root_;
   std::mutex dirs_mutex_;
   std::set<std::string> checked_dirs_; // parent folders already created and verified
+  bool make_real_folder(const std::filesystem::path& folder); // with dirs_mutex_ held
   std::atomic<std::uint64_t> files_written_{0};
   std::atomic<std::uint64_t> bytes_written_{0};
   std::atomic<std::uint64_t> refused_{0};

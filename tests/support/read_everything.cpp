@@ -24,6 +24,7 @@ std::string read_everything(const tlparse::index::IndexReader& r) {
     if (outputs) {
       for (const ti::Output& o : *outputs) {
         note(r.payload(o.event_id));
+        note(r.payload_md5(o.event_id));
         note(r.output(o.id));
       }
     }

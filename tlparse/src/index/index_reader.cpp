@@ -864,6 +864,22 @@ Result<std::optional<std::string>> IndexReader::payload(int64_t event_id) const 
   return out;
 }
 
+Result<std::optional<std::string>> IndexReader::payload_md5(int64_t event_id) const {
+  std::optional<std::string> out;
+  const Status st = impl_->each_row("events", "SELECT payload_md5 FROM events WHERE id=?",
+                                    {event_id}, [&](const Stmt& s, int& bad) {
+                                      if (!read_column(s, 0, out)) {
+                                        bad = 0;
+                                        return Next::bad;
+                                      }
+                                      return Next::stop;
+                                    });
+  if (!st) {
+    return Error{st.error()};
+  }
+  return out;
+}
+
 Status IndexReader::for_each_event(int64_t file_id,
                                    const std::function<bool(const Event&)>& fn) const {
   // The events of a file are read in rowid order over the span of their ids (found in the

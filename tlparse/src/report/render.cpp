@@ -55,8 +55,8 @@ std::string RenderCache::key_of(std::string_view bytes) {
 Payload RenderContext::fetch_payload(std::int64_t event_id) {
   std::optional<std::string> md5;
   if (md5_trusted) {
-    if (const auto event = take(reader.event(event_id)); event && event->payload_md5) {
-      md5 = event->payload_md5;
+    if (auto declared = take(reader.payload_md5(event_id))) {
+      md5 = std::move(declared);
       const auto it = payloads_by_md5.find(*md5);
       if (it != payloads_by_md5.end()) {
         return Payload{it->second, "md5:" + *md5};

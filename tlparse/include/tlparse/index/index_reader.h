@@ -205,6 +205,9 @@ public:
   Result<std::optional<Event>> event(int64_t event_id) const;
   // The payload bytes of an event (inflated); nullopt when the event had none.
   Result<std::optional<std::string>> payload(int64_t event_id) const;
+  // The MD5 an event declared for its payload (has_payload), without reading its row; nullopt
+  // when it declared none.
+  Result<std::optional<std::string>> payload_md5(int64_t event_id) const;
 
   // Streams every stored envelope of a file in log order; return false to stop.
   Status for_each_event(int64_t file_id, const std::function<bool(const Event&)>& fn) const;

@@ -108,6 +108,11 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
   }
   const fs::path staging = (*folder)->staging();
   const fs::path index_path = staging / report::files::index;
+  // One malloc arena for the whole run, before its first thread: every ingest worker, render side
+  // job and writer thread otherwise gets an arena of its own, each keeping freed blocks resident
+  // (32 ranks: peak RSS 31-32 MB against 40-43 MB, user CPU no higher, alternated;
+  // docs/TLPARSE-MULTI-RANK.md, Performance). A single report keeps glibc's default.
+  mallopt(M_ARENA_MAX, 1);
 
   std::vector<fs::path> paths;
   for (const RankLog& l : logs) {

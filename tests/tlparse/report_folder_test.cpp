@@ -9,11 +9,34 @@
 #include <catch2/catch.hpp>
 #include <set>
 #include <sqlite3.h>
+#include <string>
+#include <vector>
 
 using namespace tlparse_test;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Tampers with a report's index: each path becomes one more output of the report (a copy of its
+// first output row under that path), so --overwrite takes it for one of the report's files.
+void list_as_report_files(const fs::path& index, const std::vector<std::string>& paths) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(index.c_str(), &db) == SQLITE_OK);
+  const std::string add =
+      "INSERT INTO outputs SELECT (SELECT MAX(id) FROM outputs)+1, file_id, seq+1000+?2, key_id, "
+      "event_id, line, event_key, "
+      "artifact, kind, ?1, name, number, suffix, NULL, 0, 1, NULL FROM outputs WHERE id=1";
+  int n = 0;
+  for (const std::string& path : paths) {
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, add.c_str(), -1, &st, nullptr) == SQLITE_OK);
+    sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, ++n);
+    REQUIRE(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+}
 
 void no_staging_left(const fs::path& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
@@ -126,21 +149,8 @@ TEST_CASE("cli --overwrite never deletes outside OUT, whatever the old index lis
   write_file(tmp.path() / "victim.txt", "outside");
   write_file(tmp.path() / "absolute.txt", "outside too");
   // The old index, tampered with, lists files outside OUT among the report's.
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open((tmp.path() / "out/index.sqlite").c_str(), &db) == SQLITE_OK);
-  const std::string add =
-      "INSERT INTO outputs SELECT (SELECT MAX(id) FROM outputs)+1, file_id, seq+1000, key_id, "
-      "event_id, line, event_key, "
-      "artifact, kind, ?, name, number, suffix, NULL, 0, 1, NULL FROM outputs WHERE id=1";
-  for (const std::string& path :
-       {std::string("../victim.txt"), (tmp.path() / "absolute.txt").string()}) {
-    sqlite3_stmt* st = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db, add.c_str(), -1, &st, nullptr) == SQLITE_OK);
-    sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
-    REQUIRE(sqlite3_step(st) == SQLITE_DONE);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
+  list_as_report_files(tmp.path() / "out/index.sqlite",
+                       {"../victim.txt", (tmp.path() / "absolute.txt").string()});
   const Run r = run_tlparse({log, "-o", "out", "--overwrite"}, tmp.path());
   INFO(r.err);
   CHECK(r.code == 0);
@@ -158,23 +168,8 @@ TEST_CASE("cli --overwrite deletes nothing through a folder that is a symlink ou
   write_file(tmp.path() / "elsewhere/b.txt", "outside b");
   fs::create_directory_symlink(tmp.path() / "elsewhere", tmp.path() / "out/linked");
   // The tampered index lists two files under the symlinked folder (the second asks the cached
-  // answer for that folder) and one under a real folder of the report beside them.
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open((tmp.path() / "out/index.sqlite").c_str(), &db) == SQLITE_OK);
-  const std::string add =
-      "INSERT INTO outputs SELECT (SELECT MAX(id) FROM outputs)+1, file_id, seq+1000+?2, key_id, "
-      "event_id, line, event_key, "
-      "artifact, kind, ?1, name, number, suffix, NULL, 0, 1, NULL FROM outputs WHERE id=1";
-  int n = 0;
-  for (const std::string path : {"linked/a.txt", "linked/b.txt"}) {
-    sqlite3_stmt* st = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db, add.c_str(), -1, &st, nullptr) == SQLITE_OK);
-    sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 2, ++n);
-    REQUIRE(sqlite3_step(st) == SQLITE_DONE);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
+  // answer for that folder).
+  list_as_report_files(tmp.path() / "out/index.sqlite", {"linked/a.txt", "linked/b.txt"});
   const Run r = run_tlparse({log, "-o", "out", "--overwrite"}, tmp.path());
   INFO(r.err);
   CHECK(r.code == 0);

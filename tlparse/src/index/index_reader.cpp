@@ -772,6 +772,11 @@ Result<std::unique_ptr<IndexReader>> IndexReader::open(const std::filesystem::pa
                    "; the index is damaged (rebuild it with `tlparse index`)"};
     }
   }
+  if (options.scans_in_order) {
+    if (!impl->db.exec("PRAGMA cache_size=-256;", &error)) {
+      return Error{path.string() + ": " + error};
+    }
+  }
   if (!options.search_file.empty()) {
     Stmt attach(impl->db.get(), "ATTACH DATABASE ? AS search");
     const std::string uri = read_only_uri(options.search_file);

@@ -491,6 +491,7 @@ RenderResult render_report(const tlparse::index::IndexReader& reader, const Rend
     // Each is used by its side job's thread only.
     index::IndexReader::OpenOptions private_reader;
     private_reader.one_thread = true;
+    private_reader.scans_in_order = true;
     if (auto r = index::IndexReader::open(options.index_path, private_reader)) {
       chromium_reader = std::move(r).value();
     }

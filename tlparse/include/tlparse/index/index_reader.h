@@ -179,6 +179,10 @@ public:
     // then takes no mutex per call (SQLITE_OPEN_NOMUTEX), which profiling showed at ~4% of a
     // multi-rank render. Leave it off for a reader shared between threads (the server).
     bool one_thread = false;
+    // The connection mostly scans tables in order, each page read once (a render's raw.jsonl and
+    // chromium side jobs): a small page cache (256 KB instead of SQLite's 2 MB) holds its path
+    // through the b-trees, and the memory is not kept per rank.
+    bool scans_in_order = false;
   };
   // Opens read-only and checks that the file is an index of this schema version with every
   // declared table and column.

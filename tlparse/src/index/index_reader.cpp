@@ -510,18 +510,25 @@ struct IndexReader::Impl {
     return st;
   }
 
-  // The one integer of a counting query (`SELECT count(*) ...`) with integer `binds`.
-  Result<int64_t> count(std::string_view what, const std::string& sql,
-                        std::initializer_list<int64_t> binds) const {
-    int64_t n = 0;
-    const Status st = each_row(what, sql, binds, [&](const Stmt& s, int& bad) {
-      if (!read_column(s, 0, n)) {
+  // Column 0 of the first row of `sql` (integer `binds`) read into `out`, which keeps its value
+  // when there is no row; a value of another type is damage.
+  template <class T>
+  Status first_value(std::string_view what, const std::string& sql,
+                     std::initializer_list<int64_t> binds, T& out) const {
+    return each_row(what, sql, binds, [&](const Stmt& s, int& bad) {
+      if (!read_column(s, 0, out)) {
         bad = 0;
         return Next::bad;
       }
       return Next::stop;
     });
-    if (!st) {
+  }
+
+  // The one integer of a counting query (`SELECT count(*) ...`) with integer `binds`.
+  Result<int64_t> count(std::string_view what, const std::string& sql,
+                        std::initializer_list<int64_t> binds) const {
+    int64_t n = 0;
+    if (const Status st = first_value(what, sql, binds, n); !st) {
       return Error{st.error()};
     }
     return n;
@@ -871,15 +878,9 @@ Result<std::optional<std::string>> IndexReader::payload(int64_t event_id) const 
 
 Result<std::optional<std::string>> IndexReader::payload_md5(int64_t event_id) const {
   std::optional<std::string> out;
-  const Status st = impl_->each_row("events", "SELECT payload_md5 FROM events WHERE id=?",
-                                    {event_id}, [&](const Stmt& s, int& bad) {
-                                      if (!read_column(s, 0, out)) {
-                                        bad = 0;
-                                        return Next::bad;
-                                      }
-                                      return Next::stop;
-                                    });
-  if (!st) {
+  if (const Status st = impl_->first_value("events", "SELECT payload_md5 FROM events WHERE id=?",
+                                           {event_id}, out);
+      !st) {
     return Error{st.error()};
   }
   return out;

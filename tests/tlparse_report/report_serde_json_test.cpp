@@ -367,6 +367,9 @@ TEST_CASE("the memo of long literals keeps to its bound and serves only equal li
   REQUIRE(tlparse::report::write_pretty_json_html(html, "[" + other + "]", &memo));
   CHECK(memo.hits() == 1);
   CHECK(html.find("xxxxxxxxy") != std::string::npos);
+  const auto other_pretty = tlparse::report::pretty_print_json("[" + other + "]");
+  REQUIRE(other_pretty.has_value());
+  CHECK(html == tlparse::highlight::html_escape(*other_pretty));
   // Full: nothing more is kept, and printing stays right.
   tlparse::report::JsonStringMemo small(100);
   html.clear();

@@ -9,11 +9,11 @@
 // (plan_outputs, sorted paths and temporary tables in SQLite) must equal the in-memory renames and
 // last writers: the render's streamed plan is fuzzed against its in-memory oracle.
 #include "cli/report_folder.h"
-#include "ingest/md5.h"
 #include "model/path_sanitizer.h"
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "report/render_context.h"
+#include "support/artifact_log.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/report/render.h"
@@ -79,15 +79,7 @@ constexpr std::size_t kIndexOutputs = 64; // split_lines keeps at most 64 names
 
 // An index (made once) whose one file has kIndexOutputs artifact outputs, seq 0..63.
 fs::path index_of_outputs(const fs::path& dir) {
-  std::string log;
-  for (std::size_t i = 0; i < kIndexOutputs; ++i) {
-    const std::string payload = "v" + std::to_string(i);
-    log +=
-        "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] {\"artifact\": {\"name\": \"a\", "
-        "\"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, "
-        "\"has_payload\": \"" +
-        tlparse::ingest::md5_hex(payload) + "\"}\n\t" + payload + "\n";
-  }
+  const std::string log = test_support::artifact_outputs_log(kIndexOutputs);
   const fs::path path = dir / "dedicated_log_torch_trace_names.log";
   std::ofstream(path, std::ios::binary) << log;
   const fs::path index = dir / "names.sqlite";

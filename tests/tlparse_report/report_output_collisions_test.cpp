@@ -1,9 +1,9 @@
 // Output names that cannot all exist at once are renamed before the report writes anything
 // (report/output_collisions.h), and every renamed set can be written.
-#include "ingest/md5.h"
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "report/render_context.h"
+#include "support/artifact_log.h"
 #include "support/must.h"
 #include "support/test_paths.h"
 #include "tlparse/ingest/ingest.h"
@@ -114,15 +114,7 @@ namespace {
 
 // An index whose file has `n` outputs (artifacts of one compile), for rewriting their paths.
 fs::path index_of_outputs(const test_support::TempDir& tmp, int n) {
-  std::string log;
-  for (int i = 0; i < n; ++i) {
-    const std::string payload = "v" + std::to_string(i);
-    log +=
-        "V1122 02:46:30.969000 452 torch/_dynamo/utils.py:2126] {\"artifact\": {\"name\": \"a\", "
-        "\"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, "
-        "\"has_payload\": \"" +
-        tlparse::ingest::md5_hex(payload) + "\"}\n\t" + payload + "\n";
-  }
+  const std::string log = test_support::artifact_outputs_log(static_cast<std::size_t>(n));
   const fs::path path = tmp.path() / "dedicated_log_torch_trace_names.log";
   std::ofstream(path, std::ios::binary) << log;
   const fs::path index = tmp.path() / "index.sqlite";

@@ -330,6 +330,11 @@ std::string json_report(const answers::RunDiff& d, const std::string& a_name,
 
 } // namespace
 
+std::string diff_json_report(const answers::RunDiff& d, const std::string& a_name,
+                             const std::string& b_name) {
+  return json_report(d, a_name, b_name);
+}
+
 int run_diff_command(int argc, char** argv) {
   std::vector<std::string> positional;
   bool json = false;
@@ -405,7 +410,7 @@ int run_diff_command(int argc, char** argv) {
     }
     const std::string a_name = (*files_a)[i].path, b_name = (*files_b)[i].path;
     if (json) {
-      js_out += (i ? ",\n" : "") + json_report(*d, a_name, b_name);
+      js_out += (i ? ",\n" : "") + diff_json_report(*d, a_name, b_name);
     } else {
       text += (i ? "\n" : "") + text_report(*d, a_name, b_name, max_lines);
     }

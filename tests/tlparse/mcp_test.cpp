@@ -254,6 +254,9 @@ TEST_CASE("mcp a client initializes, lists the tools and calls them", "[tlparse]
   CHECK_FALSE(
       error_text(c.call(14, "sql", R"j({"query":"SELECT load_extension('/tmp/x.so')"})j")).empty());
   CHECK_FALSE(error_text(c.call(15, "sql", R"({"query":"SELEC nonsense"})")).empty());
+  // Bounded memory: no value over 64 MiB can be made or read.
+  CHECK(error_text(c.call(17, "sql", R"j({"query":"SELECT hex(zeroblob(100000000))"})j"))
+            .find("too big") != std::string::npos);
   CHECK(error_text(c.call(16, "artifact", R"({"compile":"[9/9]","name":"x' OR '1'='1"})"))
             .find("no artifact") != std::string::npos);
 

@@ -1366,11 +1366,17 @@ IndexReader::query(const std::string& sql,
   sqlite3* db = impl_->db.get();
   struct Guard {
     sqlite3* db;
+    int length_limit;
     ~Guard() {
       sqlite3_set_authorizer(db, nullptr, nullptr);
       sqlite3_progress_handler(db, 0, nullptr, nullptr);
+      sqlite3_limit(db, SQLITE_LIMIT_LENGTH, length_limit);
     }
-  } guard{db};
+  } guard{db, sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)};
+  if (options.max_value_bytes > 0) {
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH,
+                  static_cast<int>(std::min<int64_t>(options.max_value_bytes, INT32_MAX)));
+  }
   sqlite3_set_authorizer(db, query_authorizer, nullptr);
   if (options.cancel != nullptr) {
     sqlite3_progress_handler(db, 10000, query_progress,

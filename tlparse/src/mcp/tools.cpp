@@ -127,6 +127,7 @@ Result<Rows> run_rows(const ToolContext& ctx, const std::string& sql, int64_t li
   Deadline deadline(ctx.interrupted);
   index::QueryOptions options;
   options.cancel = deadline.flag();
+  options.max_value_bytes = kMaxQueryValueBytes;
   const Status st = ctx.reader->query(
       sql, [&](const std::vector<std::string>& cols) { out.columns = cols; },
       [&](const std::vector<index::QueryValue>& row) {

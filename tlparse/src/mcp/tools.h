@@ -74,7 +74,8 @@ constexpr size_t kMaxResultBytes = 1u << 20; // the rows of one answer, as JSON
 constexpr size_t kMaxCellBytes = 64u << 10;  // one value of a row
 constexpr size_t kDefaultArtifactBytes = 256u << 10;
 constexpr size_t kMaxArtifactBytes = 1u << 20;
-constexpr int kQuerySeconds = 20; // a query running longer is stopped
+constexpr int kQuerySeconds = 20;                 // a query running longer is stopped
+constexpr int64_t kMaxQueryValueBytes = 64 << 20; // the longest value a query may read or make
 
 // A PyTorch 2.11 graph break's stable id and docs link, found in its reason text ("For more
 // details about this graph break, please visit: https://.../gb/gb0170.html").

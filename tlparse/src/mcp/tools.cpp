@@ -304,7 +304,8 @@ ToolResult compile_time_tool(const ToolContext& ctx, const ToolArgs& args) {
 // The outputs of a compile whose artifact, file name or path is `name` (all of them without a
 // name), in production order.
 Result<Rows> artifact_rows(const ToolContext& ctx, const std::string& compile,
-                           const std::optional<std::string>& name, int64_t limit) {
+                           const std::optional<std::string>& name,
+                           const std::optional<int64_t>& file_id, int64_t limit) {
   const std::string display = sql_string(compile_display(compile));
   std::string sql = "SELECT o.event_id, o.artifact, o.name, o.path, o.kind, o.file_id "
                     "FROM outputs o JOIN compile_keys k ON k.id = o.key_id "
@@ -314,6 +315,9 @@ Result<Rows> artifact_rows(const ToolContext& ctx, const std::string& compile,
   if (name) {
     const std::string n = sql_string(*name);
     sql += " AND (o.artifact = " + n + " OR o.name = " + n + " OR o.path = " + n + ")";
+  }
+  if (file_id) {
+    sql += " AND o.file_id = " + std::to_string(*file_id);
   }
   return run_rows(ctx, sql + " ORDER BY o.file_id, o.seq", limit);
 }
@@ -342,9 +346,10 @@ struct FoundArtifact {
   std::string text;
 };
 
-Result<FoundArtifact> find_artifact(const ToolContext& ctx, const std::string& compile,
+Result<FoundArtifact> find_artifact(const ToolContext& ctx, const ToolArgs& args,
                                     const std::string& name) {
-  auto rows = artifact_rows(ctx, compile, name, 50);
+  const std::string compile = *args.string("compile");
+  auto rows = artifact_rows(ctx, compile, name, args.integer("file_id"), 50);
   if (!rows) {
     return Error{rows.error()};
   }
@@ -373,7 +378,7 @@ ToolResult artifact_tool(const ToolContext& ctx, const ToolArgs& args) {
   const std::string compile = *args.string("compile");
   const auto name = args.string("name");
   if (!name) {
-    auto rows = artifact_rows(ctx, compile, std::nullopt, kMaxRows);
+    auto rows = artifact_rows(ctx, compile, std::nullopt, args.integer("file_id"), kMaxRows);
     if (!rows) {
       return Error{rows.error()};
     }
@@ -384,7 +389,7 @@ ToolResult artifact_tool(const ToolContext& ctx, const ToolArgs& args) {
     }
     return answer("artifacts", std::move(list), truncated);
   }
-  auto found = find_artifact(ctx, compile, *name);
+  auto found = find_artifact(ctx, args, *name);
   if (!found) {
     return Error{found.error()};
   }
@@ -399,9 +404,8 @@ ToolResult artifact_tool(const ToolContext& ctx, const ToolArgs& args) {
 }
 
 ToolResult graph_tool(const ToolContext& ctx, const ToolArgs& args) {
-  const std::string compile = *args.string("compile");
   const std::string name = args.string("name").value_or("dynamo_output_graph");
-  auto found = find_artifact(ctx, compile, name);
+  auto found = find_artifact(ctx, args, name);
   if (!found) {
     return Error{found.error()};
   }
@@ -577,6 +581,7 @@ std::vector<Tool> make_tools() {
                "and name, cut at max_bytes with `truncated` set. Without a name, lists the "
                "compile's artifacts (name, path, kind).",
                {compile_arg(true, "The compile, e.g. [0/0]"),
+                kFileId,
                 {"name", Type::string, false,
                  "The artifact (e.g. dynamo_output_graph, inductor_output_code), or an output's "
                  "file name or path as listed"},
@@ -589,6 +594,7 @@ std::vector<Tool> make_tools() {
                "(placeholder, call_function, call_method, get_attr, output), target, args, type "
                "annotation, source line. The text instead (parsed: false) when it does not parse.",
                {compile_arg(true, "The compile, e.g. [0/0]"),
+                kFileId,
                 {"name", Type::string, false,
                  "The graph artifact [default: dynamo_output_graph]; also aot_forward_graph, "
                  "inductor_post_grad_graph, ..."},

@@ -28,11 +28,13 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Where the bracket opened at `open` closes (quotes respected); npos when it does not.
-size_t closing(std::string_view s, size_t open) {
+// Calls fn(i, c, depth) for each byte of `s` from `from` that is outside a quoted string, with
+// the bracket depth before it (quotes and backslash escapes skipped); fn returns false to stop.
+template <class Fn>
+void scan_code(std::string_view s, size_t from, Fn fn) {
   int depth = 0;
   char quote = 0;
-  for (size_t i = open; i < s.size(); ++i) {
+  for (size_t i = from; i < s.size(); ++i) {
     const char c = s[i];
     if (quote != 0) {
       if (c == '\\') {
@@ -40,25 +42,40 @@ size_t closing(std::string_view s, size_t open) {
       } else if (c == quote) {
         quote = 0;
       }
-    } else if (c == '"' || c == '\'') {
+      continue;
+    }
+    if (c == '"' || c == '\'') {
       quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
+      continue;
+    }
+    if (!fn(i, c, depth)) {
+      return;
+    }
+    if (c == '(' || c == '[' || c == '{') {
       ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (--depth == 0) {
-        return i;
-      }
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
     }
   }
-  return std::string_view::npos;
+}
+
+// Where the bracket opened at `open` closes (quotes respected); npos when it does not.
+size_t closing(std::string_view s, size_t open) {
+  size_t at = std::string_view::npos;
+  scan_code(s, open, [&](size_t i, char c, int depth) {
+    if ((c == ')' || c == ']' || c == '}') && depth == 1) {
+      at = i;
+      return false;
+    }
+    return true;
+  });
+  return at;
 }
 
 // `s` split at `sep` (',' for arguments, ';' for FX's "; x = None" statements) outside brackets
 // and quotes, each part trimmed, empty parts left out.
 std::vector<std::string> split_top_level(std::string_view s, char sep = ',') {
   std::vector<std::string> out;
-  int depth = 0;
-  char quote = 0;
   size_t start = 0;
   auto push = [&](size_t end) {
     const std::string_view part = trim(s.substr(start, end - start));
@@ -66,25 +83,13 @@ std::vector<std::string> split_top_level(std::string_view s, char sep = ',') {
       out.emplace_back(part);
     }
   };
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (quote != 0) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == quote) {
-        quote = 0;
-      }
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
-      --depth;
-    } else if (c == sep && depth == 0) {
+  scan_code(s, 0, [&](size_t i, char c, int depth) {
+    if (c == sep && depth == 0) {
       push(i);
       start = i + 1;
     }
-  }
+    return true;
+  });
   push(s.size());
   return out;
 }

@@ -204,35 +204,34 @@ int64_t limit_of(const ToolArgs& args) {
 
 // ---- the tools ----
 
+// A tool that is one view's rows: {key: [rows as objects], truncated}.
+ToolResult view_rows(const ToolContext& ctx, const char* key, const std::string& sql,
+                     int64_t limit) {
+  auto rows = run_rows(ctx, sql, limit);
+  if (!rows) {
+    return Error{rows.error()};
+  }
+  bool truncated = false;
+  JsonValue list = row_objects(*rows, truncated);
+  return answer(key, std::move(list), truncated);
+}
+
 ToolResult compiles_tool(const ToolContext& ctx, const ToolArgs& args) {
   auto conds = file_and_compile(args, "compile");
   if (const auto s = args.string("status")) {
     conds.push_back("status = " + sql_string(*s));
   }
-  auto rows = run_rows(
-      ctx, "SELECT * FROM compile_summary" + where(conds) + " ORDER BY file_id, compile_id",
-      limit_of(args));
-  if (!rows) {
-    return Error{rows.error()};
-  }
-  bool truncated = false;
-  JsonValue list = row_objects(*rows, truncated);
-  return answer("compiles", std::move(list), truncated);
+  return view_rows(ctx, "compiles",
+                   "SELECT * FROM compile_summary" + where(conds) + " ORDER BY file_id, compile_id",
+                   limit_of(args));
 }
 
 ToolResult recompiles_tool(const ToolContext& ctx, const ToolArgs& args) {
-  auto rows =
-      run_rows(ctx,
-               "SELECT file_id, compile, frame_id, frame_compile_id, cached_entry, guard, "
-               "category, suggestion, user_file, user_line, user_stack FROM recompiles" +
-                   where(file_and_compile(args, "compile")) + " ORDER BY file_id, line, pos",
-               limit_of(args));
-  if (!rows) {
-    return Error{rows.error()};
-  }
-  bool truncated = false;
-  JsonValue list = row_objects(*rows, truncated);
-  return answer("recompiles", std::move(list), truncated);
+  return view_rows(ctx, "recompiles",
+                   "SELECT file_id, compile, frame_id, frame_compile_id, cached_entry, guard, "
+                   "category, suggestion, user_file, user_line, user_stack FROM recompiles" +
+                       where(file_and_compile(args, "compile")) + " ORDER BY file_id, line, pos",
+                   limit_of(args));
 }
 
 ToolResult graph_breaks_tool(const ToolContext& ctx, const ToolArgs& args) {

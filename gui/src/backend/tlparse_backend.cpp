@@ -15,6 +15,7 @@
 #include "gui/session_files.h"
 #include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/answers/compile_time_chart.h"
+#include "tlparse/answers/recompile_explanation.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -276,6 +277,9 @@ public:
         d.recompileReasons.append(text);
         d.recompileExplained.append(reason);
       }
+    }
+    if (d.recompileReasons.isEmpty()) {
+      d.recompileNote = qs(tlparse::answers::no_recompile_reason_note(info.compile));
     }
     if (auto it = fc.breaksByKey.find(compileId); it != fc.breaksByKey.end()) {
       for (const ti::GraphBreak& b : it->second) {

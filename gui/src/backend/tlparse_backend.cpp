@@ -100,11 +100,11 @@ QString locationOf(const ti::Compile& c) {
 }
 
 // The index's status of a compile as the tree's outcome; a cache hit is an ok compile whose
-// artifacts came from the cache.
+// cache artifacts were all hits (the index's cache_state).
 CompileOutcome outcomeOf(const ti::Compile& c) {
   switch (c.status) {
   case ti::CompileStatus::ok:
-    return c.cache_hits > 0 ? CompileOutcome::CacheHit : CompileOutcome::Ok;
+    return c.cache_state == ti::CacheState::hit ? CompileOutcome::CacheHit : CompileOutcome::Ok;
   case ti::CompileStatus::restart:
     return CompileOutcome::GraphBreak;
   case ti::CompileStatus::empty:

@@ -25,11 +25,7 @@ Result<std::vector<CompileKey>> CompilesReader::compile_keys(int64_t file_id) co
 }
 
 Result<std::optional<Compile>> CompilesReader::compile(int64_t compile_id) const {
-  auto r = core_->rows<Compile>("WHERE id=?", {compile_id});
-  if (!r) {
-    return Error{r.error()};
-  }
-  return r->empty() ? std::nullopt : std::optional<Compile>(std::move(r->front()));
+  return core_->row_by_id<Compile>(compile_id);
 }
 
 Status CompilesReader::for_each_compile(int64_t file_id,

@@ -46,11 +46,7 @@ Result<std::vector<Output>> OutputsReader::outputs(int64_t file_id) const {
 }
 
 Result<std::optional<Output>> OutputsReader::output(int64_t output_id) const {
-  auto r = core_->rows<Output>("WHERE id=?", {output_id});
-  if (!r) {
-    return Error{r.error()};
-  }
-  return r->empty() ? std::nullopt : std::optional<Output>(std::move(r->front()));
+  return core_->row_by_id<Output>(output_id);
 }
 
 Result<int64_t> OutputsReader::output_count(int64_t file_id) const {
@@ -192,11 +188,7 @@ OutputsReader::for_each_listed_output_of_key(int64_t key_id, int64_t before_seq,
 }
 
 Result<std::optional<Event>> OutputsReader::event(int64_t event_id) const {
-  auto r = core_->rows<Event>("WHERE id=?", {event_id});
-  if (!r) {
-    return Error{r.error()};
-  }
-  return r->empty() ? std::nullopt : std::optional<Event>(std::move(r->front()));
+  return core_->row_by_id<Event>(event_id);
 }
 
 Result<std::optional<std::string>> OutputsReader::payload(int64_t event_id) const {

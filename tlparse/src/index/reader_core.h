@@ -346,6 +346,16 @@ struct ReaderCore {
     return out;
   }
 
+  // The row of a table with id `id`; nullopt when there is none.
+  template <class Row>
+  Result<std::optional<Row>> row_by_id(int64_t id) const {
+    auto r = rows<Row>("WHERE id=?", {id});
+    if (!r) {
+      return Error{r.error()};
+    }
+    return r->empty() ? std::nullopt : std::optional<Row>(std::move(r->front()));
+  }
+
   // The stacks of `roles` of a file's events: event id -> role -> frames. An event with two
   // stacks of one role keeps the first.
   Result<std::unordered_map<int64_t, std::map<StackRole, StackFrames>>>

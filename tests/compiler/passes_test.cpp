@@ -129,7 +129,7 @@ TEST_CASE("no-op views and copies are removed, value-changing round trips are no
   check_same_values(before, run_outputs(b.g, {in}));
 }
 
-TEST_CASE("no-op ops go: same-size views, identity arithmetic; real changes stay", "[passes]") {
+TEST_CASE("no-op ops go (same-size views, identity arithmetic) and real changes stay", "[passes]") {
   GraphBuilder b;
   const std::size_t x = b.input("x", {4, 6});
   const std::size_t same = b.call(OpKind::view, {x, Value(std::vector<SymInt>{4, 6})});

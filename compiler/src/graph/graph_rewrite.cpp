@@ -49,6 +49,21 @@ void replace_all_uses(Graph& graph, std::size_t from, std::size_t to) {
   }
 }
 
+SweepReplacer::SweepReplacer(std::size_t size) : to_(size) {
+  for (std::size_t i = 0; i < size; ++i) {
+    to_[i] = i;
+  }
+}
+
+void SweepReplacer::visit(Node& node) const {
+  for_each_input(node, [&](std::size_t& ref) { ref = to_[ref]; });
+}
+
+void SweepReplacer::replace(std::size_t from, std::size_t to) {
+  TORCHSCOPE_ASSERT(to < from && to_[to] == to, "a node's uses move to an earlier, kept node");
+  to_[from] = to;
+}
+
 std::size_t insert_node(Graph& graph, std::size_t pos, Node node, std::string_view base) {
   TORCHSCOPE_ASSERT(pos <= graph.size(), "insert position past the end of the graph");
   node.name = graph.unique_name(base);

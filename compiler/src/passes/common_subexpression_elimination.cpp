@@ -27,9 +27,11 @@ bool same_call(const graph::Node& a, const graph::Node& b) {
 
 bool common_subexpression_elimination(graph::Graph& graph, const CseOptions& options) {
   std::unordered_multimap<std::size_t, std::size_t> seen;
+  graph::SweepReplacer replacer(graph.size());
   bool changed = false;
   for (std::size_t i = 0; i < graph.size(); ++i) {
     graph::Node& n = graph.nodes()[i];
+    replacer.visit(n);
     if (n.kind != graph::NodeKind::CallOp || (!options.merge_random && n.op == OpKind::randn)) {
       continue;
     }
@@ -60,7 +62,7 @@ bool common_subexpression_elimination(graph::Graph& graph, const CseOptions& opt
         kept.from_nodes.push_back(std::move(f));
       }
     }
-    graph::replace_all_uses(graph, i, earlier);
+    replacer.replace(i, earlier);
     changed = true;
   }
   return changed;

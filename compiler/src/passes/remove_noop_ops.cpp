@@ -1,5 +1,5 @@
 // Removal of no-op ops (passes/remove_noop_ops.h): one forward sweep; a no-op's uses move to
-// its input at once, so a chain of no-ops collapses onto the first real value.
+// its input (already the first real value when the input was a no-op too).
 #include "passes/remove_noop_ops.h"
 
 #include "compiler/graph/graph_rewrite.h"
@@ -82,12 +82,14 @@ bool is_noop(const graph::Graph& g, const Node& n) {
 } // namespace
 
 bool remove_noop_ops(graph::Graph& graph) {
+  graph::SweepReplacer replacer(graph.size());
   bool changed = false;
   for (std::size_t i = 0; i < graph.size(); ++i) {
-    const Node& n = graph.node(i);
+    Node& n = graph.nodes()[i];
+    replacer.visit(n);
     if (is_noop(graph, n)) {
       const std::size_t input = n.op == OpKind::cat ? n.args[0].nodes.front() : n.args[0].node;
-      graph::replace_all_uses(graph, i, input);
+      replacer.replace(i, input);
       changed = true;
     }
   }

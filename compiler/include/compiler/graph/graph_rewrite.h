@@ -42,6 +42,21 @@ std::vector<std::size_t> use_counts(const Graph& graph);
 // Makes every use of node `from` a use of node `to` instead.
 void replace_all_uses(Graph& graph, std::size_t from, std::size_t to);
 
+// Replacing uses within one forward sweep over the graph (CSE, no-op removal): when the sweep
+// finds that node `from` computes the value of an earlier node `to` (one not replaced itself),
+// replace(from, to) records it, and visit(node), called on every node as the sweep reaches it
+// (before looking at it), rewrites the node's references. The graph ends as if replace_all_uses
+// had run for each pair, in one pass over the arguments instead of one per pair.
+class SweepReplacer {
+public:
+  explicit SweepReplacer(std::size_t size);
+  void visit(Node& node) const;
+  void replace(std::size_t from, std::size_t to);
+
+private:
+  std::vector<std::size_t> to_;
+};
+
 // Inserts `node` before position `pos` with a unique name derived from `base`; references to
 // nodes at or after `pos` are renumbered. Returns the new node's index (`pos`).
 std::size_t insert_node(Graph& graph, std::size_t pos, Node node, std::string_view base);

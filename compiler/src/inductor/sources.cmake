@@ -18,6 +18,7 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/lowering/indexing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scheduler/scheduler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/kernel_compiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/codegen/c_like_printer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/output_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen/fx_graph_runnable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache/cache_entry.cpp
@@ -44,6 +45,7 @@ if(TORCHSCOPE_HAS_LLVM)
     ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/llvm_jit.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/vector_math.cpp)
   target_sources(torchscope_compiler PRIVATE ${_llvm_sources}
+    ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/cpu_loop_plan.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu/c_printer.cpp)
   find_library(TORCHSCOPE_LLVM_LIBRARY NAMES LLVM-14 LLVM HINTS "${LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
   if(NOT TORCHSCOPE_LLVM_LIBRARY)

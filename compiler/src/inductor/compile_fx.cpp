@@ -23,14 +23,8 @@
 #include "inductor/provenance.h"
 #include "inductor/runtime/wrapper.h"
 #include "inductor/scheduler/scheduler.h"
-#include "inductor_backends.h"
 #include "passes/pass_pipeline.h"
 #include "tracer/trace.h"
-
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-#include "inductor/codegen/cuda/cuda_kernel_compiler.h"
-#include "inductor/runtime/cuda_graphs.h"
-#endif
 
 #include <chrono>
 #include <cstdio>
@@ -243,9 +237,8 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   const Config& cfg = config();
   const Mode mode = current_mode();
   const cuda::DeviceGuard device_guard(device);
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-  const cuda_codegen::AutotuneScope autotune(device.is_cuda() && uses_autotune(mode));
-#endif
+  const std::unique_ptr<CompileScope> device_scope =
+      compiler != nullptr ? compiler->compile_scope(mode) : nullptr;
 
   // The cache, keyed by the graph as it arrives.
   const FxGraphCache cache(cfg.cache_dir);
@@ -302,18 +295,15 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
       tracer::ChromiumSpan sched_span("Scheduler.__init__");
       sched = std::make_shared<Schedule>(schedule(*ir, g));
     }
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-    if (device.is_cuda()) {
-      cuda_codegen::name_kernels_for_cuda(*sched);
-    } else if (cfg.check_cuda) {
+    compiler->name_kernels(*sched);
+    if (!device.is_cuda() && cfg.check_cuda) {
       // CI's check of the GPU generator: every kernel compiled for the host also compiles with
-      // NVRTC (docs/COMPILER.md, "GPU code generation").
+      // NVRTC (docs/COMPILER.md, "GPU code generation"); a build without one has nothing to ask.
       if (KernelCompiler* gpu = kernel_compiler("cuda")) {
         const std::string failed = gpu->check_compiles(*sched, *ir);
         TORCHSCOPE_ASSERT(failed.empty(), failed.c_str());
       }
     }
-#endif
     // The output code: for the trace, for the cache (beside a new entry), and on request.
     const char* dump = std::getenv("TORCHSCOPE_OUTPUT_CODE");
     std::string code_text;
@@ -403,17 +393,10 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
     metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
     metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
     detail::bump(detail::atomic_counters().graphs_compiled);
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-    std::string blocker = device.is_cuda() ? cudagraph_blocker(*sched, *ir) : "";
-#endif
     // A GPU training forward's index checks wait for the next compiled run (its backward).
-    compiled = make_generated_graph(g, std::move(ir), std::move(sched), std::move(kernels),
+    compiled = make_generated_graph(g, ir, sched, std::move(kernels),
                                     device.is_cuda() && role == GraphRole::Forward);
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-    if (device.is_cuda() && uses_cudagraphs(mode)) {
-      compiled = make_cudagraph_runner(std::move(compiled), std::move(blocker));
-    }
-#endif
+    compiled = compiler->wrap_program(std::move(compiled), *sched, *ir, mode);
   }
   metrics.inductor_compile_s += seconds_since(t0);
   return backend::restore_indices(std::move(compiled), graph, g, output_nodes(graph));

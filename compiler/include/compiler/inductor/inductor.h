@@ -50,7 +50,7 @@ bool uses_cudagraphs(Mode m) noexcept;
 bool uses_autotune(Mode m) noexcept;
 
 // RAII: compile_fx_inner calls on this thread compile for `mode` while the scope lives (the
-// backend sets it from the compile request, so every stage's graphs share it).
+// orchestrator sets it from the compile request, so every stage's graphs share it).
 class ModeScope {
 public:
   explicit ModeScope(Mode mode);

@@ -38,8 +38,8 @@ std::unique_ptr<CompiledGraph> compile_fx_inner(const graph::Graph& graph, Graph
 
 } // namespace
 
-// 0. Capture (capture/engine.cpp) traced a frame into request.graph and built its guards; it
-//    calls this on a guard miss and runs what it gets back while the guards pass.
+// 0. Capture (capture/engine.cpp) traced a frame into request.graph on a guard miss and calls
+//    this; then it builds the frame's guards and runs what it got back while they pass.
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
   const std::string_view backend = backend_name(request);
   if (backend == "eager") {

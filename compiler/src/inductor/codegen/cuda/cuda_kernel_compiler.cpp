@@ -11,6 +11,7 @@
 #include "inductor/codegen/cuda/cuda_matmul.h"
 #include "inductor/codegen/cuda/cuda_source.h"
 #include "inductor/runtime/cuda_autotune.h"
+#include "inductor/runtime/cuda_graphs.h"
 #include "tensor/device_memory.h"
 #include "tracer/trace.h"
 
@@ -533,6 +534,30 @@ public:
     }
     return r.ok ? "" : r.failure_message("inductor_kernels.cu");
   }
+
+  std::unique_ptr<CompileScope> compile_scope(Mode mode) const override {
+    return std::make_unique<AutotuneCompileScope>(uses_autotune(mode));
+  }
+
+  void name_kernels(Schedule& s) const override { name_kernels_for_cuda(s); }
+
+  std::unique_ptr<backend::CompiledGraph>
+  wrap_program(std::unique_ptr<backend::CompiledGraph> program, const Schedule& s,
+               const LoweredGraph& ir, Mode mode) const override {
+    if (!uses_cudagraphs(mode)) {
+      return program;
+    }
+    return make_cudagraph_runner(std::move(program), cudagraph_blocker(s, ir));
+  }
+
+private:
+  class AutotuneCompileScope final : public CompileScope {
+  public:
+    explicit AutotuneCompileScope(bool on) : scope_(on) {}
+
+  private:
+    AutotuneScope scope_;
+  };
 };
 
 } // namespace

@@ -26,6 +26,7 @@
 #include "inductor_backends.h"
 #include "passes/pass_pipeline.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 
 #if TORCHSCOPE_INDUCTOR_HAS_CUDA
 #include "inductor/codegen/cuda/cuda_kernel_compiler.h"
@@ -40,6 +41,9 @@
 namespace compiler::inductor {
 
 namespace {
+
+namespace keys = tracing::keys;
+namespace artifacts = tracing::artifacts;
 
 using Clock = std::chrono::steady_clock;
 
@@ -117,12 +121,13 @@ bool env_flag(const char* name, bool fallback) {
   return std::strcmp(v, "0") != 0 && std::strcmp(v, "false") != 0 && std::strcmp(v, "False") != 0;
 }
 
+// The current compile's id; empty outside a compile, where cache events carry none.
 std::string compile_id_text() {
   const tracer::CompileId* id = tracer::current_compile_id();
   if (id == nullptr || !id->frame_id || !id->frame_compile_id) {
     return "";
   }
-  return std::to_string(*id->frame_id) + "/" + std::to_string(*id->frame_compile_id);
+  return id->compile_id_text();
 }
 
 std::int64_t epoch_ns() {
@@ -219,11 +224,11 @@ Mode current_mode() noexcept {
 
 void pre_grad_passes(graph::Graph& graph) {
   tracer::ChromiumSpan span("_recursive_pre_grad_passes");
-  graph_artifact("before_pre_grad_graph", graph);
+  graph_artifact(artifacts::before_pre_grad_graph, graph);
   const passes::PipelineResult r =
       passes::run_pipeline("pre_grad", passes::pre_grad_pipeline(), graph);
   current_metrics().pre_grad_pass_s += r.seconds;
-  graph_artifact("after_pre_grad_graph", graph);
+  graph_artifact(artifacts::after_pre_grad_graph, graph);
 }
 
 std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& graph,
@@ -258,7 +263,7 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   }
   const bool hit = found.status == FxGraphCache::Status::Hit;
 
-  tracer::artifact("fx_graph_runnable", tracer::Encoding::String,
+  tracer::artifact(artifacts::fx_graph_runnable, tracer::Encoding::String,
                    [&](std::string& out) { out += fx_graph_runnable(graph); });
   // The graph to compile returns its node results only: a backward graph returns None (a
   // constant) for inputs without a gradient, which its caller reads from `graph` itself.
@@ -268,7 +273,7 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
                   [](const graph::Arg& a) { return a.kind != graph::Arg::Kind::Node; });
   }
   if (!hit) {
-    graph_artifact("before_post_grad_graph", g);
+    graph_artifact(artifacts::before_post_grad_graph, g);
   }
   {
     tracer::ChromiumSpan passes_span("_recursive_post_grad_passes");
@@ -278,16 +283,16 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   }
   if (hit) {
     // PyTorch logs the cached entry's post-grad graph as an event of its own.
-    tracer::event_with_payload("inductor_post_grad_graph", tracer::no_metadata,
+    tracer::event_with_payload(keys::inductor_post_grad_graph, tracer::no_metadata,
                                [&](std::string& out) { out += graph::print_graph(g); });
   } else {
-    graph_artifact("inductor_post_grad_graph", g);
+    graph_artifact(artifacts::inductor_post_grad_graph, g);
   }
 
   std::unique_ptr<backend::CompiledGraph> compiled;
   if (!codegen) {
     metrics.fallback_nodes += static_cast<std::int64_t>(g.op_count());
-    cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0, bypass);
+    cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0, bypass);
     ++metrics.fx_cache_bypasses;
     compiled = backend::interpret_graph(g);
   } else {
@@ -333,7 +338,7 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
     }
     const std::string code_path = key ? cache.output_code_path(*key).string() : "";
     tracer::event_with_payload(
-        "inductor_output_code",
+        keys::inductor_output_code,
         [&](tracer::JsonWriter& w) {
           w.member("filename", code_path).member("file_path", code_path);
         },
@@ -375,26 +380,29 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
     if (dump != nullptr && *dump == '2') {
       std::fprintf(stderr, "%s\n", llvm_ir.c_str());
     }
-    tracer::artifact(device.is_cpu() ? "inductor_llvm_ir" : "inductor_cuda_source",
+    tracer::artifact(device.is_cpu() ? artifacts::inductor_llvm_ir
+                                     : artifacts::inductor_cuda_source,
                      tracer::Encoding::String, [&](std::string& out) { out += llvm_ir; });
     if (cfg.provenance_tracking) {
       write_provenance(g, *ir, *sched);
     }
     if (served) {
-      cache_artifact("fx_graph_cache_hit", "hit", &*key, "hit", "time_saved_ns", codegen_ns);
+      cache_artifact(artifacts::fx_graph_cache_hit, "hit", &*key, "hit", "time_saved_ns",
+                     codegen_ns);
       ++metrics.fx_cache_hits;
-      detail::bump(detail::atomic_counters().cache_hits);
+      bump(detail::atomic_counters().cache_hits);
     } else if (key) {
       const std::string status =
           found.status == FxGraphCache::Status::Miss
               ? "full_miss"
               : (found.status == FxGraphCache::Status::Corrupt ? "corrupt: " + found.detail
                                                                : "stale: " + found.detail);
-      cache_artifact("fx_graph_cache_miss", status, &*key, "miss", "time_taken_ns", codegen_ns);
+      cache_artifact(artifacts::fx_graph_cache_miss, status, &*key, "miss", "time_taken_ns",
+                     codegen_ns);
       ++metrics.fx_cache_misses;
-      detail::bump(detail::atomic_counters().cache_misses);
+      bump(detail::atomic_counters().cache_misses);
     } else {
-      cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0,
+      cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0,
                      "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)");
       ++metrics.fx_cache_bypasses;
     }
@@ -402,7 +410,7 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
     metrics.extern_calls += static_cast<std::int64_t>(stats.extern_calls);
     metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
     metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
-    detail::bump(detail::atomic_counters().graphs_compiled);
+    bump(detail::atomic_counters().graphs_compiled);
 #if TORCHSCOPE_INDUCTOR_HAS_CUDA
     std::string blocker = device.is_cuda() ? cudagraph_blocker(*sched, *ir) : "";
 #endif

@@ -22,6 +22,7 @@
 #include "inductor/scheduler/scheduler.h"
 #include "passes/pass_pipeline.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 
 #include <chrono>
 #include <cstdio>
@@ -33,6 +34,9 @@
 namespace compiler::inductor {
 
 namespace {
+
+namespace keys = tracing::keys;
+namespace artifacts = tracing::artifacts;
 
 using Clock = std::chrono::steady_clock;
 
@@ -115,7 +119,7 @@ std::string compile_id_text() {
   if (id == nullptr || !id->frame_id || !id->frame_compile_id) {
     return "";
   }
-  return std::to_string(*id->frame_id) + "/" + std::to_string(*id->frame_compile_id);
+  return id->compile_id_text();
 }
 
 std::int64_t epoch_ns() {
@@ -212,11 +216,11 @@ Mode current_mode() noexcept {
 
 void pre_grad_passes(graph::Graph& graph) {
   tracer::ChromiumSpan span("_recursive_pre_grad_passes");
-  graph_artifact("before_pre_grad_graph", graph);
+  graph_artifact(artifacts::before_pre_grad_graph, graph);
   const passes::PipelineResult r =
       passes::run_pipeline("pre_grad", passes::pre_grad_pipeline(), graph);
   current_metrics().pre_grad_pass_s += r.seconds;
-  graph_artifact("after_pre_grad_graph", graph);
+  graph_artifact(artifacts::after_pre_grad_graph, graph);
 }
 
 // One compile_fx_inner call's state, its members named as the steps use them.
@@ -281,7 +285,7 @@ GraphCompile::State::State(const graph::Graph& graph_in, GraphRole role_in)
   }
   hit = found.status == FxGraphCache::Status::Hit;
 
-  tracer::artifact("fx_graph_runnable", tracer::Encoding::String,
+  tracer::artifact(artifacts::fx_graph_runnable, tracer::Encoding::String,
                    [&](std::string& out) { out += fx_graph_runnable(graph); });
   // The graph to compile returns its node results only: a backward graph returns None (a
   // constant) for inputs without a gradient, which its caller reads from `graph` itself.
@@ -291,7 +295,7 @@ GraphCompile::State::State(const graph::Graph& graph_in, GraphRole role_in)
                   [](const graph::Arg& a) { return a.kind != graph::Arg::Kind::Node; });
   }
   if (!hit) {
-    graph_artifact("before_post_grad_graph", g);
+    graph_artifact(artifacts::before_post_grad_graph, g);
   }
 }
 
@@ -304,16 +308,16 @@ void GraphCompile::State::post_grad_passes() {
   }
   if (hit) {
     // PyTorch logs the cached entry's post-grad graph as an event of its own.
-    tracer::event_with_payload("inductor_post_grad_graph", tracer::no_metadata,
+    tracer::event_with_payload(keys::inductor_post_grad_graph, tracer::no_metadata,
                                [&](std::string& out) { out += graph::print_graph(g); });
   } else {
-    graph_artifact("inductor_post_grad_graph", g);
+    graph_artifact(artifacts::inductor_post_grad_graph, g);
   }
 }
 
 std::unique_ptr<backend::CompiledGraph> GraphCompile::State::interpret() {
   metrics.fallback_nodes += static_cast<std::int64_t>(g.op_count());
-  cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0, bypass);
+  cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0, bypass);
   ++metrics.fx_cache_bypasses;
   return finish(backend::interpret_graph(g));
 }
@@ -357,7 +361,7 @@ void GraphCompile::State::output_code() {
   }
   const std::string code_path = key ? cache.output_code_path(*key).string() : "";
   tracer::event_with_payload(
-      "inductor_output_code",
+      keys::inductor_output_code,
       [&](tracer::JsonWriter& w) {
         w.member("filename", code_path).member("file_path", code_path);
       },
@@ -400,26 +404,27 @@ void GraphCompile::State::compile_kernels() {
   if (dump != nullptr && *dump == '2') {
     std::fprintf(stderr, "%s\n", llvm_ir.c_str());
   }
-  tracer::artifact(device.is_cpu() ? "inductor_llvm_ir" : "inductor_cuda_source",
+  tracer::artifact(device.is_cpu() ? artifacts::inductor_llvm_ir : artifacts::inductor_cuda_source,
                    tracer::Encoding::String, [&](std::string& out) { out += llvm_ir; });
   if (cfg.provenance_tracking) {
     write_provenance(g, *ir, *sched);
   }
   if (served) {
-    cache_artifact("fx_graph_cache_hit", "hit", &*key, "hit", "time_saved_ns", codegen_ns);
+    cache_artifact(artifacts::fx_graph_cache_hit, "hit", &*key, "hit", "time_saved_ns", codegen_ns);
     ++metrics.fx_cache_hits;
-    detail::bump(detail::atomic_counters().cache_hits);
+    bump(detail::atomic_counters().cache_hits);
   } else if (key) {
     const std::string status =
         found.status == FxGraphCache::Status::Miss
             ? "full_miss"
             : (found.status == FxGraphCache::Status::Corrupt ? "corrupt: " + found.detail
                                                              : "stale: " + found.detail);
-    cache_artifact("fx_graph_cache_miss", status, &*key, "miss", "time_taken_ns", codegen_ns);
+    cache_artifact(artifacts::fx_graph_cache_miss, status, &*key, "miss", "time_taken_ns",
+                   codegen_ns);
     ++metrics.fx_cache_misses;
-    detail::bump(detail::atomic_counters().cache_misses);
+    bump(detail::atomic_counters().cache_misses);
   } else {
-    cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0,
+    cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0,
                    "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)");
     ++metrics.fx_cache_bypasses;
   }
@@ -427,7 +432,7 @@ void GraphCompile::State::compile_kernels() {
   metrics.extern_calls += static_cast<std::int64_t>(stats.extern_calls);
   metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
   metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
-  detail::bump(detail::atomic_counters().graphs_compiled);
+  bump(detail::atomic_counters().graphs_compiled);
 }
 
 std::unique_ptr<backend::CompiledGraph> GraphCompile::State::wrap() {

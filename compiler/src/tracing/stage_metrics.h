@@ -1,10 +1,12 @@
-// Internal: the compilation_metrics fields that belong to the stages after capture. The
-// capture engine opens a StageMetrics for each compile; a stage that runs inside it (the AOT
-// stage, code generation) adds its fields by name (aot_autograd_cumulative_compile_time_us,
-// aotautograd_local_cache_miss_count, ...), and the engine writes them into that compile's
-// compilation_metrics event. Fields keep the order they were first set in.
+// Internal: the one per-compile metrics scope, holding the compilation_metrics fields that
+// belong to the stages after capture. The capture engine opens a StageMetrics for each compile;
+// a stage that runs inside it adds its fields: the AOT stage by name
+// (aot_autograd_cumulative_compile_time_us, aotautograd_local_cache_miss_count, ...), Inductor
+// into its typed part (inductor::current_metrics()). The engine writes both into that compile's
+// compilation_metrics event. Named fields keep the order they were first set in.
 #pragma once
 
+#include "compiler/inductor/metrics.h"
 #include "tracer/json_writer.h"
 
 #include <cstdint>
@@ -31,6 +33,9 @@ public:
   // Writes every field as a member of the open JSON object.
   void write(tracer::JsonWriter& w) const;
   bool empty() const noexcept { return fields_.empty(); }
+
+  // What Inductor's compiles in this scope reported; written where PyTorch writes them.
+  inductor::CompileMetrics inductor;
 
 private:
   std::vector<std::pair<std::string, std::int64_t>> fields_;

@@ -14,6 +14,7 @@
 #include "inductor/runtime/cuda_graphs.h"
 #include "tensor/device_memory.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 
 #include <array>
 #include <atomic>
@@ -439,27 +440,28 @@ private:
   // The cuda_kernel_info artifact of a loaded kernel.
   void trace_info(const KernelState& st) const {
     const cuda::KernelInfo& info = st.kernel->info();
-    tracer::artifact("cuda_kernel_info", tracer::Encoding::Json, [&](std::string& out) {
-      tracer::JsonWriter w(out);
-      w.begin_object();
-      w.member("kernel_name", st.source.name);
-      w.member("kind", st.source.shape == KernelShape::Pointwise ? "pointwise" : "reduction");
-      w.member("grid", grid_text(st.source, st.config));
-      w.member("block", st.source.column
-                            ? std::to_string(st.config.block) + " x " + std::to_string(kColumnRows)
-                        : st.config.block != 0
-                            ? std::to_string(st.config.block)
-                            : "the row's length / " + std::to_string(2 * st.config.unroll) +
-                                  " rounded up to a power of two, 32 to 1024");
-      w.member("elements_per_thread", static_cast<std::int64_t>(st.config.unroll));
-      w.member("registers", static_cast<std::int64_t>(info.registers));
-      w.member("static_shared_bytes", static_cast<std::int64_t>(info.static_shared_bytes));
-      w.member("local_bytes", static_cast<std::int64_t>(info.local_bytes));
-      w.member("max_threads_per_block", static_cast<std::int64_t>(info.max_threads_per_block));
-      w.member("binary_version", static_cast<std::int64_t>(info.binary_version));
-      w.member("device", device_name_);
-      w.end_object();
-    });
+    tracer::artifact(
+        tracing::artifacts::cuda_kernel_info, tracer::Encoding::Json, [&](std::string& out) {
+          tracer::JsonWriter w(out);
+          w.begin_object();
+          w.member("kernel_name", st.source.name);
+          w.member("kind", st.source.shape == KernelShape::Pointwise ? "pointwise" : "reduction");
+          w.member("grid", grid_text(st.source, st.config));
+          w.member("block", st.source.column ? std::to_string(st.config.block) + " x " +
+                                                   std::to_string(kColumnRows)
+                            : st.config.block != 0
+                                ? std::to_string(st.config.block)
+                                : "the row's length / " + std::to_string(2 * st.config.unroll) +
+                                      " rounded up to a power of two, 32 to 1024");
+          w.member("elements_per_thread", static_cast<std::int64_t>(st.config.unroll));
+          w.member("registers", static_cast<std::int64_t>(info.registers));
+          w.member("static_shared_bytes", static_cast<std::int64_t>(info.static_shared_bytes));
+          w.member("local_bytes", static_cast<std::int64_t>(info.local_bytes));
+          w.member("max_threads_per_block", static_cast<std::int64_t>(info.max_threads_per_block));
+          w.member("binary_version", static_cast<std::int64_t>(info.binary_version));
+          w.member("device", device_name_);
+          w.end_object();
+        });
   }
 
   cuda::DeviceContext& ctx_;

@@ -9,7 +9,7 @@
 // (plan_outputs, sorted paths and temporary tables in SQLite) must equal the in-memory renames and
 // last writers: the render's streamed plan is fuzzed against its in-memory oracle.
 #include "cli/report_folder.h"
-#include "model/path_sanitizer.h"
+#include "ingest/trackers/path_sanitizer.h"
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "report/render_context.h"

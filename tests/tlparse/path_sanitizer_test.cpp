@@ -1,6 +1,6 @@
 // Output names from log data never escape the output folder (docs/TLPARSE-INGEST.md, "Output names
 // from log data").
-#include "model/path_sanitizer.h"
+#include "ingest/trackers/path_sanitizer.h"
 
 #include <catch2/catch.hpp>
 

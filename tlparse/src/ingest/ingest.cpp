@@ -5,14 +5,14 @@
 // the same but keep what we can and say so in the health table.
 #include "tlparse/ingest/ingest.h"
 
-#include "handlers/handler.h"
-#include "index/index_writer.h"
-#include "ingest/content_hash.h"
-#include "ingest/envelope.h"
-#include "ingest/glog_prefix.h"
-#include "ingest/line_reader.h"
-#include "ingest/md5.h"
-#include "model/file_model.h"
+#include "common/content_hash.h"
+#include "ingest/envelope/envelope.h"
+#include "ingest/handlers/handler.h"
+#include "ingest/reader/glog_prefix.h"
+#include "ingest/reader/line_reader.h"
+#include "ingest/reader/md5.h"
+#include "ingest/trackers/file_model.h"
+#include "ingest/writer/index_writer.h"
 #include "tlparse/ingest/log_files.h"
 #include "tlparse/text/terminal_text.h"
 
@@ -129,7 +129,8 @@ private:
   std::vector<uint64_t> stray_payload_lines_;
   std::optional<uint32_t> expected_rank_;
   uint64_t messages_ = 0;
-  std::unordered_map<ContentKey, VerifiedPayload, ContentKeyHash> verified_; // trusted on a match
+  std::unordered_map<common::ContentKey, VerifiedPayload, common::ContentKeyHash>
+      verified_; // trusted on a match
   Md5 md5_;
   std::vector<int> kinds_;
   std::string_view main_value_; // the raw value of the event's own key, inside envelope_buf_
@@ -212,7 +213,7 @@ void FileIngest::read_payload() {
 }
 
 std::optional<int64_t> FileIngest::store_payload(std::string_view declared, int64_t line) {
-  const ContentKey h = content_key(payload_);
+  const common::ContentKey h = common::content_key(payload_);
   auto it = verified_.find(h);
   if (it != verified_.end() && it->second.declared == declared &&
       it->second.size == payload_.size()) {
@@ -501,8 +502,8 @@ void FileIngest::process_line(const Line& line) {
     return;
   }
   ++stats.ok;
-  const std::optional<model::CompileId> cid =
-      env.cid_valid ? std::optional<model::CompileId>(env.cid) : std::nullopt;
+  const std::optional<CompileId> cid =
+      env.cid_valid ? std::optional<CompileId>(env.cid) : std::nullopt;
   const model::FileModel::KeyRef key = model_->key_for(cid, lineno);
   const int64_t key_id = key.key_id;
 

@@ -66,7 +66,7 @@ struct ForcedKey {
   std::int64_t caid = -2, frame = -2, frame_compile = -2;
   auto operator<=>(const ForcedKey&) const = default;
 };
-ForcedKey forced_key_of(const std::optional<model::CompileId>& cid);
+ForcedKey forced_key_of(const std::optional<CompileId>& cid);
 
 struct RenderContext {
   const index::IndexReader& reader;
@@ -165,9 +165,9 @@ struct RenderContext {
 };
 
 // "[0/0]" for an id, "(unknown)" for none.
-std::string compile_display(const std::optional<model::CompileId>& cid);
+std::string compile_display(const std::optional<CompileId>& cid);
 // The display with the attempt forced to 0 (metrics/stack lookups of tlparse 0.4.3).
-std::string forced_key(const std::optional<model::CompileId>& cid);
+std::string forced_key(const std::optional<CompileId>& cid);
 // A stack from the index as trie frames (filenames resolved, "(unknown)" when they were not).
 std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack);
 // A link to an output: `label` linking to `prefix` + its path; an external link only when its

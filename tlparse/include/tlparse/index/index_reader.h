@@ -11,9 +11,9 @@
 // A reader is not thread-safe; open one per thread.
 #pragma once
 
+#include "tlparse/compile_id.h"
 #include "tlparse/index/schema.gen.h"
 #include "tlparse/index/stats.h"
-#include "tlparse/model/compile_id.h"
 #include "tlparse/result.h"
 
 #include <atomic>
@@ -28,7 +28,7 @@
 
 namespace tlparse::index {
 
-using model::CompileId;
+using tlparse::CompileId;
 using StackFrames = std::vector<StackFrame>;
 
 // The raw compile id of an event; nullopt when a compile-id key had the wrong type.

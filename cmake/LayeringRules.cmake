@@ -8,3 +8,12 @@ set(TORCHSCOPE_LAYERING_RULES
   "tlparse:torchscope_compiler,torchscope_tracer"
   "torchscope_gui_models:torchscope_compiler,torchscope_tracer"
   "tlparse-gui:torchscope_compiler,torchscope_tracer")
+
+# The folder half of the layering (tests/layering/folder_cycles.cpp): inside each component listed
+# here no folder may include a folder that includes it back. TORCHSCOPE_FOLDER_ROOMS_<component>
+# lists folders that are one room by design, checked as one node.
+# - compiler: the eager runtime (core values, tensors, ops, their kernels and eager autograd) is
+#   one room: a tensor's methods call ops, ops record autograd nodes, kernels compute on tensors.
+#   Every compile stage (capture, aot, passes, inductor, ...) sits above it and must be acyclic.
+set(TORCHSCOPE_FOLDER_LAYERING gui)
+set(TORCHSCOPE_FOLDER_ROOMS_compiler "autograd,core,kernels,ops,tensor")

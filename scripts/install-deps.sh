@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, skipping those already present (idempotent).
-# Run as root (or with sudo) on Debian 12.
+# Run as root (or with sudo) on Debian 12. `--quickstart`: only what the first README command
+# needs (no test, benchmark or fuzzing tools).
 set -euo pipefail
 
+# What the first README command builds and runs (the libraries, tlparse, the GUI, the samples).
 PACKAGES=(
   cmake ninja-build g++ pkg-config
+  ccache                 # rebuilds in a fresh clone reuse earlier objects (optional)
   libsimdjson-dev        # JSON parsing on the ingest hot path
-  libsqlite3-dev sqlite3 # the index
+  libsqlite3-dev         # the index
   zlib1g-dev             # payload compression in the index
   libssl-dev             # MD5 of payloads (OpenSSL's libcrypto)
   libxxhash-dev          # XXH3, the ingest's content hash
+  llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
+  qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev # the GUI
+)
+# What the tests, benchmarks and fuzzers add (the second README command; not with --quickstart).
+TEST_PACKAGES=(
+  sqlite3                # the index's command-line shell, used by tests
   libdtl-dev             # the yardstick of bench_text_diff (optional; header-only)
   catch2                 # unit tests (Catch2 v2)
-  llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
   clang-14 libclang-rt-14-dev # libFuzzer targets and sanitizers
   clang-format-14        # the format check (scripts/check-format.sh, CTest label format)
-  qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev # the GUI
   xvfb xauth             # screenshots of the GUI in a real X server (optional; tests use offscreen)
 )
+if [[ "${1:-}" != "--quickstart" ]]; then
+  PACKAGES+=("${TEST_PACKAGES[@]}")
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

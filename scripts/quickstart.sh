@@ -4,8 +4,10 @@
 # turns it into an HTML report and an index. Prints where its output is. Idempotent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$ROOT/scripts/install-deps.sh"
-"$ROOT/scripts/build.sh" release
+# Only what this script runs is installed and built (the quickstart preset: no tests or
+# benchmarks, in the same build/release folder the second command completes).
+"$ROOT/scripts/install-deps.sh" --quickstart
+"$ROOT/scripts/build.sh" quickstart
 BIN="$ROOT/build/release"
 
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/torchscope-quickstart.XXXXXX")"

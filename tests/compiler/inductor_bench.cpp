@@ -108,51 +108,81 @@ double stream_add_gbs(std::int64_t n) {
   return 3.0 * static_cast<double>(bytes) / (best * 1e6);
 }
 
-// One thread's FMA throughput: 12 independent chains of 16-lane FMAs (enough in flight to fill
+// One thread's FMA throughput: 12 independent chains of vector FMAs (enough in flight to fill
 // two FMA units of latency 4), no loads. Returns a value so the work is not optimised away.
-__attribute__((target("avx512f"))) float fma_chains(std::int64_t iterations) {
-  __m512 acc[12];
-  for (int i = 0; i < 12; ++i) {
-    acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+// One copy per instruction set the peak is measured with (a macro, since each copy must be
+// compiled for its own target): the widest the host has is picked at run time (peak_isa).
+#define TORCHSCOPE_FMA_CHAINS(NAME, TARGET, VEC, SET1, FMADD, FIRST)                               \
+  __attribute__((target(TARGET))) float NAME(std::int64_t iterations) {                            \
+    VEC acc[12];                                                                                   \
+    for (int i = 0; i < 12; ++i) {                                                                 \
+      acc[i] = SET1(0.001f * static_cast<float>(i));                                               \
+    }                                                                                              \
+    const VEC a = SET1(0.9999f);                                                                   \
+    const VEC b = SET1(0.0001f);                                                                   \
+    for (std::int64_t it = 0; it < iterations; ++it) {                                             \
+      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) {                                      \
+        acc[i] = FMADD(acc[i], a, b);                                                              \
+      }                                                                                            \
+    }                                                                                              \
+    float sum = 0.0f;                                                                              \
+    for (int i = 0; i < 12; ++i) {                                                                 \
+      sum += FIRST(acc[i]);                                                                        \
+    }                                                                                              \
+    return sum;                                                                                    \
   }
-  const __m512 a = _mm512_set1_ps(0.9999f);
-  const __m512 b = _mm512_set1_ps(0.0001f);
-  for (std::int64_t it = 0; it < iterations; ++it) {
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) {
-      acc[i] = _mm512_fmadd_ps(acc[i], a, b);
-    }
+
+#define TORCHSCOPE_SSE2_MULADD(x, y, z) _mm_add_ps(_mm_mul_ps(x, y), z)
+TORCHSCOPE_FMA_CHAINS(fma_chains_avx512, "avx512f", __m512, _mm512_set1_ps, _mm512_fmadd_ps,
+                      _mm512_cvtss_f32)
+TORCHSCOPE_FMA_CHAINS(fma_chains_avx2, "avx2,fma", __m256, _mm256_set1_ps, _mm256_fmadd_ps,
+                      _mm256_cvtss_f32)
+// SSE2 has no fused multiply-add: a multiply and an add count as the two flops of one FMA.
+TORCHSCOPE_FMA_CHAINS(fma_chains_sse2, "sse2", __m128, _mm_set1_ps, TORCHSCOPE_SSE2_MULADD,
+                      _mm_cvtss_f32)
+#undef TORCHSCOPE_FMA_CHAINS
+#undef TORCHSCOPE_SSE2_MULADD
+
+// The instruction set the peak is measured with, and its lanes per vector.
+struct PeakIsa {
+  const char* name;
+  int lanes;
+  float (*chains)(std::int64_t);
+};
+
+// TORCHSCOPE_BENCH_PEAK_ISA=avx2 (or sse2) measures with a narrower set than the host has, to
+// check the figure on a host without AVX-512.
+PeakIsa peak_isa() {
+  const char* forced = std::getenv("TORCHSCOPE_BENCH_PEAK_ISA");
+  const std::string_view want = forced != nullptr ? forced : "";
+  if (want.empty() && __builtin_cpu_supports("avx512f")) {
+    return {"avx512f", 16, fma_chains_avx512};
   }
-  alignas(64) float lanes[16];
-  float sum = 0.0f;
-  for (int i = 0; i < 12; ++i) {
-    _mm512_store_ps(lanes, acc[i]);
-    sum += lanes[i];
+  if (want != "sse2" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return {"avx2+fma", 8, fma_chains_avx2};
   }
-  return sum;
+  return {"sse2", 4, fma_chains_sse2};
 }
 
 // The machine's single-precision FMA throughput with every core, in GFLOP/s, over one short run
-// (about 10 ms at this machine's clock; 0 where the CPU lacks AVX-512). Measured, not computed
-// from a nominal clock: the cores of this shared virtual machine run at whatever their
-// neighbours leave them, so the matmul interleaves its runs with these.
+// (about 10 ms at this machine's clock), with the widest vector FMA the host has (peak_isa).
+// Measured, not computed from a nominal clock: the cores of this shared virtual machine run at
+// whatever their neighbours leave them, so the matmul interleaves its runs with these.
 double fma_gflops() {
-  if (!__builtin_cpu_supports("avx512f")) {
-    return 0.0;
-  }
+  const PeakIsa isa = peak_isa();
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   const std::int64_t iterations = 2'000'000;
   std::vector<std::thread> pool;
   std::vector<float> sink(threads);
   const auto t0 = Clock::now();
   for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] { sink[t] = fma_chains(iterations); });
+    pool.emplace_back([&, t] { sink[t] = isa.chains(iterations); });
   }
   for (std::thread& p : pool) {
     p.join();
   }
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double flop = 2.0 * 16 * 12 * static_cast<double>(iterations) * threads;
+  const double flop = 2.0 * isa.lanes * 12 * static_cast<double>(iterations) * threads;
   return sink[0] == 12345.0f ? 0.0 : flop / s / 1e9; // reads the result
 }
 
@@ -283,6 +313,7 @@ int main(int argc, char** argv) {
     }
     figure("matmul_compiled", median(gemm), "GFLOP/s");
     figure("fma_peak", median(peak), "GFLOP/s");
+    std::printf("fma_peak_isa: %s\n", peak_isa().name);
     figure("matmul_eager", flop / (median_ms([&] { f(a, b); }, 3) * 1e6), "GFLOP/s");
 #ifdef TORCHSCOPE_BENCH_OPENBLAS
     std::vector<float> c(static_cast<std::size_t>(m * m));

@@ -408,19 +408,7 @@ std::vector<std::string> FileModel::unknown_key_names() const {
 }
 
 void FileModel::finish(std::optional<uint32_t> rank, uint64_t lines) {
-  const index::Stats& s = stats_;
-  health_[static_cast<size_t>(index::HealthId::ok)] = s.ok;
-  health_[static_cast<size_t>(index::HealthId::other_rank)] = s.other_rank;
-  health_[static_cast<size_t>(index::HealthId::fail_glog)] = s.fail_glog;
-  health_[static_cast<size_t>(index::HealthId::fail_json)] = s.fail_json;
-  health_[static_cast<size_t>(index::HealthId::fail_payload_md5)] = s.fail_payload_md5;
-  health_[static_cast<size_t>(index::HealthId::fail_dynamo_guards_json)] =
-      s.fail_dynamo_guards_json;
-  health_[static_cast<size_t>(index::HealthId::fail_parser)] = s.fail_parser;
-  health_[static_cast<size_t>(index::HealthId::fail_key_conflict)] = s.fail_key_conflict;
-  health_[static_cast<size_t>(index::HealthId::fail_json_serialization)] =
-      s.fail_json_serialization;
-  health_[static_cast<size_t>(index::HealthId::unknown)] = s.unknown;
+  stats_.copy_to(health_);
   for (CompileFacts& c : compiles_) {
     writer_.add(index::io::record_of(c.row()));
   }

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-using tlparse::model::sanitise_output_name;
+using tlparse::ingest::sanitise_output_name;
 
 TEST_CASE("sanitiser keeps tlparse's name when it is safe", "[tlparse][sanitiser]") {
   CHECK(sanitise_output_name("fx_graph_cache_miss").name == "fx_graph_cache_miss");

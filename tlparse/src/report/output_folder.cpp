@@ -83,8 +83,8 @@ std::string OutputFolder::first_error() const {
 }
 
 bool OutputFolder::is_safe_relative_path(std::string_view relative) {
-  // 2048: log-derived names are at most about 1100 bytes (ingest/trackers/path_sanitizer.h), and the whole
-  // path, the folder's own included, must stay under the system's PATH_MAX of 4096.
+  // 2048: log-derived names are at most about 1100 bytes (ingest/trackers/path_sanitizer.h), and
+  // the whole path, the folder's own included, must stay under the system's PATH_MAX of 4096.
   if (relative.empty() || relative.front() == '/' || relative.size() > 2048) {
     return false;
   }

@@ -1,15 +1,16 @@
 // chromium_event: the payload is a Chrome trace event; it is parsed into a chromium_events row
 // (name, ph, ts, dur, cat, pid, tid, args, args.compile_id) and handed to the file's span tracker
-// (model/span_tracker.h). Unparseable payloads are counted and skipped, like tlparse skips them
-// in chromium_events.json.
+// (trackers/span_tracker.h). Unparseable payloads are counted and skipped, like tlparse skips them
+// in chromium_events.json. Like 0.4.3, such an event gets no raw.jsonl row and no
+// payloads/<md5>.txt copy (Flow::no_raw_row).
 #include "ingest/envelope/envelope.h"
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
-bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata, {});
+bool validate(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata, {});
 }
 
 // args.compile_id as logged: a string unescaped, any other value as its JSON.
@@ -32,9 +33,9 @@ std::string compile_id_of_args(simdjson::ondemand::parser& parser, std::string_v
 
 void handle(EventContext& ctx) {
   using simdjson::ondemand::json_type;
-  auto& parser = ctx.model.parser();
+  auto& parser = ctx.file.parser();
   index::io::ChromiumEventRecord row;
-  row.file_id = ctx.model.file_id();
+  row.file_id = ctx.file.file_id();
   row.event_id = ctx.event_id;
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
@@ -70,7 +71,7 @@ void handle(EventContext& ctx) {
                     return true;
                   });
   if (!ok) {
-    ctx.model.count(index::HealthId::bad_chromium_event, ctx.line, ctx.payload);
+    ctx.file.count(index::HealthId::bad_chromium_event, ctx.line, ctx.payload);
     return;
   }
   // Large args (cache events carry whole configs) stay only in the payload, which is stored once
@@ -87,15 +88,15 @@ void handle(EventContext& ctx) {
   row.name = name;
   row.ph = ph;
   row.cat = cat;
-  ctx.model.writer().add(row);
+  ctx.file.writer().add(row);
   if (row.ts) {
-    ctx.model.spans().add(model::ChromiumPoint{ctx.event_id, ctx.key_id, ctx.compile_id, name, cat,
-                                               ph, *row.ts, row.dur, row.pid, row.tid});
+    ctx.file.spans().add(ChromiumPoint{ctx.event_id, ctx.key_id, ctx.compile_id, name, cat, ph,
+                                       *row.ts, row.dur, row.pid, row.tid});
   }
 }
 
 } // namespace
 
-const Handler chromium{&validate, &handle};
+const Handler chromium{&validate, &handle, Flow::no_raw_row};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

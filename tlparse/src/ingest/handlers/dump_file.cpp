@@ -2,13 +2,13 @@
 // name contains `<eval_with_key>.<digits>` (tlparse's regex search), else
 // `dump_file/<name>.html` with the name sanitised.
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 #include "ingest/trackers/path_sanitizer.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
-bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata, {{"name", "str", true}});
+bool validate(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata, {{"name", "str", true}});
 }
 
 std::optional<std::string> eval_with_key_id(std::string_view name) {
@@ -29,21 +29,21 @@ std::optional<std::string> eval_with_key_id(std::string_view name) {
 }
 
 void handle(EventContext& ctx) {
-  const auto name = string_field(ctx.model.parser(), ctx.metadata, "name").value_or("");
+  const auto name = string_field(ctx.file.parser(), ctx.metadata, "name").value_or("");
   std::string path;
   if (auto id = eval_with_key_id(name)) {
     path = "dump_file/eval_with_key_" + *id + ".html";
   } else {
-    const auto safe = model::sanitise_output_name(name);
+    const auto safe = sanitise_output_name(name);
     if (safe.changed) {
-      ctx.model.count(index::HealthId::unsafe_output_name, ctx.line, name);
+      ctx.file.count(index::HealthId::unsafe_output_name, ctx.line, name);
     }
     path = "dump_file/" + safe.name + ".html";
   }
-  ctx.model.add_global_file(ctx, path, index::OutputKind::dump_file_html);
+  ctx.file.add_global_file(ctx, path, index::OutputKind::dump_file_html);
 }
 } // namespace
 
 const Handler dump_file_html{&validate, &handle};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

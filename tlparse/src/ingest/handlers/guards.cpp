@@ -2,12 +2,12 @@
 // user_stack?}; otherwise tlparse counts fail_dynamo_guards_json and writes nothing.
 #include "ingest/envelope/envelope.h"
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
-bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata, {});
+bool validate(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata, {});
 }
 
 bool payload_is_guard_list(simdjson::ondemand::parser& parser, std::string_view payload) {
@@ -33,15 +33,15 @@ bool payload_is_guard_list(simdjson::ondemand::parser& parser, std::string_view 
 }
 
 void handle(EventContext& ctx) {
-  if (!payload_is_guard_list(ctx.model.parser(), ctx.payload)) {
-    ++ctx.model.stats().fail_dynamo_guards_json;
-    ctx.model.count(index::HealthId::fail_dynamo_guards_json, ctx.line, ctx.payload);
+  if (!payload_is_guard_list(ctx.file.parser(), ctx.payload)) {
+    ++ctx.file.stats().fail_dynamo_guards_json;
+    ctx.file.count(index::HealthId::fail_dynamo_guards_json, ctx.line, ctx.payload);
     return;
   }
-  ctx.model.add_compile_file(ctx, "dynamo_guards", "html", index::OutputKind::guards_html, false);
+  ctx.file.add_compile_file(ctx, "dynamo_guards", "html", index::OutputKind::guards_html, false);
 }
 } // namespace
 
 const Handler guards_html{&validate, &handle};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

@@ -1,19 +1,20 @@
 // link: a compile-directory entry pointing at an external url; consumes a number, writes no file.
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
-bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata, {{"name", "str", true}, {"url", "str", true}});
+bool validate(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata,
+                         {{"name", "str", true}, {"url", "str", true}});
 }
 void handle(EventContext& ctx) {
-  const auto name = string_field(ctx.model.parser(), ctx.metadata, "name").value_or("");
-  const auto url = string_field(ctx.model.parser(), ctx.metadata, "url").value_or("");
-  ctx.model.add_link(ctx, name, url);
+  const auto name = string_field(ctx.file.parser(), ctx.metadata, "name").value_or("");
+  const auto url = string_field(ctx.file.parser(), ctx.metadata, "url").value_or("");
+  ctx.file.add_link(ctx, name, url);
 }
 } // namespace
 
 const Handler link{&validate, &handle};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

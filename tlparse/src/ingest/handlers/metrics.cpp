@@ -6,13 +6,13 @@
 // field types of tlparse 0.4.3's metadata structs.
 #include "ingest/envelope/envelope.h"
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
 
-bool validate_metrics(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata,
+bool validate_metrics(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata,
                          {{"co_name", "str"},
                           {"co_filename", "str"},
                           {"co_firstlineno", "i32"},
@@ -38,16 +38,16 @@ bool validate_metrics(simdjson::ondemand::parser& parser, std::string_view metad
                           {"restart_reasons", "arr"}});
 }
 
-bool validate_bwd(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata,
+bool validate_bwd(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata,
                          {{"inductor_compile_time_s", "f64"},
                           {"code_gen_time_s", "f64"},
                           {"fail_type", "str"},
                           {"fail_reason", "str"}});
 }
 
-bool validate_aot_bwd(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata,
+bool validate_aot_bwd(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata,
                          {{"start_time", "f64"},
                           {"elapsed_time", "f64"},
                           {"fail_type", "str"},
@@ -104,14 +104,14 @@ constexpr size_t kStoredValueMin = 512;
 void record_row(EventContext& ctx, int64_t output_id) {
   using simdjson::ondemand::json_type;
   index::io::CompilationMetricsRecord row;
-  row.id = ctx.model.writer().next_id<index::CompilationMetrics>();
-  row.file_id = ctx.model.file_id();
+  row.id = ctx.file.writer().next_id<index::CompilationMetrics>();
+  row.file_id = ctx.file.file_id();
   row.event_id = ctx.event_id;
   row.compile_id = ctx.compile_id;
   index::parse(ctx.key, row.event_key);
   row.output_id = output_id;
   int64_t other_fields = 0;
-  auto& parser = ctx.model.parser();
+  auto& parser = ctx.file.parser();
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
   if (ingest::open_object(parser, ctx.metadata, doc, obj)) {
@@ -128,7 +128,7 @@ void record_row(EventContext& ctx, int64_t output_id) {
               return true;
             }
             if (t == json_type::array && !v.get_array().get(items)) {
-              *count = ctx.model.add_list(ctx.event_id, key, items);
+              *count = ctx.file.add_list(ctx.event_id, key, items);
               return true;
             }
           }
@@ -140,33 +140,33 @@ void record_row(EventContext& ctx, int64_t output_id) {
                                                    std::nullopt};
           if (raw.size() >= kStoredValueMin) {
             other.value = {};
-            other.value_id = ctx.model.store_value(raw);
+            other.value_id = ctx.file.store_value(raw);
             ctx.cut_values.emplace_back(raw, *other.value_id);
           }
-          ctx.model.writer().add(other);
+          ctx.file.writer().add(other);
           return true;
         });
   }
   if (row.event_key == index::MetricsKind::compilation_metrics) {
-    ctx.model.facts(ctx.compile_id).note_metrics(row);
+    ctx.file.facts(ctx.compile_id).note_metrics(row);
   }
-  ctx.model.writer().add(row);
+  ctx.file.writer().add(row);
 }
 
 void handle_metrics(EventContext& ctx) {
-  const auto out = ctx.model.add_compile_file(ctx, "compilation_metrics", "html",
-                                              index::OutputKind::metrics_html, false);
+  const auto out = ctx.file.add_compile_file(ctx, "compilation_metrics", "html",
+                                             index::OutputKind::metrics_html, false);
   record_row(ctx, out.output_id);
 }
 void handle_bwd(EventContext& ctx) {
-  const auto out = ctx.model.add_compile_file(ctx, "bwd_compilation_metrics", "html",
-                                              index::OutputKind::bwd_metrics_html, false);
+  const auto out = ctx.file.add_compile_file(ctx, "bwd_compilation_metrics", "html",
+                                             index::OutputKind::bwd_metrics_html, false);
   record_row(ctx, out.output_id);
 }
 void handle_aot_bwd(EventContext& ctx) {
   const auto out =
-      ctx.model.add_compile_file(ctx, "aot_autograd_backward_compilation_metrics", "html",
-                                 index::OutputKind::aot_bwd_metrics_html, false);
+      ctx.file.add_compile_file(ctx, "aot_autograd_backward_compilation_metrics", "html",
+                                index::OutputKind::aot_bwd_metrics_html, false);
   record_row(ctx, out.output_id);
 }
 } // namespace
@@ -175,4 +175,4 @@ const Handler metrics_html{&validate_metrics, &handle_metrics};
 const Handler bwd_metrics_html{&validate_bwd, &handle_bwd};
 const Handler aot_bwd_metrics_html{&validate_aot_bwd, &handle_aot_bwd};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

@@ -1,12 +1,12 @@
 // inductor_output_code: `inductor_output_code_<file stem>_<N>.html` (highlighted by the
 // renderer), or `.txt` with the raw payload under -p/--plain-text.
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
-bool validate(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata, {{"filename", "str", false}});
+bool validate(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata, {{"filename", "str", false}});
 }
 
 // Rust's Path::file_stem: the last component without its last extension ("a.tar.gz" ->
@@ -28,7 +28,7 @@ std::string file_stem(std::string_view path) {
 }
 
 void handle(EventContext& ctx) {
-  const auto filename = string_field(ctx.model.parser(), ctx.metadata, "filename");
+  const auto filename = string_field(ctx.file.parser(), ctx.metadata, "filename");
   std::string stem = "inductor_output_code";
   if (filename) {
     const std::string fs = file_stem(*filename);
@@ -36,16 +36,16 @@ void handle(EventContext& ctx) {
       stem += "_" + fs;
     }
   }
-  if (ctx.model.options().plain_text) {
-    ctx.model.add_compile_file(ctx, stem, "txt", index::OutputKind::payload_text, true,
-                               model::FileModel::Readable::none, "inductor_output_code");
+  if (ctx.file.options().plain_text) {
+    ctx.file.add_compile_file(ctx, stem, "txt", index::OutputKind::payload_text, true,
+                              FileState::Readable::none, "inductor_output_code");
   } else {
-    ctx.model.add_compile_file(ctx, stem, "html", index::OutputKind::output_code_html, false,
-                               model::FileModel::Readable::none, "inductor_output_code");
+    ctx.file.add_compile_file(ctx, stem, "html", index::OutputKind::output_code_html, false,
+                              FileState::Readable::none, "inductor_output_code");
   }
 }
 } // namespace
 
 const Handler output_code{&validate, &handle};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

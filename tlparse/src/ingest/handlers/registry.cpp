@@ -1,6 +1,6 @@
 // The ONE registry table of event kinds, generated from the catalogue (event_kinds.gen.h): every
 // kind gets its output behaviour from the catalogue's `output` column; the switch below is where
-// a kind registers a model recorder. Lookups by key go through one hash map built once.
+// a kind registers a recorder. Lookups by key go through one hash map built once.
 #include "ingest/envelope/envelope.h"
 #include "ingest/handlers/handler.h"
 #include "schemas/event_kinds.gen.h"
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace tlparse::handlers {
+namespace tlparse::ingest::handlers {
 namespace {
 
 enum class KindId {
@@ -19,9 +19,11 @@ enum class KindId {
 #undef TORCHSCOPE_KIND_ENUM
 };
 
-// Kinds whose events feed the model beyond the output file.
+// Kinds whose events become rows of the index beyond the output file.
 const Handler* recorder_for(KindId k) {
   switch (k) {
+  case KindId::stack:
+    return &record::stack;
   case KindId::dynamo_start:
     return &record::dynamo_start;
   case KindId::symbolic_shape_specialization:
@@ -45,22 +47,27 @@ const Handler* recorder_for(KindId k) {
 struct Tables {
   std::vector<KindEntry> entries;
   std::unordered_map<std::string_view, int> by_key;
-  int str = -1, stack = -1, chromium = -1;
 };
+
+// The flow of a kind: its output's when that is not an ordinary event, else its recorder's.
+Flow flow_of(const Handler& output, const Handler* recorder) {
+  if (output.flow != Flow::event || recorder == nullptr) {
+    return output.flow;
+  }
+  return recorder->flow;
+}
 
 const Tables& tables() {
   static const Tables t = [] {
     Tables out;
 #define TORCHSCOPE_KIND_ROW(id, key, payload, context, known, out_kind, emitted, desc)             \
-  out.entries.push_back(KindEntry{key, known, &output::out_kind, recorder_for(KindId::id)});
+  out.entries.push_back(KindEntry{key, known, &output::out_kind, recorder_for(KindId::id),         \
+                                  flow_of(output::out_kind, recorder_for(KindId::id))});
     TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_KIND_ROW)
 #undef TORCHSCOPE_KIND_ROW
     for (size_t i = 0; i < out.entries.size(); ++i) {
       out.by_key.emplace(out.entries[i].key, static_cast<int>(i));
     }
-    out.str = out.by_key.at("str");
-    out.stack = out.by_key.at("stack");
-    out.chromium = out.by_key.at("chromium_event");
     return out;
   }();
   return t;
@@ -111,16 +118,6 @@ int find_kind(std::string_view key) {
   const auto& m = tables().by_key;
   auto it = m.find(key);
   return it == m.end() ? -1 : it->second;
-}
-
-int str_kind() {
-  return tables().str;
-}
-int stack_kind() {
-  return tables().stack;
-}
-int chromium_kind() {
-  return tables().chromium;
 }
 
 bool validate_object(simdjson::ondemand::parser& parser, std::string_view json,
@@ -212,4 +209,4 @@ std::optional<std::string> string_field(simdjson::ondemand::parser& parser, std:
   return out;
 }
 
-} // namespace tlparse::handlers
+} // namespace tlparse::ingest::handlers

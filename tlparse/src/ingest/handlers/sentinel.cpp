@@ -2,19 +2,19 @@
 // SentinelFileParser and DynamoOutputGraphParser): aot_*_graph, dynamo_output_graph,
 // dynamo_cpp_guards_str, inductor_*_grad_graph, ...
 #include "ingest/handlers/handler.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 
-namespace tlparse::handlers::output {
+namespace tlparse::ingest::handlers::output {
 namespace {
-bool metadata_is_object(simdjson::ondemand::parser& parser, std::string_view metadata) {
-  return validate_object(parser, metadata, {});
+bool metadata_is_object(EventContext& ctx) {
+  return validate_object(ctx.file.parser(), ctx.metadata, {});
 }
 void write_payload(EventContext& ctx) {
-  ctx.model.add_compile_file(ctx, ctx.key, "txt", index::OutputKind::payload_text, true);
+  ctx.file.add_compile_file(ctx, ctx.key, "txt", index::OutputKind::payload_text, true);
 }
 } // namespace
 
 const Handler sentinel_txt{&metadata_is_object, &write_payload};
 const Handler payload_txt{&metadata_is_object, &write_payload};
 
-} // namespace tlparse::handlers::output
+} // namespace tlparse::ingest::handlers::output

@@ -1,9 +1,9 @@
-// FileModel: the compile directory and output naming of tlparse 0.4.3 (docs/TLPARSE-INGEST.md),
-// the compiles, the string table and the counters of one file. See file_model.h.
+// FileState: the compile directory and output naming of tlparse 0.4.3 (docs/TLPARSE-INGEST.md),
+// the compiles, the string table and the counters of one file. See file_state.h.
 #include "common/content_hash.h"
 #include "ingest/envelope/envelope.h"
 #include "ingest/reader/md5.h"
-#include "ingest/trackers/file_model.h"
+#include "ingest/trackers/file_state.h"
 #include "ingest/trackers/path_sanitizer.h"
 
 #include <cassert>
@@ -13,7 +13,7 @@
 #include <string>
 #include <tuple>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 namespace {
 
 std::string_view cache_suffix(std::string_view path) {
@@ -51,12 +51,12 @@ bool compile_id_less(const CompileId& a, const CompileId& b) {
          std::tie(b.compiled_autograd_id, b.frame_id, b.frame_compile_id, b.attempt);
 }
 
-FileModel::FileModel(index::IndexWriter& writer, int64_t file_id,
+FileState::FileState(index::IndexWriter& writer, int64_t file_id,
                      const ingest::IngestOptions& options)
     : writer_(writer), file_id_(file_id), options_(options), keys_(&compile_id_less),
       compile_by_id_(&compile_id_less), spans_(writer, file_id) {}
 
-void FileModel::count(index::HealthId id, int64_t line, std::string_view excerpt) {
+void FileState::count(index::HealthId id, int64_t line, std::string_view excerpt) {
   ++health_[static_cast<size_t>(id)];
   const auto& info = index::health_info(id);
   constexpr uint64_t kMaxBadLines = 10000;
@@ -67,11 +67,11 @@ void FileModel::count(index::HealthId id, int64_t line, std::string_view excerpt
   }
 }
 
-std::string FileModel::dir_for(const std::optional<CompileId>& raw, int64_t line) {
+std::string FileState::dir_for(const std::optional<CompileId>& raw, int64_t line) {
   return raw ? directory_name(*raw) : "unknown_" + std::to_string(line);
 }
 
-int64_t FileModel::compile_for(const std::optional<CompileId>& raw, int64_t line) {
+int64_t FileState::compile_for(const std::optional<CompileId>& raw, int64_t line) {
   std::optional<int64_t>* invalid = nullptr;
   CompileId forced;
   if (!raw) {
@@ -97,13 +97,13 @@ int64_t FileModel::compile_for(const std::optional<CompileId>& raw, int64_t line
   return id;
 }
 
-CompileFacts& FileModel::facts(int64_t compile_id) {
+CompileFacts& FileState::facts(int64_t compile_id) {
   const auto i = static_cast<size_t>(compile_id - compiles_.front().id());
   assert(i < compiles_.size());
   return compiles_[i];
 }
 
-FileModel::KeyRef FileModel::key_for(const std::optional<CompileId>& raw, int64_t line) {
+FileState::KeyRef FileState::key_for(const std::optional<CompileId>& raw, int64_t line) {
   const auto add_key = [&](const std::optional<CompileId>& key) {
     KeyRef ref;
     ref.compile_id = compile_for(raw, line);
@@ -148,7 +148,7 @@ FileModel::KeyRef FileModel::key_for(const std::optional<CompileId>& raw, int64_
   return ref;
 }
 
-int64_t FileModel::emit(handlers::EventContext& ctx, index::io::OutputRecord row) {
+int64_t FileState::emit(handlers::EventContext& ctx, index::io::OutputRecord row) {
   row.id = writer_.next_id<index::Output>();
   row.file_id = file_id_;
   row.seq = seq_++;
@@ -163,7 +163,7 @@ int64_t FileModel::emit(handlers::EventContext& ctx, index::io::OutputRecord row
   return row.id;
 }
 
-FileModel::Emitted FileModel::add_compile_file(handlers::EventContext& ctx, std::string_view stem,
+FileState::Emitted FileState::add_compile_file(handlers::EventContext& ctx, std::string_view stem,
                                                std::string_view ext, index::OutputKind kind,
                                                bool payload_file, Readable readable,
                                                std::string_view artifact) {
@@ -214,7 +214,7 @@ FileModel::Emitted FileModel::add_compile_file(handlers::EventContext& ctx, std:
   return out;
 }
 
-FileModel::Emitted FileModel::add_global_file(handlers::EventContext& ctx,
+FileState::Emitted FileState::add_global_file(handlers::EventContext& ctx,
                                               std::string_view relative_path,
                                               index::OutputKind kind) {
   const uint64_t n = output_count_++;
@@ -232,7 +232,7 @@ FileModel::Emitted FileModel::add_global_file(handlers::EventContext& ctx,
   return out;
 }
 
-void FileModel::add_link(handlers::EventContext& ctx, std::string_view name, std::string_view url) {
+void FileState::add_link(handlers::EventContext& ctx, std::string_view name, std::string_view url) {
   const uint64_t n = output_count_++;
   index::io::OutputRecord row;
   row.key_id = ctx.key_id;
@@ -245,7 +245,7 @@ void FileModel::add_link(handlers::EventContext& ctx, std::string_view name, std
   emit(ctx, row);
 }
 
-std::string FileModel::add_payload_copy(handlers::EventContext& ctx) {
+std::string FileState::add_payload_copy(handlers::EventContext& ctx) {
   const SanitisedName safe = sanitise_output_name(ctx.declared_md5);
   if (safe.changed) {
     count(index::HealthId::unsafe_output_name, ctx.line, ctx.declared_md5);
@@ -274,7 +274,7 @@ std::string FileModel::add_payload_copy(handlers::EventContext& ctx) {
   return path;
 }
 
-void FileModel::intern(int64_t idx, std::string value, int64_t line) {
+void FileState::intern(int64_t idx, std::string value, int64_t line) {
   if (idx < 0) {
     return;
   }
@@ -290,7 +290,7 @@ void FileModel::intern(int64_t idx, std::string value, int64_t line) {
   it->second = std::move(value);
 }
 
-std::optional<int64_t> FileModel::add_list(int64_t event_id, std::string_view field,
+std::optional<int64_t> FileState::add_list(int64_t event_id, std::string_view field,
                                            simdjson::ondemand::array& items) {
   int64_t pos = 0;
   for (auto item : items) {
@@ -303,7 +303,7 @@ std::optional<int64_t> FileModel::add_list(int64_t event_id, std::string_view fi
   return pos;
 }
 
-int64_t FileModel::store_value(std::string_view bytes) {
+int64_t FileState::store_value(std::string_view bytes) {
   const uint64_t h = common::content_hash(bytes);
   if (const auto it = stored_values_.find(h);
       it != stored_values_.end() && it->second.bytes == bytes) {
@@ -325,7 +325,7 @@ int64_t FileModel::store_value(std::string_view bytes) {
   return id;
 }
 
-bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame>& out,
+bool FileState::parse_stack(std::string_view json, std::vector<index::StackFrame>& out,
                             int64_t line) {
   using simdjson::ondemand::json_type;
   out.clear();
@@ -386,7 +386,7 @@ bool FileModel::parse_stack(std::string_view json, std::vector<index::StackFrame
   return true;
 }
 
-void FileModel::note_unknown_key(std::string_view key, int64_t line) {
+void FileState::note_unknown_key(std::string_view key, int64_t line) {
   auto it = unknown_keys_.find(key);
   constexpr size_t kMaxUnknownKeyNames = 10000; // bounded memory on hostile logs
   if (it == unknown_keys_.end() && unknown_keys_.size() >= kMaxUnknownKeyNames) {
@@ -399,7 +399,7 @@ void FileModel::note_unknown_key(std::string_view key, int64_t line) {
   ++it->second.count;
 }
 
-std::vector<std::string> FileModel::unknown_key_names() const {
+std::vector<std::string> FileState::unknown_key_names() const {
   std::vector<std::string> out;
   for (const auto& [key, u] : unknown_keys_) {
     out.push_back(key);
@@ -407,7 +407,7 @@ std::vector<std::string> FileModel::unknown_key_names() const {
   return out;
 }
 
-void FileModel::finish(std::optional<uint32_t> rank, uint64_t lines) {
+void FileState::finish(std::optional<uint32_t> rank, uint64_t lines) {
   stats_.copy_to(health_);
   for (CompileFacts& c : compiles_) {
     writer_.add(index::io::record_of(c.row()));
@@ -426,4 +426,4 @@ void FileModel::finish(std::optional<uint32_t> rank, uint64_t lines) {
                    static_cast<int64_t>(lines));
 }
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

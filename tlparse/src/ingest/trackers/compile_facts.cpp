@@ -1,7 +1,7 @@
 // See compile_facts.h.
 #include "ingest/trackers/compile_facts.h"
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 namespace {
 
 std::optional<int64_t> part(const std::optional<uint32_t>& v) {
@@ -137,4 +137,4 @@ const index::Compile& CompileFacts::row() {
   return row_;
 }
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

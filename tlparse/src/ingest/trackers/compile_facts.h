@@ -1,6 +1,6 @@
 // What the index says about each compile, computed once while its file is ingested: the handlers
 // note what they see (metrics, outputs, reasons, cache artifacts, the dynamo_start stack) and the
-// file's model writes one `compiles` row per compile when the file ends. The status rule lives
+// file's state writes one `compiles` row per compile when the file ends. The status rule lives
 // here and nowhere else: every reader (report, CLI, GUI) reads the stored status.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 
 // What a compile row stands for, and its display (the id with the attempt forced to 0, tlparse
 // 0.4.3's rule for metrics and stacks; "unknown" when a compile-id key had the wrong type).
@@ -48,4 +48,4 @@ private:
   bool any_failed_ = false, any_empty_ = false, any_restart_ = false;
 };
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

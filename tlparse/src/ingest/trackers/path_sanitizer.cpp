@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 namespace {
 
 constexpr size_t kMaxSegment = 200;
@@ -102,4 +102,4 @@ SanitisedName sanitise_output_name(std::string_view raw) {
   return {out, true};
 }
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

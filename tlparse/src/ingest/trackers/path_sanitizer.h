@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 
 struct SanitisedName {
   std::string name;
@@ -22,4 +22,4 @@ struct SanitisedName {
 
 SanitisedName sanitise_output_name(std::string_view raw);
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

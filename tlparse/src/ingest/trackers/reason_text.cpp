@@ -3,7 +3,7 @@
 
 #include "ingest/envelope/envelope.h"
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 namespace {
 
 constexpr std::string_view kUserStackHeader = "User stack trace:";
@@ -210,4 +210,4 @@ index::GraphBreak parse_graph_break(std::string_view text) {
   return out;
 }
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 
 // The rows of a recompile_reasons payload, with their text columns (reason, cached_entry, guard,
 // user_stack, user_file, user_line), `pos` and `shape` set; the caller sets where they come from.
@@ -27,4 +27,4 @@ std::vector<index::RecompileReason> parse_recompile_reasons(simdjson::ondemand::
 // user_file, user_line, user_stack).
 index::GraphBreak parse_graph_break(std::string_view text);
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

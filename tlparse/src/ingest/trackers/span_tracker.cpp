@@ -1,7 +1,7 @@
 // See span_tracker.h.
 #include "ingest/trackers/span_tracker.h"
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 namespace {
 // Real traces nest a few dozen spans deep; a hostile log must not grow memory without bound.
 constexpr size_t kMaxOpenSpans = 100000;
@@ -82,4 +82,4 @@ void SpanTracker::finish() {
   open_count_ = 0;
 }
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

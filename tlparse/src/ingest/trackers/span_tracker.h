@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 
 struct ChromiumPoint {
   int64_t event_id = 0;
@@ -46,4 +46,4 @@ private:
   size_t open_count_ = 0;
 };
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

@@ -1,5 +1,5 @@
 // Writes index.sqlite with one prepared INSERT per table, generated from the schema declaration
-// (schema_io.gen.h): the model hands it records, it binds their columns. One transaction per log
+// (schema_io.gen.h): the ingest hands it records, it binds their columns. One transaction per log
 // file, journal and fsync off while building (a run that dies rebuilds the index from the logs).
 // Row ids are assigned here, so callers link rows (event -> output -> metrics) without asking
 // SQLite. Payloads are stored once per (MD5, size); large ones are zlib-compressed.

@@ -3,6 +3,7 @@
 // says about each (compile_facts.h), the chromium spans (span_tracker.h), the file's own string
 // table, statistics and health counters. Handlers add outputs and rows through it; it forwards
 // rows to the index writer as they come, so memory grows only with the number of compiles.
+// Implemented in compile_directory.cpp, beside the compile-directory rules it mostly holds.
 #pragma once
 
 #include "ingest/handlers/handler.h"
@@ -21,13 +22,13 @@
 #include <unordered_set>
 #include <vector>
 
-namespace tlparse::model {
+namespace tlparse::ingest {
 
 bool compile_id_less(const CompileId& a, const CompileId& b);
 
-class FileModel {
+class FileState {
 public:
-  FileModel(index::IndexWriter& writer, int64_t file_id, const ingest::IngestOptions& options);
+  FileState(index::IndexWriter& writer, int64_t file_id, const ingest::IngestOptions& options);
 
   index::IndexWriter& writer() { return writer_; }
   int64_t file_id() const { return file_id_; }
@@ -140,4 +141,4 @@ private:
   std::map<std::string, UnknownKey, std::less<>> unknown_keys_;
 };
 
-} // namespace tlparse::model
+} // namespace tlparse::ingest

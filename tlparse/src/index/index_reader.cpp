@@ -191,18 +191,7 @@ Result<Stats> IndexReader::stats(int64_t file_id) const {
   }
   Stats st;
   for (const HealthCounter& h : *counters) {
-    const std::string_view c = h.counter;
-    uint64_t* slot = c == "ok"                        ? &st.ok
-                     : c == "other_rank"              ? &st.other_rank
-                     : c == "fail_glog"               ? &st.fail_glog
-                     : c == "fail_json"               ? &st.fail_json
-                     : c == "fail_payload_md5"        ? &st.fail_payload_md5
-                     : c == "fail_dynamo_guards_json" ? &st.fail_dynamo_guards_json
-                     : c == "fail_parser"             ? &st.fail_parser
-                     : c == "fail_key_conflict"       ? &st.fail_key_conflict
-                     : c == "fail_json_serialization" ? &st.fail_json_serialization
-                     : c == "unknown"                 ? &st.unknown
-                                                      : nullptr;
+    uint64_t* slot = st.counter(h.counter);
     if (slot != nullptr) {
       *slot = static_cast<uint64_t>(std::max<int64_t>(0, h.count));
     }

@@ -3,12 +3,12 @@
 // earlier one), then writes the global files. See render.h.
 #include "tlparse/report/render.h"
 
-#include "ingest/content_hash.h"
+#include "common/content_hash.h"
 #include "report/html_page.h"
 #include "report/output_collisions.h"
 #include "report/render_context.h"
+#include "tlparse/compile_id.h"
 #include "tlparse/index/index_reader.h"
-#include "tlparse/model/compile_id.h"
 #include "tlparse/report/multi_rank.h"
 
 #include <algorithm>
@@ -46,8 +46,8 @@ void RenderCache::insert(int kind, const std::string& content_key, const std::st
 
 std::string RenderCache::key_of(std::string_view bytes) {
   // A match is trusted (the rendering is reused without the bytes): a 128-bit key under a seed
-  // of this process, not a fixed hash a log's author could make collide (ingest/content_hash.h).
-  const ingest::ContentKey k = ingest::content_key(bytes);
+  // of this process, not a fixed hash a log's author could make collide (common/content_hash.h).
+  const common::ContentKey k = common::content_key(bytes);
   return "h" + std::to_string(k.high) + "." + std::to_string(k.low) + ":" +
          std::to_string(bytes.size());
 }
@@ -75,8 +75,8 @@ Payload RenderContext::fetch_payload(std::int64_t event_id) {
   return Payload{std::move(bytes), std::move(key)};
 }
 
-std::string compile_display(const std::optional<model::CompileId>& cid) {
-  return cid ? model::display_name(*cid) : std::string("(unknown)");
+std::string compile_display(const std::optional<CompileId>& cid) {
+  return cid ? display_name(*cid) : std::string("(unknown)");
 }
 
 std::optional<index::Output> RenderContext::output_with_id(std::int64_t id) {

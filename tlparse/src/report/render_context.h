@@ -168,7 +168,7 @@ struct RenderContext {
 };
 
 // "[0/0]" for an id, "(unknown)" for none.
-std::string compile_display(const std::optional<model::CompileId>& cid);
+std::string compile_display(const std::optional<CompileId>& cid);
 // A stack from the index as trie frames (filenames resolved, "(unknown)" when they were not).
 std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack);
 // A link to an output: `label` linking to `prefix` + its path; an external link only when its

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "tlparse/index/schema.gen.h"
-#include "tlparse/model/compile_id.h"
+#include "tlparse/compile_id.h"
 
 #include <cstdint>
 #include <optional>
@@ -15,7 +15,7 @@
 
 namespace tlparse::index {
 
-using model::CompileId;
+using tlparse::CompileId;
 using StackFrames = std::vector<StackFrame>;
 
 // Where a per-event row comes from.

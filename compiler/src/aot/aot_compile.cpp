@@ -9,7 +9,7 @@
 #include "passes/pass_pipeline.h"
 #include "tracing/counter.h"
 #include "tracing/event_keys.h"
-#include "tracing/stage_metrics.h"
+#include "inductor/stage_metrics.h"
 
 #include <chrono>
 #include <cstdio>

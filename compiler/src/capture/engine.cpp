@@ -11,7 +11,7 @@
 #include "tracer/trace.h"
 #include "tracing/counter.h"
 #include "tracing/event_keys.h"
-#include "tracing/stage_metrics.h"
+#include "inductor/stage_metrics.h"
 #include "tracing/trace_util.h"
 
 #include <array>

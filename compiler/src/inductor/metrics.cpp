@@ -2,7 +2,7 @@
 #include "compiler/inductor/metrics.h"
 
 #include "inductor/counters.h"
-#include "tracing/stage_metrics.h"
+#include "inductor/stage_metrics.h"
 
 namespace compiler::inductor {
 

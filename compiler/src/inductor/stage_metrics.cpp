@@ -1,5 +1,5 @@
 // StageMetrics: a per-thread stack of field lists.
-#include "tracing/stage_metrics.h"
+#include "inductor/stage_metrics.h"
 
 namespace compiler::tracing {
 

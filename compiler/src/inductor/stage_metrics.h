@@ -3,7 +3,9 @@
 // a stage that runs inside it adds its fields: the AOT stage by name
 // (aot_autograd_cumulative_compile_time_us, aotautograd_local_cache_miss_count, ...), Inductor
 // into its typed part (inductor::current_metrics()). The engine writes both into that compile's
-// compilation_metrics event. Named fields keep the order they were first set in.
+// compilation_metrics event. Named fields keep the order they were first set in. It lives beside
+// Inductor's metrics because it holds them (and current_metrics() reads it): the stages above
+// include it, nothing below needs it.
 #pragma once
 
 #include "compiler/inductor/metrics.h"

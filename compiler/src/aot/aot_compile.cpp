@@ -6,10 +6,10 @@
 #include "compiler/core/errors.h"
 #include "compiler/graph/aot_graph_printer.h"
 #include "compiler/graph/graph_printer.h"
+#include "inductor/stage_metrics.h"
 #include "passes/pass_pipeline.h"
 #include "tracing/counter.h"
 #include "tracing/event_keys.h"
-#include "inductor/stage_metrics.h"
 
 #include <chrono>
 #include <cstdio>

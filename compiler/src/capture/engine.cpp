@@ -8,10 +8,10 @@
 #include "compiler/backend/backend.h"
 #include "compiler/capture/compile.h"
 #include "compiler/inductor/metrics.h"
+#include "inductor/stage_metrics.h"
 #include "tracer/trace.h"
 #include "tracing/counter.h"
 #include "tracing/event_keys.h"
-#include "inductor/stage_metrics.h"
 #include "tracing/trace_util.h"
 
 #include <array>

@@ -6,8 +6,8 @@
 // needs one concern may take that part by reference (`const SpansReader&`).
 #pragma once
 
-#include "tlparse/index/schema.gen.h"
 #include "tlparse/compile_id.h"
+#include "tlparse/index/schema.gen.h"
 
 #include <cstdint>
 #include <optional>

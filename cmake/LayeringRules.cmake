@@ -15,5 +15,7 @@ set(TORCHSCOPE_LAYERING_RULES
 # - compiler: the eager runtime (core values, tensors, ops, their kernels and eager autograd) is
 #   one room: a tensor's methods call ops, ops record autograd nodes, kernels compute on tensors.
 #   Every compile stage (capture, aot, passes, inductor, ...) sits above it and must be acyclic.
-set(TORCHSCOPE_FOLDER_LAYERING gui)
+# - tlparse: the ingest is one room (src/ingest: reader, envelope, handlers, trackers, writer);
+#   the index read API, the report and the CLI sit above src/common and include no ingest folder.
+set(TORCHSCOPE_FOLDER_LAYERING gui compiler tlparse)
 set(TORCHSCOPE_FOLDER_ROOMS_compiler "autograd,core,kernels,ops,tensor")

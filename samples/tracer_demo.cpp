@@ -183,7 +183,9 @@ void compile_one(const CompileSpec& spec) {
   tracer::event_with_payload("dynamo_cpp_guards_str", tracer::no_metadata,
                              [&](std::string& out) { out += guards_text(spec.batch); });
   tracer::event("compilation_metrics", [&](tracer::JsonWriter& w) {
-    w.member("compile_id", std::to_string(spec.frame) + "/" + std::to_string(spec.compile))
+    w.member("compile_id",
+             tracer::CompileId{.frame_id = spec.frame, .frame_compile_id = spec.compile}
+                 .compile_id_text())
         .member("co_name", "forward")
         .member("co_filename", kUserFile)
         .member("co_firstlineno", 11)

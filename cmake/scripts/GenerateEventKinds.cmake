@@ -32,7 +32,9 @@ set(abody "")
 foreach(i RANGE ${alast})
   string(JSON name GET "${json}" artifacts ${i} name)
   string(JSON enc GET "${json}" artifacts ${i} encoding)
-  string(APPEND abody "  X(\"${name}\", ${enc}) \\\n")
+  # "torch._functorch.config" -> torch__functorch_config: a name C++ code can spell.
+  string(MAKE_C_IDENTIFIER "${name}" identifier)
+  string(APPEND abody "  X(${identifier}, \"${name}\", ${enc}) \\\n")
 endforeach()
 set(content "// Generated from schemas/trace/event_kinds.json by cmake/scripts/GenerateEventKinds.cmake.
 // Do not edit: edit the catalogue.
@@ -45,7 +47,7 @@ set(content "// Generated from schemas/trace/event_kinds.json by cmake/scripts/G
 ${body}
 #define TORCHSCOPE_EVENT_KIND_COUNT ${count}
 
-// X(\"artifact name\", encoding)  encoding: string | json
+// X(identifier, \"artifact name\", encoding)  encoding: string | json
 #define TORCHSCOPE_KNOWN_ARTIFACTS(X) \\
 ${abody}
 ")

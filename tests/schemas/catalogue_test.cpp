@@ -1,11 +1,18 @@
 // Keeps the schema files and the event-kind catalogue in step: every kind has a schema file and
-// every schema file has a kind, so no second list of kinds can drift from the catalogue.
+// every schema file has a kind, so no second list of kinds can drift from the catalogue. Also
+// keeps compiler/ from spelling a catalogued name as a literal: its emit sites name events and
+// artifacts through the generated keys (compiler/src/tracing/event_keys.h).
 #include "schemas/trace_scan.h"
+#include "support/test_paths.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <schemas/event_kinds.gen.h>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -34,7 +41,112 @@ std::set<std::string> schema_stems(const std::filesystem::path& dir) {
   return out;
 }
 
+// The string literals of C++ source `text`, skipping comments, character literals and raw strings
+// (no emit site spells a name as a raw string), each with its line.
+std::vector<std::pair<std::string, size_t>> string_literals(const std::string& text) {
+  std::vector<std::pair<std::string, size_t>> out;
+  size_t line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (text.compare(i, 2, "//") == 0) {
+      i = text.find('\n', i) - 1; // the newline is counted on the next turn
+    } else if (text.compare(i, 2, "/*") == 0) {
+      const size_t end = std::min(text.find("*/", i + 2), text.size());
+      for (; i < end; ++i) {
+        line += text[i] == '\n' ? 1 : 0;
+      }
+      ++i;
+    } else if (c == 'R' && i + 1 < text.size() && text[i + 1] == '"') {
+      const size_t open = text.find('(', i);
+      const std::string close = ")" + text.substr(i + 2, open - i - 2) + "\"";
+      const size_t end = std::min(text.find(close, open), text.size());
+      for (; i < end + close.size() - 1; ++i) {
+        line += text[i] == '\n' ? 1 : 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      std::string literal;
+      for (++i; i < text.size() && text[i] != c; ++i) {
+        if (text[i] == '\\') {
+          literal += text[i++];
+        }
+        literal += text[i];
+      }
+      if (c == '"') {
+        out.emplace_back(literal, line);
+      }
+    }
+  }
+  return out;
+}
+
+// Every catalogued event kind and artifact name, less the two that are also ordinary words of
+// the compiler: "str" (Python's type name) and "stack" (torch.stack, and the metadata field of
+// dynamo_start). The compiler never emits those two kinds; the tracer writes `str` itself.
+std::set<std::string> catalogued_names() {
+  std::set<std::string> names;
+#define TORCHSCOPE_COLLECT_KIND(id, key, ...) names.insert(key);
+  TORCHSCOPE_EVENT_KINDS(TORCHSCOPE_COLLECT_KIND)
+#undef TORCHSCOPE_COLLECT_KIND
+#define TORCHSCOPE_COLLECT_ARTIFACT(id, name, encoding) names.insert(name);
+  TORCHSCOPE_KNOWN_ARTIFACTS(TORCHSCOPE_COLLECT_ARTIFACT)
+#undef TORCHSCOPE_COLLECT_ARTIFACT
+  names.erase("str");
+  names.erase("stack");
+  return names;
+}
+
+// "file:line: "name"" for each literal of `text` that spells a catalogued name.
+std::vector<std::string> catalogue_literals(const std::string& file, const std::string& text) {
+  static const std::set<std::string> names = catalogued_names();
+  std::vector<std::string> out;
+  for (const auto& [literal, line] : string_literals(text)) {
+    if (names.count(literal) != 0) {
+      out.push_back(file + ":" + std::to_string(line) + ": \"" + literal + "\"");
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+TEST_CASE("the literal check finds catalogued names in code and skips comments and raw strings",
+          "[schemas]") {
+  const std::string text = "// tracer::event(\"dynamo_start\")\n"
+                           "/* \"dynamo_start\" */ char q = '\"';\n"
+                           "auto r = R\"x(\"dynamo_start\")x\";\n"
+                           "tracer::artifact(\"fx_graph_cache_hit\", enc);\n"
+                           "w.key(\"stack\"); s = \"a\\\"compilation_metrics\";\n"
+                           "tracer::event(\n    \"inductor_output_code\", f);\n";
+  CHECK(catalogue_literals("t.cpp", text) ==
+        std::vector<std::string>{"t.cpp:4: \"fx_graph_cache_hit\"",
+                                 "t.cpp:7: \"inductor_output_code\""});
+}
+
+TEST_CASE("no compiler source spells a catalogued event or artifact name as a literal",
+          "[schemas]") {
+  size_t files = 0;
+  for (const char* folder : {"compiler/src", "compiler/include"}) {
+    const auto root = test_support::source_dir() / folder;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".h")) {
+        continue;
+      }
+      ++files;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      for (const std::string& offence : catalogue_literals(
+               std::filesystem::relative(entry.path(), test_support::source_dir()).string(),
+               text.str())) {
+        FAIL_CHECK(offence << " (use tracing::keys:: or tracing::artifacts::)");
+      }
+    }
+  }
+  CHECK(files > 100);
+}
 
 TEST_CASE("every catalogued kind has a schema file and every schema file has a kind", "[schemas]") {
   Catalogue c = catalogue();

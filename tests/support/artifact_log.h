@@ -3,7 +3,7 @@
 // fuzzers rewrite. Shared by the collision tests and fuzz_output_names.
 #pragma once
 
-#include "ingest/md5.h"
+#include "ingest/reader/md5.h"
 
 #include <cstddef>
 #include <string>

@@ -3,8 +3,8 @@
 // already verified. Prints MB/s per payload size. (The hand-written MD5 and hash these replaced
 // measured 254-339 and 5200-12700 MB/s here; docs/TLPARSE-INGEST.md has the comparison.)
 // usage: bench_hashing [TOTAL_MB]   (default 256 MB hashed per size and implementation)
-#include "ingest/content_hash.h"
-#include "ingest/md5.h"
+#include "common/content_hash.h"
+#include "ingest/reader/md5.h"
 
 #include <chrono>
 #include <cstdio>
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       c = static_cast<char>(' ' + rng() % 95); // printable, like payload text
     }
     const double a = mb_per_s(data, total, md5);
-    const double b = mb_per_s(data, total, tlparse::ingest::content_hash);
+    const double b = mb_per_s(data, total, tlparse::common::content_hash);
     std::printf("%-10zu %9.0f MB/s %9.0f MB/s\n", size, a, b);
   }
   return 0;

@@ -1,6 +1,6 @@
 // Envelope decoding follows tlparse 0.4.3's serde typing (docs/TLPARSE-INGEST.md, "The
 // envelope" and "Compile ids").
-#include "ingest/envelope.h"
+#include "ingest/envelope/envelope.h"
 
 #include <catch2/catch.hpp>
 

@@ -9,7 +9,7 @@
 // (plan_outputs, sorted paths and temporary tables in SQLite) must equal the in-memory renames and
 // last writers: the render's streamed plan is fuzzed against its in-memory oracle.
 #include "cli/report_folder.h"
-#include "model/path_sanitizer.h"
+#include "ingest/trackers/path_sanitizer.h"
 #include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "report/render_context.h"
@@ -163,7 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::vector<tlparse::index::Output> outputs;
   for (size_t i = 0; i < names.size(); ++i) {
-    const auto safe = tlparse::model::sanitise_output_name(names[i]);
+    const auto safe = tlparse::ingest::sanitise_output_name(names[i]);
     const std::string as_logged = "dump_file/" + safe.name + ".html";
     if (!rd::OutputFolder::is_safe_relative_path(as_logged)) {
       bug("the sanitiser let through a path the folder refuses", as_logged);

@@ -1,6 +1,6 @@
 // The hand-written glog prefix matcher reproduces tlparse 0.4.3's regex quirks
 // (docs/TLPARSE-INGEST.md, "The glog prefix").
-#include "ingest/glog_prefix.h"
+#include "ingest/reader/glog_prefix.h"
 
 #include <catch2/catch.hpp>
 

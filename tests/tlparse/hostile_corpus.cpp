@@ -2,7 +2,7 @@
 // readable here; bytes no text editor shows (NUL, ESC, invalid UTF-8) are written as escapes.
 #include "hostile_corpus.h"
 
-#include "ingest/md5.h"
+#include "ingest/reader/md5.h"
 
 #include <sys/stat.h>
 

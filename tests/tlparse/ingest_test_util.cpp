@@ -1,7 +1,7 @@
 // See ingest_test_util.h.
 #include "ingest_test_util.h"
 
-#include "ingest/md5.h"
+#include "ingest/reader/md5.h"
 #include "support/must.h"
 #include "support/test_paths.h"
 

@@ -1,7 +1,7 @@
 // Our MD5 matches RFC 1321's test vectors, in one piece and streamed; the keyed content hash
-// (ingest/content_hash.h) tells apart payloads that differ by a byte.
-#include "ingest/content_hash.h"
-#include "ingest/md5.h"
+// (common/content_hash.h) tells apart payloads that differ by a byte.
+#include "common/content_hash.h"
+#include "ingest/reader/md5.h"
 
 #include <catch2/catch.hpp>
 #include <set>
@@ -46,10 +46,10 @@ TEST_CASE("md5 comparison wants lowercase hex like tlparse", "[tlparse][md5]") {
 
 TEST_CASE("content keys are equal for equal bytes and differ for near-identical ones",
           "[tlparse][md5]") {
-  using tlparse::ingest::content_key;
+  using tlparse::common::content_key;
   const std::string base(300, 'p');
   CHECK(content_key(base) == content_key(std::string(300, 'p')));
-  CHECK(tlparse::ingest::content_key_seed() == tlparse::ingest::content_key_seed());
+  CHECK(tlparse::common::content_key_seed() == tlparse::common::content_key_seed());
   // Every one-byte change of a payload, and every prefix, gets a key of its own.
   std::set<std::pair<uint64_t, uint64_t>> keys;
   for (std::size_t i = 0; i < base.size(); ++i) {

@@ -1,10 +1,10 @@
 // Output names from log data never escape the output folder (docs/TLPARSE-INGEST.md, "Output names
 // from log data").
-#include "model/path_sanitizer.h"
+#include "ingest/trackers/path_sanitizer.h"
 
 #include <catch2/catch.hpp>
 
-using tlparse::model::sanitise_output_name;
+using tlparse::ingest::sanitise_output_name;
 
 TEST_CASE("sanitiser keeps tlparse's name when it is safe", "[tlparse][sanitiser]") {
   CHECK(sanitise_output_name("fx_graph_cache_miss").name == "fx_graph_cache_miss");

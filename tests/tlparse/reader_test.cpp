@@ -1,6 +1,6 @@
 // The line reader and payload attachment: physical line numbers, CRLF, payload lines kept with
 // the envelope that owns them, only when has_payload is present.
-#include "ingest/line_reader.h"
+#include "ingest/reader/line_reader.h"
 #include "ingest_test_util.h"
 #include "support/must.h"
 #include "support/test_paths.h"

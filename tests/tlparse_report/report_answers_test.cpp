@@ -1,6 +1,6 @@
 // index.html's answer sections (recompilation explorer, graph-break summary, compile-time chart,
 // artifact explanations): present on real logs, and log text in them is always escaped.
-#include "ingest/md5.h"
+#include "ingest/reader/md5.h"
 #include "report/flame_chart.h"
 #include "support/must.h"
 #include "support/test_paths.h"

@@ -1,7 +1,7 @@
 // chromium_events.json and a rank's share of the --all-ranks-html combined file: the same bytes
 // whatever the rendering cache holds, including when it holds one rendering of a payload and not
 // the other (each payload is parsed once, and only the missing rendering is made).
-#include "ingest/md5.h"
+#include "ingest/reader/md5.h"
 #include "report/output_folder.h"
 #include "report/render_context.h"
 #include "support/must.h"

@@ -1,7 +1,7 @@
 // The renderer over a real index: a hostile synthetic log (markup and event handlers in every
 // field that reaches a page, a javascript: link, invalid UTF-8) must give pages with no
 // executable markup; the same index must always give the same bytes; every listed output exists.
-#include "ingest/md5.h"
+#include "ingest/reader/md5.h"
 #include "support/html_checks.h"
 #include "support/must.h"
 #include "support/test_paths.h"

@@ -163,6 +163,26 @@ TEST_CASE("compile ids print and nest as PyTorch's do", "[tracer]") {
   CHECK(tracer::current_compile_id() == nullptr);
 }
 
+TEST_CASE("compile ids have one spelling per use, each PyTorch's", "[tracer]") {
+  const tracer::CompileId first{.frame_id = 0, .frame_compile_id = 0, .attempt = 0};
+  const tracer::CompileId restarted{.frame_id = 1, .frame_compile_id = 0, .attempt = 1};
+  const tracer::CompileId autograd{.compiled_autograd_id = 0, .frame_id = 1, .frame_compile_id = 0};
+  const tracer::CompileId none{};
+  // Chromium event args: str(TraceId), the attempt kept.
+  CHECK(first.trace_id_text() == "0/0");
+  CHECK(restarted.trace_id_text() == "1/0_1");
+  CHECK(autograd.trace_id_text() == "!0/1/0");
+  CHECK(none.trace_id_text() == "-/-");
+  // compilation_metrics, recompile reasons, cache events: str(CompileId), no attempt.
+  CHECK(first.compile_id_text() == "0/0");
+  CHECK(restarted.compile_id_text() == "1/0");
+  CHECK(autograd.compile_id_text() == "!0/1/0");
+  CHECK(tracer::CompileId{.frame_id = 12, .frame_compile_id = 3, .attempt = 2}.compile_id_text() ==
+        "12/3");
+  // Outside any compile (the AOT cache's artifact written with no scope).
+  CHECK(none.compile_id_text() == "-/-");
+}
+
 TEST_CASE("an event with no compile context carries a stack, chromium events do not", "[tracer]") {
   TraceSession s;
   tracer::event("describe_storage", [](tracer::JsonWriter& w) { w.member("id", 1); });

@@ -10,12 +10,6 @@ namespace detail {
 
 namespace {
 
-std::string compile_id_arg(const CompileId& id) {
-  // chromium args carry the id without brackets: "0/0", "1/0_1", "!0/1/0".
-  std::string s = id.to_string();
-  return s.size() >= 2 ? s.substr(1, s.size() - 2) : s;
-}
-
 // `extra` holds `"k": v` members separated by '\n' (ChromiumSpan's end args).
 void write_serialised_members(JsonWriter& w, const void* context) {
   std::string_view rest = *static_cast<const std::string_view*>(context);
@@ -50,13 +44,13 @@ void emit_chromium_event(std::string_view name, std::string_view ph, const CallS
     // PyTorch puts the compile id after the timing counters on E, first on B.
     const bool end = ph == "E";
     if (end && id) {
-      w.member("compile_id", compile_id_arg(*id));
+      w.member("compile_id", id->trace_id_text());
     }
     if (write_args != nullptr) {
       write_args(w, context);
     }
     if (!end && id) {
-      w.member("compile_id", compile_id_arg(*id));
+      w.member("compile_id", id->trace_id_text());
     }
     w.end_object();
     w.member("ph", ph).member("cat", "dynamo_timed").member("tid", 0).member("pid", 0);

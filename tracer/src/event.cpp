@@ -304,22 +304,38 @@ std::int64_t intern_string_at(std::string_view str, const CallSite& at) {
 
 } // namespace detail
 
-std::string CompileId::to_string() const {
-  std::string s = "[";
-  if (compiled_autograd_id) {
+namespace {
+
+// The one formatter behind CompileId's three spellings.
+std::string compile_id_spelling(const CompileId& id, bool with_attempt) {
+  std::string s;
+  if (id.compiled_autograd_id) {
     s.push_back('!');
-    s.append(std::to_string(*compiled_autograd_id));
+    s.append(std::to_string(*id.compiled_autograd_id));
     s.push_back('/');
   }
-  s.append(frame_id ? std::to_string(*frame_id) : std::string("-"));
+  s.append(id.frame_id ? std::to_string(*id.frame_id) : std::string("-"));
   s.push_back('/');
-  s.append(frame_compile_id ? std::to_string(*frame_compile_id) : std::string("-"));
-  if (attempt && *attempt != 0) {
+  s.append(id.frame_compile_id ? std::to_string(*id.frame_compile_id) : std::string("-"));
+  if (with_attempt && id.attempt && *id.attempt != 0) {
     s.push_back('_');
-    s.append(std::to_string(*attempt));
+    s.append(std::to_string(*id.attempt));
   }
-  s.push_back(']');
   return s;
+}
+
+} // namespace
+
+std::string CompileId::to_string() const {
+  return "[" + compile_id_spelling(*this, true) + "]";
+}
+
+std::string CompileId::trace_id_text() const {
+  return compile_id_spelling(*this, true);
+}
+
+std::string CompileId::compile_id_text() const {
+  return compile_id_spelling(*this, false);
 }
 
 CompileScope::CompileScope(const CompileId& id) noexcept

@@ -1,16 +1,16 @@
 // aot_compile(): the AOT stage's pipeline and its trace events, in PyTorch's order
 // (docs/COMPILER.md lists them), and the in-memory AOTAutograd cache.
-#include "aot/joint_graph_passes.h"
 #include "aot/runtime_wrapper.h"
-#include "capture/event_keys.h"
 #include "compiler/aot/aot.h"
 #include "compiler/autograd/grad_mode.h"
 #include "compiler/core/errors.h"
 #include "compiler/graph/aot_graph_printer.h"
 #include "compiler/graph/graph_printer.h"
-#include "tracing/stage_metrics.h"
+#include "inductor/stage_metrics.h"
+#include "passes/pass_pipeline.h"
+#include "tracing/counter.h"
+#include "tracing/event_keys.h"
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -21,21 +21,14 @@ namespace compiler::aot {
 
 namespace {
 
-namespace keys = capture::keys;
+namespace keys = tracing::keys;
+namespace artifacts = tracing::artifacts;
 using Clock = std::chrono::steady_clock;
 using graph::AotPrintOptions;
 
-static_assert(keys::known_artifact("aotautograd_cache_miss") &&
-                  keys::known_artifact("aotautograd_cache_hit") &&
-                  keys::known_artifact("torch._functorch.config") &&
-                  keys::known_artifact("aot_forward_graph_fw_metadata") &&
-                  keys::known_artifact("before_joint_graph") &&
-                  keys::known_artifact("after_joint_graph"),
-              "the AOT stage's artifacts are in the event catalogue");
-
-std::atomic<std::int64_t> g_joint{0};
-std::atomic<std::int64_t> g_inference{0};
-std::atomic<std::int64_t> g_hits{0};
+tracing::Counter g_joint;
+tracing::Counter g_inference;
+tracing::Counter g_hits;
 
 std::int64_t micros_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
@@ -296,13 +289,10 @@ std::string short_hash(const std::string& key) {
   return buf;
 }
 
+// The current compile's id; `-/-` outside any compile.
 std::string compile_id_text() {
   const tracer::CompileId* id = tracer::current_compile_id();
-  if (id == nullptr) {
-    return "-/-";
-  }
-  return std::to_string(id->frame_id.value_or(0)) + "/" +
-         std::to_string(id->frame_compile_id.value_or(0));
+  return (id != nullptr ? *id : tracer::CompileId{}).compile_id_text();
 }
 
 void cache_artifact(std::string_view name, const std::string& key, bool hit) {
@@ -339,7 +329,7 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
   tracer::event_with_payload(keys::aot_joint_graph, tracer::no_metadata,
                              [&](std::string& out) { out += print_joint(t->traced); });
   const Clock::time_point p0 = Clock::now();
-  detail::run_joint_graph_passes(t->traced.graph);
+  passes::run_joint_graph_passes(t->traced.graph);
   pass_us = micros_since(p0);
   {
     tracer::ChromiumSpan span("min_cut_rematerialization_partition");
@@ -349,9 +339,9 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
   t->fw_metadata = fw_metadata(t->traced, true);
   t->forward_text = print_forward(t->traced, t->partition);
   t->backward_text = print_backward(t->traced, t->partition);
-  tracer::artifact("torch._functorch.config", tracer::Encoding::String,
+  tracer::artifact(artifacts::torch__functorch_config, tracer::Encoding::String,
                    [&](std::string& out) { out += config_payload(o); });
-  tracer::artifact("aot_forward_graph_fw_metadata", tracer::Encoding::String,
+  tracer::artifact(artifacts::aot_forward_graph_fw_metadata, tracer::Encoding::String,
                    [&](std::string& out) { out += t->fw_metadata; });
   tracer::event_with_payload(keys::aot_forward_graph, tracer::no_metadata,
                              [&](std::string& out) { out += t->forward_text; });
@@ -368,25 +358,25 @@ std::shared_ptr<Traced> trace_inference_graph(const graph::Graph& captured, cons
     t->traced = trace_inference(captured, to);
   }
   t->fw_metadata = fw_metadata(t->traced, false);
-  tracer::artifact("aot_forward_graph_fw_metadata", tracer::Encoding::String,
+  tracer::artifact(artifacts::aot_forward_graph_fw_metadata, tracer::Encoding::String,
                    [&](std::string& out) { out += t->fw_metadata; });
   tracer::event_with_payload(keys::aot_inference_graph, tracer::no_metadata, [&](std::string& out) {
     out += print_inference(t->traced, AotPrintOptions::Style::Descriptors);
   });
-  tracer::artifact("torch._functorch.config", tracer::Encoding::String,
+  tracer::artifact(artifacts::torch__functorch_config, tracer::Encoding::String,
                    [&](std::string& out) { out += config_payload(o); });
   return t;
 }
 
 // PyTorch runs the joint-graph passes on an inference graph as it starts compiling it.
 std::int64_t run_inference_passes(Traced& t) {
-  tracer::artifact("before_joint_graph", tracer::Encoding::String, [&](std::string& out) {
+  tracer::artifact(artifacts::before_joint_graph, tracer::Encoding::String, [&](std::string& out) {
     out += print_inference(t.traced, AotPrintOptions::Style::Compact);
   });
   const Clock::time_point p0 = Clock::now();
-  detail::run_joint_graph_passes(t.traced.graph);
+  passes::run_joint_graph_passes(t.traced.graph);
   const std::int64_t us = micros_since(p0);
-  tracer::artifact("after_joint_graph", tracer::Encoding::String, [&](std::string& out) {
+  tracer::artifact(artifacts::after_joint_graph, tracer::Encoding::String, [&](std::string& out) {
     out += print_inference(t.traced, AotPrintOptions::Style::Compact);
   });
   t.forward_text = print_inference(t.traced, AotPrintOptions::Style::Descriptors);
@@ -450,9 +440,9 @@ std::unique_ptr<backend::CompiledGraph> interpret(const graph::Graph& graph, bac
 
 AotStats aot_stats() noexcept {
   AotStats s;
-  s.joint_compiles = g_joint.load();
-  s.inference_compiles = g_inference.load();
-  s.cache_hits = g_hits.load();
+  s.joint_compiles = g_joint.get();
+  s.inference_compiles = g_inference.get();
+  s.cache_hits = g_hits.get();
   return s;
 }
 
@@ -469,8 +459,8 @@ std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured
   std::int64_t pass_us = 0;
   std::shared_ptr<detail::AotProgram> program;
   if (hit) {
-    g_hits.fetch_add(1, std::memory_order_relaxed);
-    tracer::artifact("aot_forward_graph_fw_metadata", tracer::Encoding::String,
+    g_hits.bump();
+    tracer::artifact(artifacts::aot_forward_graph_fw_metadata, tracer::Encoding::String,
                      [&](std::string& out) { out += traced->fw_metadata; });
     if (traced->training) {
       tracer::event_with_payload(keys::aot_forward_graph, tracer::no_metadata,
@@ -485,9 +475,9 @@ std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured
       tracer::ChromiumSpan span("AOTAutogradCache.inductor_load");
       program = program_of(captured, *traced, compiler);
     }
-    cache_artifact("aotautograd_cache_hit", key, true);
+    cache_artifact(artifacts::aotautograd_cache_hit, key, true);
   } else {
-    cache_artifact("aotautograd_cache_miss", key, false);
+    cache_artifact(artifacts::aotautograd_cache_miss, key, false);
     tracer::ChromiumSpan span("create_aot_dispatcher_function");
     std::shared_ptr<Traced> fresh;
     if (joint) {
@@ -496,7 +486,7 @@ std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured
     if (fresh == nullptr) {
       fresh = trace_inference_graph(captured, options, to);
     }
-    (fresh->training ? g_joint : g_inference).fetch_add(1, std::memory_order_relaxed);
+    (fresh->training ? g_joint : g_inference).bump();
     tracer::ChromiumSpan compile_span("compile_fx.<locals>.fw_compiler_base");
     if (!fresh->training) {
       pass_us = run_inference_passes(*fresh);

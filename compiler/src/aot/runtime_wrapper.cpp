@@ -1,11 +1,11 @@
 // The runtime wrapper: CompiledAot and CompiledFunctionBackward.
 #include "aot/runtime_wrapper.h"
 
-#include "capture/event_keys.h"
 #include "compiler/autograd/autograd.h"
 #include "compiler/core/errors.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/ops/ops.h"
+#include "tracing/event_keys.h"
 
 #include <atomic>
 #include <chrono>
@@ -15,7 +15,7 @@ namespace compiler::aot::detail {
 
 namespace {
 
-namespace keys = capture::keys;
+namespace keys = tracing::keys;
 
 SymInt concrete(const SymInt& s, std::span<const std::int64_t> symbols) {
   return s.is_symbolic() ? SymInt(s.node()->evaluate(symbols)) : s;
@@ -23,10 +23,8 @@ SymInt concrete(const SymInt& s, std::span<const std::int64_t> symbols) {
 
 void write_bwd_metrics(const tracer::CompileId& id, std::int64_t start_us,
                        std::int64_t duration_us) {
-  const std::string id_text = std::to_string(id.frame_id.value_or(0)) + "/" +
-                              std::to_string(id.frame_compile_id.value_or(0));
   tracer::event(keys::bwd_compilation_metrics, [&](tracer::JsonWriter& w) {
-    w.member("compile_id", id_text);
+    w.member("compile_id", id.compile_id_text());
     for (const char* k : {"frame_key", "co_name", "co_filename", "co_firstlineno", "cache_size",
                           "accumulated_cache_size", "guard_count", "shape_env_guard_count",
                           "graph_op_count", "graph_node_count", "graph_input_count"}) {

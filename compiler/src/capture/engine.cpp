@@ -1,7 +1,6 @@
 // The capture engine: frames, cache entries, the compile flow (tracing, restart at graph
 // breaks, guards), running entries, eager fallback, and the trace events of each compile.
 // docs/COMPILER.md describes the design; this file follows it.
-#include "capture/event_keys.h"
 #include "capture/frame_tracer.h"
 #include "capture/graph_names.h"
 #include "capture/trace_slot.h"
@@ -9,8 +8,10 @@
 #include "compiler/backend/backend.h"
 #include "compiler/capture/compile.h"
 #include "compiler/inductor/metrics.h"
+#include "inductor/stage_metrics.h"
 #include "tracer/trace.h"
-#include "tracing/stage_metrics.h"
+#include "tracing/counter.h"
+#include "tracing/event_keys.h"
 #include "tracing/trace_util.h"
 
 #include <array>
@@ -48,6 +49,8 @@ namespace capture {
 
 namespace {
 
+namespace keys = tracing::keys;
+namespace artifacts = tracing::artifacts;
 using Clock = std::chrono::steady_clock;
 
 std::atomic<std::int64_t> g_next_frame_id{0};
@@ -93,7 +96,6 @@ struct Entry {
   GuardSet guards;
   Graph graph;
   std::unique_ptr<backend::CompiledGraph> compiled; // what the backend made of `graph`
-  inductor::CompileMetrics inductor_metrics;        // what Inductor's stages reported
   std::vector<InputRef> guard_refs;                 // guard input i comes from guard_refs[i]
   bool identity_inputs = false;                     // guard input i is argument i (the root frame)
   bool breaks = false;
@@ -127,33 +129,49 @@ struct CallState {
   std::source_location call_site;        // where the user called the compiled function
 };
 
+// One compile's compilation_metrics event, its fields named as PyTorch's CompilationMetrics
+// (torch/_dynamo/utils.py) names them. `entry` is null for a failed compile, which has no graph.
+struct CompilationMetrics {
+  const Entry* entry = nullptr;
+  const Frame& frame;
+  std::int64_t frame_key = 0;
+  const std::string& compile_id;
+  std::int64_t num_graph_breaks = 0;
+  std::int64_t start_time_us = 0;
+  Clock::time_point start; // of the compile, for its durations
+  double backend_compile_time_s = 0.0;
+  std::span<const std::string> restart_reasons{};
+  double dynamo_time_before_restart_s = 0.0;
+  const char* fail_type = nullptr; // null: the compile succeeded
+  std::string fail_reason{};
+  const std::source_location* fail_where = nullptr;
+  std::size_t cache_size = 0;
+  std::string recompile_reason{};
+  double guard_latency_us = 0.0;
+};
+
 // The counters, updated from every calling thread.
 struct AtomicStats {
-  std::atomic<std::int64_t> calls{0};
-  std::atomic<std::int64_t> cache_hits{0};
-  std::atomic<std::int64_t> compiles{0};
-  std::atomic<std::int64_t> failed_compiles{0};
-  std::atomic<std::int64_t> graph_breaks{0};
-  std::atomic<std::int64_t> eager_frames{0};
-  std::atomic<std::int64_t> frames{0};
+  tracing::Counter calls;
+  tracing::Counter cache_hits;
+  tracing::Counter compiles;
+  tracing::Counter failed_compiles;
+  tracing::Counter graph_breaks;
+  tracing::Counter eager_frames;
+  tracing::Counter frames;
 
   CaptureStats snapshot() const noexcept {
-    constexpr auto kOrder = std::memory_order_relaxed;
     CaptureStats s;
-    s.calls = calls.load(kOrder);
-    s.cache_hits = cache_hits.load(kOrder);
-    s.compiles = compiles.load(kOrder);
-    s.failed_compiles = failed_compiles.load(kOrder);
-    s.graph_breaks = graph_breaks.load(kOrder);
-    s.eager_frames = eager_frames.load(kOrder);
-    s.frames = frames.load(kOrder);
+    s.calls = calls.get();
+    s.cache_hits = cache_hits.get();
+    s.compiles = compiles.get();
+    s.failed_compiles = failed_compiles.get();
+    s.graph_breaks = graph_breaks.get();
+    s.eager_frames = eager_frames.get();
+    s.frames = frames.get();
     return s;
   }
 };
-
-void bump(std::atomic<std::int64_t>& counter) noexcept {
-  counter.fetch_add(1, std::memory_order_relaxed);
-}
 
 std::string reason_for_break(OpKind op) {
   return std::string("Data-dependent operation ") + std::string(op_aten_name(op)) + " (" +
@@ -395,23 +413,19 @@ struct Engine::Impl {
     return r;
   }
 
-  void emit_metrics(const Entry* e, const Frame& f, std::int64_t frame_key,
-                    const std::string& id_text, std::int64_t num_graph_breaks,
-                    std::int64_t start_us_epoch, Clock::time_point t0, double backend_s,
-                    const std::vector<std::string>& restart_reasons, double before_restart_s,
-                    const char* fail_type, const std::string& fail_reason,
-                    const std::source_location* fail_where, std::size_t recompile_count,
-                    const std::string& recompile_reason, double guard_latency_us) {
-    double total_s = seconds_since(t0);
-    std::int64_t total_us = micros_since(t0);
+  void emit_metrics(const CompilationMetrics& m) {
+    const Entry* e = m.entry;
+    const Frame& f = m.frame;
+    double total_s = seconds_since(m.start);
+    std::int64_t total_us = micros_since(m.start);
     tracer::event(keys::compilation_metrics, [&](tracer::JsonWriter& w) {
-      w.member("compile_id", id_text);
-      w.member("frame_key", std::to_string(frame_key));
+      w.member("compile_id", m.compile_id);
+      w.member("frame_key", std::to_string(m.frame_key));
       w.member("co_name", f.name);
       w.member("co_filename", f.where.file_name());
       w.member("co_firstlineno", static_cast<std::int64_t>(f.where.line()));
-      w.member("cache_size", static_cast<std::int64_t>(recompile_count));
-      w.member("accumulated_cache_size", static_cast<std::int64_t>(recompile_count));
+      w.member("cache_size", static_cast<std::int64_t>(m.cache_size));
+      w.member("accumulated_cache_size", static_cast<std::int64_t>(m.cache_size));
       if (e != nullptr) {
         w.member("guard_count", static_cast<std::int64_t>(e->guards.check_count()));
         w.member("shape_env_guard_count", static_cast<std::int64_t>(e->guards.shape_guard_count()));
@@ -423,14 +437,14 @@ struct Engine::Impl {
         w.key("graph_op_count").null().key("graph_node_count").null();
         w.key("graph_input_count").null();
       }
-      w.member("start_time", static_cast<double>(start_us_epoch) / 1e6);
+      w.member("start_time", static_cast<double>(m.start_time_us) / 1e6);
       w.member("entire_frame_compile_time_s", total_s);
-      w.member("backend_compile_time_s", backend_s);
-      if (fail_type != nullptr) {
-        w.member("fail_type", fail_type).member("fail_reason", fail_reason);
-        if (fail_where != nullptr) {
-          w.member("fail_user_frame_filename", fail_where->file_name());
-          w.member("fail_user_frame_lineno", static_cast<std::int64_t>(fail_where->line()));
+      w.member("backend_compile_time_s", m.backend_compile_time_s);
+      if (m.fail_type != nullptr) {
+        w.member("fail_type", m.fail_type).member("fail_reason", m.fail_reason);
+        if (m.fail_where != nullptr) {
+          w.member("fail_user_frame_filename", m.fail_where->file_name());
+          w.member("fail_user_frame_lineno", static_cast<std::int64_t>(m.fail_where->line()));
         } else {
           w.key("fail_user_frame_filename").null().key("fail_user_frame_lineno").null();
         }
@@ -439,19 +453,19 @@ struct Engine::Impl {
         w.key("fail_user_frame_filename").null().key("fail_user_frame_lineno").null();
       }
       w.key("restart_reasons").begin_array();
-      for (const std::string& r : restart_reasons) {
+      for (const std::string& r : m.restart_reasons) {
         w.value(r);
       }
       w.end_array();
-      w.member("dynamo_time_before_restart_s", before_restart_s);
+      w.member("dynamo_time_before_restart_s", m.dynamo_time_before_restart_s);
       w.key("stack_trace").begin_array();
       for (const tracer::StackFrame& sf : user_stack(f)) {
         w.value("Line: " + std::to_string(sf.line) + ", Name: " + std::string(sf.name) +
                 ", Filename: " + std::string(sf.filename));
       }
       w.end_array();
-      if (fail_type != nullptr) {
-        w.key("exception_stack_trace").begin_array().value(fail_reason).end_array();
+      if (m.fail_type != nullptr) {
+        w.key("exception_stack_trace").begin_array().value(m.fail_reason).end_array();
       } else {
         w.key("exception_stack_trace").null();
       }
@@ -459,29 +473,29 @@ struct Engine::Impl {
       w.member("graph_node_shapes", e != nullptr ? graph_node_shapes(e->graph) : std::string("{}"));
       w.member("has_guarded_code", e != nullptr);
       if (e != nullptr) {
-        inductor::write_metrics(w, e->inductor_metrics);
+        inductor::write_metrics(w, tracing::StageMetrics::current()->inductor);
       }
-      w.member("start_time_us", start_us_epoch);
+      w.member("start_time_us", m.start_time_us);
       w.member("duration_us", total_us);
       w.member("dynamo_cumulative_compile_time_us", total_us);
       w.member("dynamo_compile_time_before_restart_us",
-               static_cast<std::int64_t>(before_restart_s * 1e6));
-      w.member("end_time_us", start_us_epoch + total_us);
+               static_cast<std::int64_t>(m.dynamo_time_before_restart_s * 1e6));
+      w.member("end_time_us", m.start_time_us + total_us);
       w.member("log_format_version", std::int64_t{3});
       w.member("is_forward", true);
       w.member("is_runtime", false);
-      if (recompile_reason.empty()) {
+      if (m.recompile_reason.empty()) {
         w.key("recompile_reason").null();
       } else {
-        w.member("recompile_reason", recompile_reason);
+        w.member("recompile_reason", m.recompile_reason);
       }
       if (e != nullptr) {
-        w.member("num_graph_breaks", num_graph_breaks);
+        w.member("num_graph_breaks", m.num_graph_breaks);
       } else {
         w.key("num_graph_breaks").null();
       }
       if (e != nullptr) {
-        w.member("guard_latency_us", static_cast<std::int64_t>(guard_latency_us));
+        w.member("guard_latency_us", static_cast<std::int64_t>(m.guard_latency_us));
         // The fields of the stages after capture (the AOT stage's times, cache counts, ...).
         if (const tracing::StageMetrics* stages = tracing::StageMetrics::current()) {
           stages->write(w);
@@ -503,7 +517,7 @@ struct Engine::Impl {
   // call, the compiled function, the failing line) ending in the error, as Python prints one.
   void emit_dynamo_error(const Frame& f, const char* type, const std::string& message,
                          const std::source_location* fail_where) const {
-    tracer::artifact(keys::dynamo_error, tracer::Encoding::String, [&](std::string& out) {
+    tracer::artifact(artifacts::dynamo_error, tracer::Encoding::String, [&](std::string& out) {
       out += "Traceback (most recent call last):\n";
       for (const tracer::StackFrame& sf : user_stack(f)) {
         out += tracing::format_user_frame(sf);
@@ -526,7 +540,7 @@ struct Engine::Impl {
     const std::int64_t frame_key = g_next_frame_key.fetch_add(1);
     call_site = st.call_site;
     tracer::CompileId id{std::nullopt, f.id, compile_number, 0};
-    std::string id_text = std::to_string(f.id) + "/" + std::to_string(compile_number);
+    std::string id_text = id.compile_id_text();
 
     CompileRecord rec;
     rec.compile_id = id_text;
@@ -545,13 +559,14 @@ struct Engine::Impl {
     tracer::CompileScope scope(id);
     tracing::StageMetrics stage_metrics; // filled by the backend's stages
     if (!rec.recompile_reasons.empty()) {
-      tracer::artifact(keys::recompile_reasons, tracer::Encoding::Json, [&](tracer::JsonWriter& w) {
-        w.begin_array();
-        for (const std::string& r : rec.recompile_reasons) {
-          w.value(r);
-        }
-        w.end_array();
-      });
+      tracer::artifact(artifacts::recompile_reasons, tracer::Encoding::Json,
+                       [&](tracer::JsonWriter& w) {
+                         w.begin_array();
+                         for (const std::string& r : rec.recompile_reasons) {
+                           w.value(r);
+                         }
+                         w.end_array();
+                       });
     }
     auto entry = std::make_unique<Entry>();
     std::vector<std::string> restart_reasons;
@@ -592,12 +607,21 @@ struct Engine::Impl {
             records.push_back(rec);
             bump(stats.failed_compiles);
             emit_dynamo_error(f, "compiler::UserError", msg, &g.where);
-            emit_metrics(nullptr, f, frame_key, id_text, 0, start_us, t0, 0.0, {},
-                         seconds_since(t0), "Unsupported", msg, &g.where, f.entries.size(),
-                         rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(), 0);
+            emit_metrics({.frame = f,
+                          .frame_key = frame_key,
+                          .compile_id = id_text,
+                          .start_time_us = start_us,
+                          .start = t0,
+                          .dynamo_time_before_restart_s = seconds_since(t0),
+                          .fail_type = "Unsupported",
+                          .fail_reason = msg,
+                          .fail_where = &g.where,
+                          .cache_size = f.entries.size(),
+                          .recompile_reason =
+                              rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front()});
             throw UserError(msg, g.where);
           }
-          tracer::artifact(keys::dynamo_graph_break_reason, tracer::Encoding::String,
+          tracer::artifact(artifacts::dynamo_graph_break_reason, tracer::Encoding::String,
                            [&](std::string& out) { out += text; });
           rec.graph_break_reason = text;
           restart_reasons.push_back(break_message(g.op));
@@ -618,7 +642,7 @@ struct Engine::Impl {
         // as Dynamo compiles the graph at a data-dependent jump without restarting.
         bump(stats.graph_breaks);
         std::string text = break_explanation(ft.break_op(), ft.break_where());
-        tracer::artifact(keys::dynamo_graph_break_reason, tracer::Encoding::String,
+        tracer::artifact(artifacts::dynamo_graph_break_reason, tracer::Encoding::String,
                          [&](std::string& out) { out += text; });
         rec.graph_break_reason = text;
       }
@@ -636,14 +660,12 @@ struct Engine::Impl {
       {
         Clock::time_point b0 = Clock::now();
         tracer::ChromiumSpan span("backend_compile");
-        inductor::MetricsScope inductor_metrics;
         entry->compiled = backend::compile_graph(
             {.graph = entry->graph,
              .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,
              .frame_name = f.name,
              .backend = options.backend,
              .mode = options.mode});
-        entry->inductor_metrics = inductor_metrics.metrics();
         backend_s = seconds_since(b0);
       }
       {
@@ -736,8 +758,17 @@ struct Engine::Impl {
         bump(stats.failed_compiles);
         const std::source_location& w = e.where();
         emit_dynamo_error(f, "compiler::UserError", e.what(), &w);
-        emit_metrics(nullptr, f, frame_key, id_text, 0, start_us, t0, 0.0, restart_reasons,
-                     seconds_since(t0), "UserError", e.what(), &w, f.entries.size(), "", 0);
+        emit_metrics({.frame = f,
+                      .frame_key = frame_key,
+                      .compile_id = id_text,
+                      .start_time_us = start_us,
+                      .start = t0,
+                      .restart_reasons = restart_reasons,
+                      .dynamo_time_before_restart_s = seconds_since(t0),
+                      .fail_type = "UserError",
+                      .fail_reason = e.what(),
+                      .fail_where = &w,
+                      .cache_size = f.entries.size()});
       }
       throw;
     } catch (const std::exception& e) {
@@ -746,8 +777,16 @@ struct Engine::Impl {
       records.push_back(rec);
       bump(stats.failed_compiles);
       emit_dynamo_error(f, "std::exception", e.what(), nullptr);
-      emit_metrics(nullptr, f, frame_key, id_text, 0, start_us, t0, 0.0, restart_reasons,
-                   seconds_since(t0), "Exception", e.what(), nullptr, f.entries.size(), "", 0);
+      emit_metrics({.frame = f,
+                    .frame_key = frame_key,
+                    .compile_id = id_text,
+                    .start_time_us = start_us,
+                    .start = t0,
+                    .restart_reasons = restart_reasons,
+                    .dynamo_time_before_restart_s = seconds_since(t0),
+                    .fail_type = "Exception",
+                    .fail_reason = e.what(),
+                    .cache_size = f.entries.size()});
       throw;
     }
     entry->id = id;
@@ -758,11 +797,20 @@ struct Engine::Impl {
     rec.graph_op_count = entry->graph.op_count();
     records.push_back(rec);
     bump(stats.compiles);
-    emit_metrics(entry.get(), f, frame_key, id_text,
-                 static_cast<std::int64_t>(restart_reasons.size()), start_us, t0, backend_s,
-                 restart_reasons, before_restart_s, nullptr, "", nullptr, f.entries.size(),
-                 rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(),
-                 guard_latency_us);
+    emit_metrics(
+        {.entry = entry.get(),
+         .frame = f,
+         .frame_key = frame_key,
+         .compile_id = id_text,
+         .num_graph_breaks = static_cast<std::int64_t>(restart_reasons.size()),
+         .start_time_us = start_us,
+         .start = t0,
+         .backend_compile_time_s = backend_s,
+         .restart_reasons = restart_reasons,
+         .dynamo_time_before_restart_s = before_restart_s,
+         .cache_size = f.entries.size(),
+         .recompile_reason = rec.recompile_reasons.empty() ? "" : rec.recompile_reasons.front(),
+         .guard_latency_us = guard_latency_us});
     f.entries.push_back(std::move(entry));
     return f.entries.back().get();
   }

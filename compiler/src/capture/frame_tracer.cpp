@@ -1,9 +1,9 @@
 // FrameTracer: records one frame's graph through the op hook.
 #include "capture/frame_tracer.h"
 
-#include "capture/event_keys.h"
 #include "compiler/core/errors.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 #include "tracing/trace_util.h"
 
 #include <atomic>
@@ -11,6 +11,8 @@
 namespace compiler::capture::detail {
 
 namespace {
+
+namespace keys = tracing::keys;
 
 std::atomic<std::uint64_t> g_next_trace_id{1};
 std::atomic<std::int64_t> g_next_describer_id{0};

@@ -1,8 +1,8 @@
 // ShapeEnv: symbols, value ranges and the guards recorded on symbolic decisions.
 #include "compiler/capture/shape_env.h"
 
-#include "capture/event_keys.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 #include "tracing/trace_util.h"
 
 #include <algorithm>
@@ -10,6 +10,8 @@
 namespace compiler::capture {
 
 namespace {
+
+namespace keys = tracing::keys;
 
 std::string range_text(std::int64_t lo, std::int64_t hi) {
   std::string out = "[" + std::to_string(lo) + ", ";

@@ -1,11 +1,8 @@
-// Inductor's two entry points (inductor/inductor.h): the pre-grad passes, and compile_fx_inner:
-// post-grad passes, lowering, scheduling, code generation through the on-disk cache, and the
-// trace artifacts of each step, in PyTorch's order:
-//   miss: fx_graph_runnable, before_post_grad_graph, (a graph per changed pass),
-//         inductor_post_grad_graph, inductor_output_code, inductor_llvm_ir, (provenance),
-//         fx_graph_cache_miss
-//   hit:  fx_graph_runnable, inductor_post_grad_graph, inductor_output_code, inductor_llvm_ir,
-//         (provenance), fx_graph_cache_hit
+// Inductor's config and modes, its pre-grad passes (inductor/inductor.h), and the steps of
+// compile_fx_inner (inductor/compile_fx.h): post-grad passes, lowering, scheduling, code
+// generation through the on-disk cache, and the trace artifacts of each step.
+#include "inductor/compile_fx.h"
+
 #include "backend/kept_values.h"
 #include "compiler/core/errors.h"
 #include "compiler/cuda/cuda.h"
@@ -23,23 +20,23 @@
 #include "inductor/provenance.h"
 #include "inductor/runtime/wrapper.h"
 #include "inductor/scheduler/scheduler.h"
-#include "inductor_backends.h"
 #include "passes/pass_pipeline.h"
 #include "tracer/trace.h"
-
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-#include "inductor/codegen/cuda/cuda_kernel_compiler.h"
-#include "inductor/runtime/cuda_graphs.h"
-#endif
+#include "tracing/event_keys.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 
 namespace compiler::inductor {
 
 namespace {
+
+namespace keys = tracing::keys;
+namespace artifacts = tracing::artifacts;
 
 using Clock = std::chrono::steady_clock;
 
@@ -122,7 +119,7 @@ std::string compile_id_text() {
   if (id == nullptr || !id->frame_id || !id->frame_compile_id) {
     return "";
   }
-  return std::to_string(*id->frame_id) + "/" + std::to_string(*id->frame_compile_id);
+  return id->compile_id_text();
 }
 
 std::int64_t epoch_ns() {
@@ -219,57 +216,90 @@ Mode current_mode() noexcept {
 
 void pre_grad_passes(graph::Graph& graph) {
   tracer::ChromiumSpan span("_recursive_pre_grad_passes");
-  graph_artifact("before_pre_grad_graph", graph);
+  graph_artifact(artifacts::before_pre_grad_graph, graph);
   const passes::PipelineResult r =
       passes::run_pipeline("pre_grad", passes::pre_grad_pipeline(), graph);
   current_metrics().pre_grad_pass_s += r.seconds;
-  graph_artifact("after_pre_grad_graph", graph);
+  graph_artifact(artifacts::after_pre_grad_graph, graph);
 }
 
-std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& graph,
-                                                         GraphRole role) {
-  const Clock::time_point t0 = Clock::now();
-  tracer::ChromiumSpan span("compile_fx_inner");
-  CompileMetrics& metrics = current_metrics();
-  const std::string aot_id = "0_" + std::string(backend::graph_role_name(role));
-  const Device device = graph_device(graph);
-  KernelCompiler* compiler = kernel_compiler(device.is_cpu() ? "cpu" : "cuda");
-  const std::string bypass =
-      compiler == nullptr
-          ? (device.is_cpu() ? "no code generator for the host in this build (LLVM)"
-                             : "no GPU code generator in this build (the CUDA Toolkit)")
-          : bypass_reason(graph, device);
-  const bool codegen = bypass.empty();
-  const Config& cfg = config();
-  const Mode mode = current_mode();
-  const cuda::DeviceGuard device_guard(device);
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-  const cuda_codegen::AutotuneScope autotune(device.is_cuda() && uses_autotune(mode));
-#endif
+// One compile_fx_inner call's state, its members named as the steps use them.
+struct GraphCompile::State {
+  State(const graph::Graph& graph, GraphRole role);
 
+  void post_grad_passes();
+  std::unique_ptr<backend::CompiledGraph> interpret();
+  void lower();
+  void schedule();
+  void output_code();
+  void compile_kernels();
+  std::unique_ptr<backend::CompiledGraph> wrap();
+  // The output code: for the trace, for the cache (beside a new entry), and on request.
+  const std::string& code();
+  // Hands back `compiled` with one value per node of the graph as it arrived.
+  std::unique_ptr<backend::CompiledGraph> finish(std::unique_ptr<backend::CompiledGraph> compiled);
+
+  const graph::Graph& graph;
+  GraphRole role;
+  Clock::time_point t0;
+  tracer::ChromiumSpan span;
+  CompileMetrics& metrics;
+  std::string aot_id;
+  Device device;
+  KernelCompiler* compiler;
+  std::string bypass;
+  bool codegen;
+  const Config& cfg;
+  Mode mode;
+  cuda::DeviceGuard device_guard;
+  std::unique_ptr<CompileScope> device_scope;
   // The cache, keyed by the graph as it arrives.
-  const FxGraphCache cache(cfg.cache_dir);
+  FxGraphCache cache;
   std::optional<CacheKey> key;
   FxGraphCache::Lookup found;
+  bool hit = false;
+  graph::Graph g; // the graph code generation takes
+  LoweringStats stats;
+  std::shared_ptr<LoweredGraph> ir;
+  std::shared_ptr<Schedule> sched;
+  const char* dump = std::getenv("TORCHSCOPE_OUTPUT_CODE");
+  std::string code_text;
+  std::unique_ptr<LoadedKernels> kernels;
+};
+
+GraphCompile::State::State(const graph::Graph& graph_in, GraphRole role_in)
+    : graph(graph_in), role(role_in), t0(Clock::now()), span("compile_fx_inner"),
+      metrics(current_metrics()), aot_id("0_" + std::string(backend::graph_role_name(role))),
+      device(graph_device(graph)), compiler(kernel_compiler(device.is_cpu() ? "cpu" : "cuda")),
+      bypass(compiler == nullptr
+                 ? (device.is_cpu() ? "no code generator for the host in this build (LLVM)"
+                                    : "no GPU code generator in this build (the CUDA Toolkit)")
+                 : bypass_reason(graph, device)),
+      codegen(bypass.empty()), cfg(config()), mode(current_mode()), device_guard(device),
+      device_scope(compiler != nullptr ? compiler->compile_scope(mode) : nullptr),
+      cache(cfg.cache_dir) {
   if (codegen && cfg.fx_graph_cache) {
     key = cache_key(graph, aot_id, compiler->target_description(), tracer::enabled());
     found = cache.lookup(*key);
     cache.report(*key, found);
   }
-  const bool hit = found.status == FxGraphCache::Status::Hit;
+  hit = found.status == FxGraphCache::Status::Hit;
 
-  tracer::artifact("fx_graph_runnable", tracer::Encoding::String,
+  tracer::artifact(artifacts::fx_graph_runnable, tracer::Encoding::String,
                    [&](std::string& out) { out += fx_graph_runnable(graph); });
   // The graph to compile returns its node results only: a backward graph returns None (a
   // constant) for inputs without a gradient, which its caller reads from `graph` itself.
-  graph::Graph g = graph;
+  g = graph;
   if (const std::size_t o = g.output_index(); o < g.size()) {
     std::erase_if(g.nodes()[o].args,
                   [](const graph::Arg& a) { return a.kind != graph::Arg::Kind::Node; });
   }
   if (!hit) {
-    graph_artifact("before_post_grad_graph", g);
+    graph_artifact(artifacts::before_post_grad_graph, g);
   }
+}
+
+void GraphCompile::State::post_grad_passes() {
   {
     tracer::ChromiumSpan passes_span("_recursive_post_grad_passes");
     const passes::PipelineResult r =
@@ -278,145 +308,173 @@ std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& gra
   }
   if (hit) {
     // PyTorch logs the cached entry's post-grad graph as an event of its own.
-    tracer::event_with_payload("inductor_post_grad_graph", tracer::no_metadata,
+    tracer::event_with_payload(keys::inductor_post_grad_graph, tracer::no_metadata,
                                [&](std::string& out) { out += graph::print_graph(g); });
   } else {
-    graph_artifact("inductor_post_grad_graph", g);
+    graph_artifact(artifacts::inductor_post_grad_graph, g);
   }
+}
 
-  std::unique_ptr<backend::CompiledGraph> compiled;
-  if (!codegen) {
-    metrics.fallback_nodes += static_cast<std::int64_t>(g.op_count());
-    cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0, bypass);
-    ++metrics.fx_cache_bypasses;
-    compiled = backend::interpret_graph(g);
-  } else {
-    LoweringStats stats;
-    std::shared_ptr<LoweredGraph> ir;
-    {
-      tracer::ChromiumSpan lower_span("GraphLowering.run");
-      ir = std::make_shared<LoweredGraph>(lower_graph(g, stats));
-    }
-    std::shared_ptr<Schedule> sched;
-    {
-      tracer::ChromiumSpan sched_span("Scheduler.__init__");
-      sched = std::make_shared<Schedule>(schedule(*ir, g));
-    }
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-    if (device.is_cuda()) {
-      cuda_codegen::name_kernels_for_cuda(*sched);
-    } else if (cfg.check_cuda) {
-      // CI's check of the GPU generator: every kernel compiled for the host also compiles with
-      // NVRTC (docs/COMPILER.md, "GPU code generation").
-      if (KernelCompiler* gpu = kernel_compiler("cuda")) {
-        const std::string failed = gpu->check_compiles(*sched, *ir);
-        TORCHSCOPE_ASSERT(failed.empty(), failed.c_str());
-      }
-    }
-#endif
-    // The output code: for the trace, for the cache (beside a new entry), and on request.
-    const char* dump = std::getenv("TORCHSCOPE_OUTPUT_CODE");
-    std::string code_text;
-    auto code = [&]() -> const std::string& {
-      if (code_text.empty()) {
-        code_text = output_code({.graph = g,
-                                 .ir = *ir,
-                                 .schedule = *sched,
-                                 .compiler = *compiler,
-                                 .aot_id = aot_id,
-                                 .kernel_path = key ? cache.entry_path(*key).string() : ""});
-      }
-      return code_text;
-    };
-    if (dump != nullptr && *dump == '1') {
-      std::fprintf(stderr, "%s\n", code().c_str()); // TORCH_LOGS=output_code, ours
-    }
-    const std::string code_path = key ? cache.output_code_path(*key).string() : "";
-    tracer::event_with_payload(
-        "inductor_output_code",
-        [&](tracer::JsonWriter& w) {
-          w.member("filename", code_path).member("file_path", code_path);
-        },
-        [&](std::string& out) { out += code(); });
+std::unique_ptr<backend::CompiledGraph> GraphCompile::State::interpret() {
+  metrics.fallback_nodes += static_cast<std::int64_t>(g.op_count());
+  cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0, bypass);
+  ++metrics.fx_cache_bypasses;
+  return finish(backend::interpret_graph(g));
+}
 
-    std::unique_ptr<LoadedKernels> kernels;
-    std::string llvm_ir;
-    std::int64_t codegen_ns = 0;
-    if (hit) {
-      tracer::ChromiumSpan load_span("PyCodeCache.load_by_key_path");
-      kernels = compiler->load(found.entry->object, *sched, *ir);
-      if (kernels) {
-        llvm_ir = found.entry->ir;
-        codegen_ns = found.entry->codegen_ns;
-      } else {
-        found.status = FxGraphCache::Status::Stale;
-        found.detail = "its machine code does not hold this graph's kernels";
-        cache.report(*key, found);
-      }
+void GraphCompile::State::lower() {
+  tracer::ChromiumSpan lower_span("GraphLowering.run");
+  ir = std::make_shared<LoweredGraph>(lower_graph(g, stats));
+}
+
+void GraphCompile::State::schedule() {
+  {
+    tracer::ChromiumSpan sched_span("Scheduler.__init__");
+    sched = std::make_shared<Schedule>(inductor::schedule(*ir, g));
+  }
+  compiler->name_kernels(*sched);
+  if (!device.is_cuda() && cfg.check_cuda) {
+    // CI's check of the GPU generator: every kernel compiled for the host also compiles with
+    // NVRTC (docs/COMPILER.md, "GPU code generation"); a build without one has nothing to ask.
+    if (KernelCompiler* gpu = kernel_compiler("cuda")) {
+      const std::string failed = gpu->check_compiles(*sched, *ir);
+      TORCHSCOPE_ASSERT(failed.empty(), failed.c_str());
     }
-    const bool served = static_cast<bool>(kernels);
-    if (!served) {
-      tracer::ChromiumSpan gen_span("code_gen");
-      const Clock::time_point c0 = Clock::now();
-      CompiledCode compiled_code = compiler->compile(*sched, *ir);
-      codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c0).count();
-      metrics.code_gen_s += static_cast<double>(codegen_ns) * 1e-9;
-      kernels = std::move(compiled_code.kernels);
-      llvm_ir = std::move(compiled_code.ir);
-      if (key) {
-        std::vector<std::string> names;
-        for (const KernelPlan& k : sched->kernels) {
-          names.push_back(k.name);
-        }
-        cache.store(*key, {key->text, std::move(compiled_code.object), llvm_ir, names, codegen_ns},
-                    code());
-      }
-    }
-    if (dump != nullptr && *dump == '2') {
-      std::fprintf(stderr, "%s\n", llvm_ir.c_str());
-    }
-    tracer::artifact(device.is_cpu() ? "inductor_llvm_ir" : "inductor_cuda_source",
-                     tracer::Encoding::String, [&](std::string& out) { out += llvm_ir; });
-    if (cfg.provenance_tracking) {
-      write_provenance(g, *ir, *sched);
-    }
-    if (served) {
-      cache_artifact("fx_graph_cache_hit", "hit", &*key, "hit", "time_saved_ns", codegen_ns);
-      ++metrics.fx_cache_hits;
-      detail::bump(detail::atomic_counters().cache_hits);
-    } else if (key) {
-      const std::string status =
-          found.status == FxGraphCache::Status::Miss
-              ? "full_miss"
-              : (found.status == FxGraphCache::Status::Corrupt ? "corrupt: " + found.detail
-                                                               : "stale: " + found.detail);
-      cache_artifact("fx_graph_cache_miss", status, &*key, "miss", "time_taken_ns", codegen_ns);
-      ++metrics.fx_cache_misses;
-      detail::bump(detail::atomic_counters().cache_misses);
+  }
+}
+
+const std::string& GraphCompile::State::code() {
+  if (code_text.empty()) {
+    code_text = inductor::output_code({.graph = g,
+                                       .ir = *ir,
+                                       .schedule = *sched,
+                                       .compiler = *compiler,
+                                       .aot_id = aot_id,
+                                       .kernel_path = key ? cache.entry_path(*key).string() : ""});
+  }
+  return code_text;
+}
+
+void GraphCompile::State::output_code() {
+  if (dump != nullptr && *dump == '1') {
+    std::fprintf(stderr, "%s\n", code().c_str()); // TORCH_LOGS=output_code, ours
+  }
+  const std::string code_path = key ? cache.output_code_path(*key).string() : "";
+  tracer::event_with_payload(
+      keys::inductor_output_code,
+      [&](tracer::JsonWriter& w) {
+        w.member("filename", code_path).member("file_path", code_path);
+      },
+      [&](std::string& out) { out += code(); });
+}
+
+void GraphCompile::State::compile_kernels() {
+  std::string llvm_ir;
+  std::int64_t codegen_ns = 0;
+  if (hit) {
+    tracer::ChromiumSpan load_span("PyCodeCache.load_by_key_path");
+    kernels = compiler->load(found.entry->object, *sched, *ir);
+    if (kernels) {
+      llvm_ir = found.entry->ir;
+      codegen_ns = found.entry->codegen_ns;
     } else {
-      cache_artifact("fx_graph_cache_bypass", "", nullptr, "bypass", nullptr, 0,
-                     "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)");
-      ++metrics.fx_cache_bypasses;
+      found.status = FxGraphCache::Status::Stale;
+      found.detail = "its machine code does not hold this graph's kernels";
+      cache.report(*key, found);
     }
-    metrics.kernels += static_cast<std::int64_t>(sched->kernels.size());
-    metrics.extern_calls += static_cast<std::int64_t>(stats.extern_calls);
-    metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
-    metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
-    detail::bump(detail::atomic_counters().graphs_compiled);
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-    std::string blocker = device.is_cuda() ? cudagraph_blocker(*sched, *ir) : "";
-#endif
-    // A GPU training forward's index checks wait for the next compiled run (its backward).
-    compiled = make_generated_graph(g, std::move(ir), std::move(sched), std::move(kernels),
-                                    device.is_cuda() && role == GraphRole::Forward);
-#if TORCHSCOPE_INDUCTOR_HAS_CUDA
-    if (device.is_cuda() && uses_cudagraphs(mode)) {
-      compiled = make_cudagraph_runner(std::move(compiled), std::move(blocker));
-    }
-#endif
   }
+  const bool served = static_cast<bool>(kernels);
+  if (!served) {
+    tracer::ChromiumSpan gen_span("code_gen");
+    const Clock::time_point c0 = Clock::now();
+    CompiledCode compiled_code = compiler->compile(*sched, *ir);
+    codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c0).count();
+    metrics.code_gen_s += static_cast<double>(codegen_ns) * 1e-9;
+    kernels = std::move(compiled_code.kernels);
+    llvm_ir = std::move(compiled_code.ir);
+    if (key) {
+      std::vector<std::string> names;
+      for (const KernelPlan& k : sched->kernels) {
+        names.push_back(k.name);
+      }
+      cache.store(*key, {key->text, std::move(compiled_code.object), llvm_ir, names, codegen_ns},
+                  code());
+    }
+  }
+  if (dump != nullptr && *dump == '2') {
+    std::fprintf(stderr, "%s\n", llvm_ir.c_str());
+  }
+  tracer::artifact(device.is_cpu() ? artifacts::inductor_llvm_ir : artifacts::inductor_cuda_source,
+                   tracer::Encoding::String, [&](std::string& out) { out += llvm_ir; });
+  if (cfg.provenance_tracking) {
+    write_provenance(g, *ir, *sched);
+  }
+  if (served) {
+    cache_artifact(artifacts::fx_graph_cache_hit, "hit", &*key, "hit", "time_saved_ns", codegen_ns);
+    ++metrics.fx_cache_hits;
+    bump(detail::atomic_counters().cache_hits);
+  } else if (key) {
+    const std::string status =
+        found.status == FxGraphCache::Status::Miss
+            ? "full_miss"
+            : (found.status == FxGraphCache::Status::Corrupt ? "corrupt: " + found.detail
+                                                             : "stale: " + found.detail);
+    cache_artifact(artifacts::fx_graph_cache_miss, status, &*key, "miss", "time_taken_ns",
+                   codegen_ns);
+    ++metrics.fx_cache_misses;
+    bump(detail::atomic_counters().cache_misses);
+  } else {
+    cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0,
+                   "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)");
+    ++metrics.fx_cache_bypasses;
+  }
+  metrics.kernels += static_cast<std::int64_t>(sched->kernels.size());
+  metrics.extern_calls += static_cast<std::int64_t>(stats.extern_calls);
+  metrics.fallback_nodes += static_cast<std::int64_t>(stats.fallback_nodes.size());
+  metrics.ir_nodes += static_cast<std::int64_t>(ir->buffers.size());
+  bump(detail::atomic_counters().graphs_compiled);
+}
+
+std::unique_ptr<backend::CompiledGraph> GraphCompile::State::wrap() {
+  // A GPU training forward's index checks wait for the next compiled run (its backward).
+  std::unique_ptr<backend::CompiledGraph> compiled = make_generated_graph(
+      g, ir, sched, std::move(kernels), device.is_cuda() && role == GraphRole::Forward);
+  return finish(compiler->wrap_program(std::move(compiled), *sched, *ir, mode));
+}
+
+std::unique_ptr<backend::CompiledGraph>
+GraphCompile::State::finish(std::unique_ptr<backend::CompiledGraph> compiled) {
   metrics.inductor_compile_s += seconds_since(t0);
   return backend::restore_indices(std::move(compiled), graph, g, output_nodes(graph));
+}
+
+GraphCompile::GraphCompile(const graph::Graph& graph, GraphRole role)
+    : state_(std::make_unique<State>(graph, role)) {}
+GraphCompile::~GraphCompile() = default;
+
+void GraphCompile::post_grad_passes() {
+  state_->post_grad_passes();
+}
+bool GraphCompile::generates_code() const noexcept {
+  return state_->codegen;
+}
+std::unique_ptr<backend::CompiledGraph> GraphCompile::interpret() {
+  return state_->interpret();
+}
+void GraphCompile::lower() {
+  state_->lower();
+}
+void GraphCompile::schedule() {
+  state_->schedule();
+}
+void GraphCompile::output_code() {
+  state_->output_code();
+}
+void GraphCompile::compile_kernels() {
+  state_->compile_kernels();
+}
+std::unique_ptr<backend::CompiledGraph> GraphCompile::wrap() {
+  return state_->wrap();
 }
 
 } // namespace compiler::inductor

@@ -2,24 +2,19 @@
 // compile and run paths.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
+#include "tracing/counter.h"
 
 namespace compiler::inductor::detail {
 
 struct AtomicCounters {
-  std::atomic<std::int64_t> graphs_compiled{0};
-  std::atomic<std::int64_t> kernel_launches{0};
-  std::atomic<std::int64_t> extern_calls{0};
-  std::atomic<std::int64_t> fallback_runs{0};
-  std::atomic<std::int64_t> cache_hits{0};
-  std::atomic<std::int64_t> cache_misses{0};
+  tracing::Counter graphs_compiled;
+  tracing::Counter kernel_launches;
+  tracing::Counter extern_calls;
+  tracing::Counter fallback_runs;
+  tracing::Counter cache_hits;
+  tracing::Counter cache_misses;
 };
 
 AtomicCounters& atomic_counters() noexcept;
-
-inline void bump(std::atomic<std::int64_t>& c, std::int64_t by = 1) noexcept {
-  c.fetch_add(by, std::memory_order_relaxed);
-}
 
 } // namespace compiler::inductor::detail

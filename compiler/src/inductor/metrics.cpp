@@ -2,12 +2,12 @@
 #include "compiler/inductor/metrics.h"
 
 #include "inductor/counters.h"
+#include "inductor/stage_metrics.h"
 
 namespace compiler::inductor {
 
 namespace {
 
-thread_local MetricsScope* t_scope = nullptr;
 thread_local CompileMetrics t_dummy;
 
 std::int64_t micros(double s) {
@@ -16,20 +16,13 @@ std::int64_t micros(double s) {
 
 } // namespace
 
-MetricsScope::MetricsScope() noexcept : previous_(t_scope) {
-  t_scope = this;
-}
-
-MetricsScope::~MetricsScope() {
-  t_scope = previous_;
-}
-
 CompileMetrics& current_metrics() noexcept {
-  if (t_scope == nullptr) {
+  tracing::StageMetrics* scope = tracing::StageMetrics::current();
+  if (scope == nullptr) {
     t_dummy = CompileMetrics{};
     return t_dummy;
   }
-  return t_scope->metrics_;
+  return scope->inductor;
 }
 
 void write_metrics(tracer::JsonWriter& w, const CompileMetrics& m) {
@@ -57,18 +50,18 @@ detail::AtomicCounters& detail::atomic_counters() noexcept {
 
 Counters counters() noexcept {
   const detail::AtomicCounters& c = detail::atomic_counters();
-  return {c.graphs_compiled.load(), c.kernel_launches.load(), c.extern_calls.load(),
-          c.fallback_runs.load(),   c.cache_hits.load(),      c.cache_misses.load()};
+  return {c.graphs_compiled.get(), c.kernel_launches.get(), c.extern_calls.get(),
+          c.fallback_runs.get(),   c.cache_hits.get(),      c.cache_misses.get()};
 }
 
 void reset_counters() noexcept {
   detail::AtomicCounters& c = detail::atomic_counters();
-  c.graphs_compiled = 0;
-  c.kernel_launches = 0;
-  c.extern_calls = 0;
-  c.fallback_runs = 0;
-  c.cache_hits = 0;
-  c.cache_misses = 0;
+  c.graphs_compiled.reset();
+  c.kernel_launches.reset();
+  c.extern_calls.reset();
+  c.fallback_runs.reset();
+  c.cache_hits.reset();
+  c.cache_misses.reset();
 }
 
 } // namespace compiler::inductor

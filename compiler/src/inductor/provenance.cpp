@@ -4,6 +4,7 @@
 #include "compiler/graph/graph_rewrite.h"
 #include "inductor/codegen/output_code.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 #include "tracing/trace_util.h"
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 namespace compiler::inductor {
 
 namespace {
+
+namespace artifacts = tracing::artifacts;
 
 using Mapping = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
@@ -85,7 +88,7 @@ void write_provenance(const graph::Graph& g, const LoweredGraph& ir, const Sched
     }
   }
   // One line of JSON each, as PyTorch writes them (json.dumps without indent).
-  tracer::artifact("inductor_provenance_tracking_node_mappings", tracer::Encoding::Json,
+  tracer::artifact(artifacts::inductor_provenance_tracking_node_mappings, tracer::Encoding::Json,
                    [&](std::string& out) {
                      tracer::JsonWriter w(out);
                      w.begin_object();
@@ -96,8 +99,8 @@ void write_provenance(const graph::Graph& g, const LoweredGraph& ir, const Sched
                      w.member("version", 2.0);
                      w.end_object();
                    });
-  tracer::artifact("inductor_provenance_tracking_kernel_stack_traces", tracer::Encoding::Json,
-                   [&](std::string& out) {
+  tracer::artifact(artifacts::inductor_provenance_tracking_kernel_stack_traces,
+                   tracer::Encoding::Json, [&](std::string& out) {
                      tracer::JsonWriter w(out);
                      w.begin_object();
                      for (const std::string& h : handles) {

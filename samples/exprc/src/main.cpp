@@ -44,7 +44,7 @@ struct Frame {
 };
 
 std::string compile_id_text(int frame_id, int compile_id) {
-  return std::to_string(frame_id) + "/" + std::to_string(compile_id);
+  return tracer::CompileId{.frame_id = frame_id, .frame_compile_id = compile_id}.compile_id_text();
 }
 
 // Why each cached specialisation of `frame` does not fit `types`, as PyTorch words guard failures.

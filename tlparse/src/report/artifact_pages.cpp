@@ -2,7 +2,7 @@
 // from one payload (guards, generated code, dump_file sources, readable kernel stack traces).
 #include "report/html_page.h"
 #include "report/render_context.h"
-#include "tlparse/model/compile_id.h"
+#include "tlparse/compile_id.h"
 #include "tlparse/report/serde_json.h"
 
 #include <functional>

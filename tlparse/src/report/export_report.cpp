@@ -137,7 +137,7 @@ private:
   // The folder of an event's outputs: the raw compile id's, or unknown_<line>.
   static std::string folder_of(const index::Event& e) {
     const auto cid = index::compile_id_of(e);
-    return cid ? model::directory_name(*cid) : "unknown_" + std::to_string(e.line);
+    return cid ? directory_name(*cid) : "unknown_" + std::to_string(e.line);
   }
 
   void on_event(const index::Event& e) {

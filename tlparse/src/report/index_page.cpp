@@ -4,7 +4,7 @@
 #include "report/html_page.h"
 #include "report/render_context.h"
 #include "report/stack_trie.h"
-#include "tlparse/model/compile_id.h"
+#include "tlparse/compile_id.h"
 
 #include <algorithm>
 #include <set>

@@ -1,7 +1,7 @@
 // Checked, buffered file output for the renderer (see output_folder.h).
 #include "report/output_folder.h"
 
-#include "ingest/gzip_reader.h"
+#include "common/gzip_reader.h"
 
 #include <cerrno>
 #include <cstring>
@@ -83,8 +83,8 @@ std::string OutputFolder::first_error() const {
 }
 
 bool OutputFolder::is_safe_relative_path(std::string_view relative) {
-  // 2048: log-derived names are at most about 1100 bytes (model/path_sanitizer.h), and the whole
-  // path, the folder's own included, must stay under the system's PATH_MAX of 4096.
+  // 2048: log-derived names are at most about 1100 bytes (ingest/trackers/path_sanitizer.h), and
+  // the whole path, the folder's own included, must stay under the system's PATH_MAX of 4096.
   if (relative.empty() || relative.front() == '/' || relative.size() > 2048) {
     return false;
   }
@@ -216,9 +216,9 @@ bool OutputFolder::copy_file(const std::filesystem::path& source, std::string_vi
     ::close(in);
     return false;
   }
-  if (ingest::is_gzip(in)) {
+  if (common::is_gzip(in)) {
     // raw.log of a compressed log is its text, as tlparse's raw.log is the log's text.
-    ingest::GzipReader gz(in);
+    common::GzipReader gz(in);
     std::string chunk(1u << 20, '\0');
     ssize_t n = 0;
     while ((n = gz.read(chunk.data(), chunk.size())) > 0) {

@@ -78,15 +78,24 @@ private:
   const char* function_ = "";
 };
 
-// The compile id PyTorch attaches to every event emitted during a compile. Printed
-// `[frame/compile]`, `[frame/compile_attempt]` when attempt > 0, `[!caid/frame/compile]`.
+// The compile id PyTorch attaches to every event emitted during a compile. Its three spellings
+// are the functions below, the only formatter of compile ids in the tracer and the compiler; a
+// missing part prints as `-` in each (so an empty id is `-/-`).
 struct TORCHSCOPE_TRACER_API CompileId {
   std::optional<std::int64_t> compiled_autograd_id{};
   std::optional<std::int64_t> frame_id{};
   std::optional<std::int64_t> frame_compile_id{};
   std::optional<std::int64_t> attempt{};
 
+  // `[frame/compile]`, `[frame/compile_attempt]` when attempt > 0, `[!caid/frame/compile]`: the
+  // display form, as tlparse shows ids.
   std::string to_string() const;
+  // `frame/compile_attempt`: to_string() without brackets, PyTorch's str(TraceId); chromium
+  // events carry it in their args.
+  std::string trace_id_text() const;
+  // `frame/compile`, `!caid/frame/compile`: without the attempt, PyTorch's str(CompileId); the
+  // `compile_id` of compilation_metrics and cache events, and the prefix of recompile reasons.
+  std::string compile_id_text() const;
   friend bool operator==(const CompileId&, const CompileId&) = default;
 };
 

@@ -1,5 +1,5 @@
-// compiler/aot: the AOT stage (AOTAutograd's role in PyTorch 2), step 2 of the backend
-// pipeline (backend/backend.h):
+// compiler/aot: the AOT stage (AOTAutograd's role in PyTorch 2), stage 2 of the compiler
+// (compiler/src/pipeline/compile_graph.cpp lists the stages):
 //
 //   captured graph ──► grad needed? ──yes──► joint graph ─► joint passes ─► min-cut partition
 //                            │                               ├─► forward graph  ─►

@@ -1,8 +1,9 @@
 // compiler/backend: the seam between capture and the stages after it (torch.compile's
-// `backend=` role). Capture hands each frame's graph to compile_graph(); the CompiledGraph it
-// returns runs that graph on real inputs every time the frame's guards pass. The stages after
-// capture (AOT autograd, graph passes, lowering, code generation) live behind this function,
-// so the capture engine never changes when they do.
+// `backend=` role), below every stage. Capture hands each frame's graph to compile_graph(); the
+// CompiledGraph it returns runs that graph on real inputs every time the frame's guards pass.
+// The stages implement or exchange the types declared here; compile_graph() itself is defined
+// by the orchestrator above them (compiler/src/pipeline/compile_graph.cpp), so capture never
+// includes the stages after it and no stage includes the code that calls it.
 #pragma once
 
 #include "compiler/core/value.h"

@@ -1,22 +1,19 @@
-// compiler/inductor: Inductor's role on the CPU (docs/COMPILER.md, "Inductor"). Two entry points
-// the backend pipeline calls (backend/backend.cpp):
-//
-//   1. pre_grad_passes(graph)          on the captured graph, before the AOT stage
-//   3. compile_fx_inner(graph, role)   on each graph the AOT stage hands over (inference, or
-//                                      forward and backward): the stage's GraphCompiler
-//
-// compile_fx_inner runs the post-grad passes, lowers the graph into the define-by-run loop IR,
-// schedules and fuses its loops, generates machine code through LLVM and caches it on disk; what
-// code generation cannot handle runs node by node on the eager kernels. Every step is traced the
-// way PyTorch traces it (before/after_pre_grad_graph, before_post_grad_graph,
-// inductor_post_grad_graph, inductor_output_code, provenance, fx_graph_cache_*).
+// compiler/inductor: Inductor's role (docs/COMPILER.md, "Inductor"): its options and compile
+// modes, and pre_grad_passes(), which the orchestrator (compiler/src/pipeline/compile_graph.cpp)
+// runs on the captured graph before the AOT stage. On each graph the AOT stage hands over
+// (inference, or forward and backward) the orchestrator then runs Inductor's compile_fx_inner
+// steps (compiler/src/inductor/compile_fx.h): the post-grad passes, lowering into the
+// define-by-run loop IR, scheduling and fusion, machine code through LLVM (or NVRTC) cached on
+// disk, and the wrapper that runs it; what code generation cannot handle runs node by node on
+// the eager kernels. Every step is traced the way PyTorch traces it (before/after_pre_grad_graph,
+// before_post_grad_graph, inductor_post_grad_graph, inductor_output_code, provenance,
+// fx_graph_cache_*).
 #pragma once
 
 #include "compiler/backend/backend.h"
 #include "compiler/graph/graph.h"
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -53,7 +50,7 @@ bool uses_cudagraphs(Mode m) noexcept;
 bool uses_autotune(Mode m) noexcept;
 
 // RAII: compile_fx_inner calls on this thread compile for `mode` while the scope lives (the
-// backend sets it from the compile request, so every stage's graphs share it).
+// orchestrator sets it from the compile request, so every stage's graphs share it).
 class ModeScope {
 public:
   explicit ModeScope(Mode mode);
@@ -66,14 +63,9 @@ private:
 };
 Mode current_mode() noexcept;
 
-// Step 1: the pre-grad passes on the captured graph, in place. Placeholders keep their order;
+// The pre-grad passes on the captured graph, in place. Placeholders keep their order;
 // every node the Output node names keeps producing its value. Traces before_pre_grad_graph and
 // after_pre_grad_graph, and the graph after each pass that changed it.
 void pre_grad_passes(graph::Graph& graph);
-
-// Step 3: compiles `graph` (post-grad passes, loop IR, fusion, code generation, cache). The
-// result's run() takes one Value per placeholder (in order) and returns one Value per node of
-// `graph`: the placeholders and the nodes its Output node names are set.
-std::unique_ptr<backend::CompiledGraph> compile_fx_inner(const graph::Graph& graph, GraphRole role);
 
 } // namespace compiler::inductor

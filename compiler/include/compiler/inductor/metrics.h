@@ -23,23 +23,8 @@ struct CompileMetrics {
   std::int64_t ir_nodes = 0;       // loop-IR buffers after lowering (PyTorch's ir_count)
 };
 
-// RAII: collects the metrics of the Inductor compiles run on this thread while it lives. Scopes
-// nest; the innermost collects. Capture wraps each backend compile in one.
-class MetricsScope {
-public:
-  MetricsScope() noexcept;
-  ~MetricsScope();
-  MetricsScope(const MetricsScope&) = delete;
-  MetricsScope& operator=(const MetricsScope&) = delete;
-  const CompileMetrics& metrics() const noexcept { return metrics_; }
-
-private:
-  friend CompileMetrics& current_metrics() noexcept;
-  CompileMetrics metrics_;
-  MetricsScope* previous_;
-};
-
-// The metrics of the innermost scope on this thread (a dummy when none is open).
+// The metrics of the compile open on this thread (the innermost of capture's per-compile
+// scopes), collecting what its Inductor compiles report; a dummy outside any compile.
 CompileMetrics& current_metrics() noexcept;
 
 // Writes the compilation_metrics members PyTorch's Inductor writes (pre_grad_pass_time_us,

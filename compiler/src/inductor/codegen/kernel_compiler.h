@@ -3,9 +3,13 @@
 // scheduling, memory planning) is shared; a code generator turns a Schedule's kernels into
 // loaded machine code and readable source. The CPU generator (codegen/cpu/) emits LLVM IR and
 // runs it through ORC; a GPU generator plugs in here with its own device name, without
-// touching the rest.
+// touching the rest. What a device does differently around code generation (its kernels'
+// names, what torch.compile's mode asks of it, how its programs run) is asked of its generator
+// here too, so compile_fx_inner has no device-specific code.
 #pragma once
 
+#include "compiler/backend/backend.h"
+#include "compiler/inductor/inductor.h"
 #include "compiler/tensor/device.h"
 #include "inductor/runtime/gemm.h"
 #include "inductor/scheduler/kernel_plan.h"
@@ -52,6 +56,13 @@ struct CompiledCode {
   std::string ir;     // the optimised IR of every kernel, as text (an artifact)
 };
 
+// What a code generator keeps set on the compiling thread while one graph compiles (see
+// KernelCompiler::compile_scope); destroying it restores what was set before.
+class CompileScope {
+public:
+  virtual ~CompileScope() = default;
+};
+
 class KernelCompiler {
 public:
   virtual ~KernelCompiler() = default;
@@ -72,6 +83,20 @@ public:
   // its own code for it without a device (NVRTC to PTX), so CI checks every kernel the tests
   // generate. Returns "" or what failed. Only asked for when TORCHSCOPE_INDUCTOR_CHECK_CUDA=1.
   virtual std::string check_compiles(const Schedule&, const LoweredGraph&) { return ""; }
+
+  // What `mode` sets for the kernels this generator compiles and loads on this thread while
+  // the scope lives (the GPU's max-autotune); null when the generator has nothing to set.
+  virtual std::unique_ptr<CompileScope> compile_scope(Mode) const { return nullptr; }
+  // Renames a schedule's kernels as this device's output code and trace name them; the host
+  // keeps the scheduler's names ("cpp_fused_add_0").
+  virtual void name_kernels(Schedule&) const {}
+  // The compiled program as `mode` runs it on this device (the GPU puts it behind CUDA graphs
+  // under reduce-overhead and max-autotune); `s` and `ir` are the program's.
+  virtual std::unique_ptr<backend::CompiledGraph>
+  wrap_program(std::unique_ptr<backend::CompiledGraph> program, const Schedule& /*s*/,
+               const LoweredGraph& /*ir*/, Mode /*mode*/) const {
+    return program;
+  }
 };
 
 // The code generator for `device`, or nullptr when this build has none. Thread-safe; lives for

@@ -4,6 +4,7 @@
 
 #include "compiler/inductor/inductor.h"
 #include "cuda/kernel_cache.h"
+#include "tracing/event_keys.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,9 @@
 namespace compiler::inductor::cuda_autotune {
 
 namespace {
+
+namespace keys = tracing::keys;
+namespace artifacts = tracing::artifacts;
 
 cuda::KernelCache& choice_cache() {
   static cuda::KernelCache cache{std::filesystem::path(cache_dir())};
@@ -44,7 +48,7 @@ void trace(const std::string& kernel, const std::vector<Candidate>& candidates, 
   if (compile_id) {
     scope.emplace(*compile_id);
   }
-  tracer::artifact("cuda_autotune", tracer::Encoding::Json, [&](std::string& out) {
+  tracer::artifact(artifacts::cuda_autotune, tracer::Encoding::Json, [&](std::string& out) {
     tracer::JsonWriter w(out);
     w.begin_object();
     w.member("kernel", kernel);
@@ -66,7 +70,7 @@ void trace(const std::string& kernel, const std::vector<Candidate>& candidates, 
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   const auto duration_us = static_cast<std::int64_t>(o.seconds * 1e6);
-  tracer::event("compilation_metrics_runtime", [&](tracer::JsonWriter& w) {
+  tracer::event(keys::compilation_metrics_runtime, [&](tracer::JsonWriter& w) {
     w.member("is_runtime", true);
     w.member("start_time_us", now_us - duration_us);
     w.member("duration_us", duration_us);

@@ -8,6 +8,7 @@
 #include "inductor/ir/index_analysis.h"
 #include "inductor/runtime/wrapper.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 
 #include <map>
 #include <mutex>
@@ -17,6 +18,8 @@
 namespace compiler::inductor {
 
 namespace {
+
+namespace artifacts = tracing::artifacts;
 
 // The elements a tensor's view reaches past its offset.
 std::int64_t view_extent(const Tensor& t) {
@@ -94,7 +97,8 @@ public:
     if (!blocker_.empty() || !device) {
       if (!skip_traced_) {
         skip_traced_ = true;
-        trace("cudagraph_skip", blocker_.empty() ? "no GPU tensor among the inputs" : blocker_, "");
+        trace(artifacts::cudagraph_skip,
+              blocker_.empty() ? "no GPU tensor among the inputs" : blocker_, "");
       }
       lock.unlock();
       return program_->run(inputs, symbols);
@@ -172,10 +176,10 @@ private:
     } catch (const cuda::CudaError& e) {
       blocker_ = std::string("recording failed: ") + e.what();
       skip_traced_ = true;
-      trace("cudagraph_skip", blocker_, key);
+      trace(artifacts::cudagraph_skip, blocker_, key);
       return nullptr;
     }
-    trace("cudagraph_record", reason, key);
+    trace(artifacts::cudagraph_record, reason, key);
     recordings_.push_back(std::move(rec));
     return recordings_.back().get();
   }

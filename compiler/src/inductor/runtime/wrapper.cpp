@@ -274,9 +274,9 @@ public:
       resolve(earlier);
     }
     detail::AtomicCounters& c = detail::atomic_counters();
-    detail::bump(c.kernel_launches, launched);
-    detail::bump(c.fallback_runs, fallbacks);
-    detail::bump(c.extern_calls, externs);
+    bump(c.kernel_launches, launched);
+    bump(c.fallback_runs, fallbacks);
+    bump(c.extern_calls, externs);
     std::vector<Value> values(graph_.size());
     for (std::size_t k = 0; k < placeholders_.size(); ++k) {
       values[placeholders_[k]] = inputs[k];

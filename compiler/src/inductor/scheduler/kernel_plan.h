@@ -1,8 +1,9 @@
 // inductor/scheduler: what the scheduler hands every code generator (CPU through LLVM now, a
 // GPU backend later): fused kernels as loop structures over buffer bodies, and the program of
-// steps that runs them, with the memory plan. Code generators walk a KernelPlan with their own
-// strategy (vector loops and threads on the CPU; blocks and threads on a GPU) and run each
-// node's body through their OpsHandler.
+// steps that runs them, with the memory plan. Each code generator decides once how a plan's
+// loops map onto its machine (the CPU's thread split and vector loop in
+// codegen/cpu/cpu_loop_plan.h; a GPU's kernel shapes in codegen/cuda/cuda_source.h) and runs
+// each node's body through its OpsHandler.
 #pragma once
 
 #include "inductor/ir/loop_ir.h"
@@ -46,7 +47,7 @@ struct KernelPlan {
   std::vector<KernelArg> args;      // in argument order
   std::vector<std::size_t> origins; // the post-grad graph nodes it computes, in graph order
 
-  // No stage loops inside the outer loops: the innermost outer loop is the vector loop.
+  // No stage loops inside the outer loops: every stage is straight-line per outer index.
   bool pointwise_only() const {
     for (const LoopStage& s : stages) {
       if (!s.inner.empty()) {

@@ -1,4 +1,4 @@
-// The ingest: log files -> model -> index.sqlite. One call ingests a list of files into a new
+// The ingest: log files -> index.sqlite. One call ingests a list of files into a new
 // index; the index then answers every question through IndexReader. Files are independent, so
 // several are read at once (each by one worker, into a part merged in file order, which keeps
 // the index the same whatever the timing); each file is one stream with bounded memory.

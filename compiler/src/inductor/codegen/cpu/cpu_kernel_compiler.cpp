@@ -1,8 +1,9 @@
 // The CPU code generator (codegen/cpu/cpu_kernel_compiler.h): LLVM for machine code, the C
-// printer for source, the thread pool for launches.
+// printer for source, the thread pool for launches, all three following each kernel's loop plan.
 #include "inductor/codegen/cpu/cpu_kernel_compiler.h"
 
 #include "inductor/codegen/cpu/c_printer.h"
+#include "inductor/codegen/cpu/cpu_loop_plan.h"
 #include "inductor/codegen/cpu/llvm_jit.h"
 #include "inductor/codegen/cpu/llvm_kernel.h"
 #include "inductor/runtime/thread_pool.h"
@@ -11,50 +12,29 @@ namespace compiler::inductor::cpu {
 
 namespace {
 
-// Below this much work a launch stays on the calling thread (a wake-up costs more).
-constexpr std::int64_t kMinWorkPerThread = 32768;
-
 struct Launch {
   KernelFn fn = nullptr;
-  Expr extent; // x0's size (1 when the kernel has no outer loop)
-  Expr work;   // elements computed per x0 iteration
-  std::int64_t align = 1;
+  CpuLoopPlan loops; // how x0 is split across the threads
 };
 
 class CpuKernels final : public LoadedKernels {
 public:
   CpuKernels(std::unique_ptr<LoadedObject> object, const Schedule& s) : object_(std::move(object)) {
-    const unsigned lanes = host_target().lanes;
     for (std::size_t i = 0; i < s.kernels.size(); ++i) {
-      const KernelPlan& k = s.kernels[i];
-      Launch l;
-      l.fn = object_->function(i);
-      l.extent = k.outer.empty() ? Expr(1) : k.outer[0];
-      Expr rest = 1;
-      for (std::size_t d = 1; d < k.outer.size(); ++d) {
-        rest = rest * k.outer[d];
-      }
-      Expr inner = 0;
-      for (const LoopStage& st : k.stages) {
-        inner = inner + (st.inner.empty() ? Expr(1) : product(st.inner));
-      }
-      l.work = rest * inner;
-      // A one-loop pointwise kernel splits its vector loop: keep the parts whole vectors.
-      l.align = k.pointwise_only() && k.outer.size() == 1 ? lanes : 1;
-      launches_.push_back(std::move(l));
+      launches_.push_back({object_->function(i), plan_cpu_loops(s.kernels[i], host_target())});
     }
   }
 
   bool launch(std::size_t k, void* const* args,
               std::span<const std::int64_t> symbols) const override {
     const Launch& l = launches_.at(k);
-    const std::int64_t n = l.extent.evaluate(symbols);
-    const std::int64_t work = std::max<std::int64_t>(1, l.work.evaluate(symbols));
+    const std::int64_t n = l.loops.split_extent.evaluate(symbols);
+    const std::int64_t work = std::max<std::int64_t>(1, l.loops.work.evaluate(symbols));
     std::int32_t status = 0;
     const std::int64_t* syms = symbols.data();
-    parallel_for(n, l.align, work, kMinWorkPerThread, [&](std::int64_t begin, std::int64_t end) {
-      l.fn(args, syms, begin, end, &status);
-    });
+    parallel_for(
+        n, l.loops.split_align, work, l.loops.min_work_per_thread,
+        [&](std::int64_t begin, std::int64_t end) { l.fn(args, syms, begin, end, &status); });
     return status == 0;
   }
 
@@ -83,7 +63,8 @@ public:
 
   std::string kernel_source(const Schedule& s, std::size_t k,
                             const LoweredGraph& ir) const override {
-    return print_kernel(s.kernels.at(k), ir, host_target(), thread_count());
+    const KernelPlan& plan = s.kernels.at(k);
+    return print_kernel(plan, plan_cpu_loops(plan, host_target()), ir, thread_count());
   }
 
   CompiledCode compile(const Schedule& s, const LoweredGraph& ir) override {

@@ -166,7 +166,7 @@ ObjectCode compile_kernels(const Schedule& s, const LoweredGraph& ir) {
   module.setTargetTriple(host_target().triple);
   module.setDataLayout((*tm)->createDataLayout());
   for (const KernelPlan& k : s.kernels) {
-    emit_kernel(module, k, ir, host_target());
+    emit_kernel(module, k, plan_cpu_loops(k, host_target()), ir, host_target());
   }
   std::string verify;
   llvm::raw_string_ostream vs(verify);

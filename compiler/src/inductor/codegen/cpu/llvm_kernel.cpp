@@ -76,8 +76,8 @@ llvm::Type* compute_scalar_type(llvm::LLVMContext& c, DType d) {
 
 class Emitter final : public OpsHandler {
 public:
-  Emitter(llvm::Module& m, const KernelPlan& k, const LoweredGraph& ir, const CpuTarget& target)
-      : c_(m.getContext()), m_(m), b_(c_), k_(k), ir_(ir), vf_(target.lanes),
+  Emitter(llvm::Module& m, const KernelPlan& k, const CpuLoopPlan& loops, const LoweredGraph& ir)
+      : c_(m.getContext()), m_(m), b_(c_), k_(k), loops_(loops), ir_(ir), vf_(loops.lanes),
         ptr_(ir.buffers.size(), nullptr), stored_(ir.buffers.size(), true) {
     for (const LoopStage& s : k.stages) {
       for (const FusedNode& n : s.nodes) {
@@ -120,10 +120,10 @@ public:
     begin_ = f_->getArg(2);
     end_ = f_->getArg(3);
     push_scope();
-    if (k_.pointwise_only()) {
-      emit_pointwise();
-    } else {
+    if (loops_.vector == CpuLoopPlan::Vector::Stage) {
       emit_with_stages();
+    } else {
+      emit_pointwise();
     }
     pop_scope();
     b_.CreateRetVoid();
@@ -761,7 +761,7 @@ private:
       guard_single(body);
       return;
     }
-    nest('x', k_.outer, 0, begin_, end_, true, body);
+    nest('x', k_.outer, 0, begin_, end_, loops_.vector == CpuLoopPlan::Vector::Outer, body);
   }
 
   // Runs `body` once when the launch range is not empty (a kernel with no outer loop).
@@ -787,7 +787,7 @@ private:
       guard_single(body);
       return;
     }
-    nest('x', k_.outer, 0, begin_, end_, false, body);
+    nest('x', k_.outer, 0, begin_, end_, loops_.vector == CpuLoopPlan::Vector::Outer, body);
   }
 
   // ---------------------------------------------------------------- reductions
@@ -919,7 +919,7 @@ private:
         b_.CreateStore(b_.CreateSelect(take, idx, iacc), islot);
       }
     };
-    nest('r', stage.inner, 0, nullptr, nullptr, true, body);
+    nest('r', stage.inner, 0, nullptr, nullptr, loops_.vector == CpuLoopPlan::Vector::Stage, body);
     // Combine the lanes and the tail; the results are the buffers' values from here on.
     for (const Accumulator& a : accs) {
       const bool fp = a.dtype == DType::Float32;
@@ -975,8 +975,9 @@ private:
   llvm::Module& m_;
   llvm::IRBuilder<> b_;
   const KernelPlan& k_;
+  const CpuLoopPlan& loops_;
   const LoweredGraph& ir_;
-  unsigned vf_;
+  unsigned vf_; // the vector loop's lanes
   llvm::Function* f_ = nullptr;
   llvm::Value* status_ = nullptr;
   llvm::Value* begin_ = nullptr;
@@ -994,9 +995,9 @@ private:
 
 } // namespace
 
-void emit_kernel(llvm::Module& module, const KernelPlan& kernel, const LoweredGraph& ir,
-                 const CpuTarget& target) {
-  Emitter(module, kernel, ir, target).emit(target);
+void emit_kernel(llvm::Module& module, const KernelPlan& kernel, const CpuLoopPlan& loops,
+                 const LoweredGraph& ir, const CpuTarget& target) {
+  Emitter(module, kernel, loops, ir).emit(target);
 }
 
 } // namespace compiler::inductor::cpu

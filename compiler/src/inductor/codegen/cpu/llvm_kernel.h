@@ -3,15 +3,15 @@
 //   void <name>(i8** args, i64* symbols, i64 begin, i64 end, i32* status)
 //
 // runs the outer loop x0 over [begin, end) (the thread pool splits x0) and every other loop in
-// full. The innermost loop of each nest is a vector loop of `lanes` lanes with a scalar tail:
-// the node bodies are emitted twice, once on vectors and once on scalars. Contiguous accesses
+// full, as the kernel's CpuLoopPlan decided them: its vector loop has `lanes` lanes and a scalar
+// tail, the node bodies emitted twice, once on vectors and once on scalars. Contiguous accesses
 // are vector loads and stores, broadcasts are scalar loads, anything else a gather or scatter;
 // index arithmetic happens once per vector iteration. Reductions accumulate in vector registers
 // and are combined across lanes after their loop; values read where they are computed come
 // from registers.
 #pragma once
 
-#include "inductor/scheduler/kernel_plan.h"
+#include "inductor/codegen/cpu/cpu_loop_plan.h"
 
 #include <string>
 
@@ -21,17 +21,10 @@ class Module;
 
 namespace compiler::inductor::cpu {
 
-struct CpuTarget {
-  std::string triple;
-  std::string cpu;      // "sapphirerapids"
-  std::string features; // "+avx512f,+fma,..."
-  unsigned lanes = 4;   // f32 lanes of the widest vector register
-};
-
 // The machine this process runs on.
 const CpuTarget& host_target();
 
-void emit_kernel(llvm::Module& module, const KernelPlan& kernel, const LoweredGraph& ir,
-                 const CpuTarget& target);
+void emit_kernel(llvm::Module& module, const KernelPlan& kernel, const CpuLoopPlan& loops,
+                 const LoweredGraph& ir, const CpuTarget& target);
 
 } // namespace compiler::inductor::cpu

@@ -11,8 +11,10 @@
 #include "inductor/codegen/cuda/cuda_matmul.h"
 #include "inductor/codegen/cuda/cuda_source.h"
 #include "inductor/runtime/cuda_autotune.h"
+#include "inductor/runtime/cuda_graphs.h"
 #include "tensor/device_memory.h"
 #include "tracer/trace.h"
+#include "tracing/event_keys.h"
 
 #include <array>
 #include <atomic>
@@ -438,27 +440,28 @@ private:
   // The cuda_kernel_info artifact of a loaded kernel.
   void trace_info(const KernelState& st) const {
     const cuda::KernelInfo& info = st.kernel->info();
-    tracer::artifact("cuda_kernel_info", tracer::Encoding::Json, [&](std::string& out) {
-      tracer::JsonWriter w(out);
-      w.begin_object();
-      w.member("kernel_name", st.source.name);
-      w.member("kind", st.source.shape == KernelShape::Pointwise ? "pointwise" : "reduction");
-      w.member("grid", grid_text(st.source, st.config));
-      w.member("block", st.source.column
-                            ? std::to_string(st.config.block) + " x " + std::to_string(kColumnRows)
-                        : st.config.block != 0
-                            ? std::to_string(st.config.block)
-                            : "the row's length / " + std::to_string(2 * st.config.unroll) +
-                                  " rounded up to a power of two, 32 to 1024");
-      w.member("elements_per_thread", static_cast<std::int64_t>(st.config.unroll));
-      w.member("registers", static_cast<std::int64_t>(info.registers));
-      w.member("static_shared_bytes", static_cast<std::int64_t>(info.static_shared_bytes));
-      w.member("local_bytes", static_cast<std::int64_t>(info.local_bytes));
-      w.member("max_threads_per_block", static_cast<std::int64_t>(info.max_threads_per_block));
-      w.member("binary_version", static_cast<std::int64_t>(info.binary_version));
-      w.member("device", device_name_);
-      w.end_object();
-    });
+    tracer::artifact(
+        tracing::artifacts::cuda_kernel_info, tracer::Encoding::Json, [&](std::string& out) {
+          tracer::JsonWriter w(out);
+          w.begin_object();
+          w.member("kernel_name", st.source.name);
+          w.member("kind", st.source.shape == KernelShape::Pointwise ? "pointwise" : "reduction");
+          w.member("grid", grid_text(st.source, st.config));
+          w.member("block", st.source.column ? std::to_string(st.config.block) + " x " +
+                                                   std::to_string(kColumnRows)
+                            : st.config.block != 0
+                                ? std::to_string(st.config.block)
+                                : "the row's length / " + std::to_string(2 * st.config.unroll) +
+                                      " rounded up to a power of two, 32 to 1024");
+          w.member("elements_per_thread", static_cast<std::int64_t>(st.config.unroll));
+          w.member("registers", static_cast<std::int64_t>(info.registers));
+          w.member("static_shared_bytes", static_cast<std::int64_t>(info.static_shared_bytes));
+          w.member("local_bytes", static_cast<std::int64_t>(info.local_bytes));
+          w.member("max_threads_per_block", static_cast<std::int64_t>(info.max_threads_per_block));
+          w.member("binary_version", static_cast<std::int64_t>(info.binary_version));
+          w.member("device", device_name_);
+          w.end_object();
+        });
   }
 
   cuda::DeviceContext& ctx_;
@@ -533,6 +536,30 @@ public:
     }
     return r.ok ? "" : r.failure_message("inductor_kernels.cu");
   }
+
+  std::unique_ptr<CompileScope> compile_scope(Mode mode) const override {
+    return std::make_unique<AutotuneCompileScope>(uses_autotune(mode));
+  }
+
+  void name_kernels(Schedule& s) const override { name_kernels_for_cuda(s); }
+
+  std::unique_ptr<backend::CompiledGraph>
+  wrap_program(std::unique_ptr<backend::CompiledGraph> program, const Schedule& s,
+               const LoweredGraph& ir, Mode mode) const override {
+    if (!uses_cudagraphs(mode)) {
+      return program;
+    }
+    return make_cudagraph_runner(std::move(program), cudagraph_blocker(s, ir));
+  }
+
+private:
+  class AutotuneCompileScope final : public CompileScope {
+  public:
+    explicit AutotuneCompileScope(bool on) : scope_(on) {}
+
+  private:
+    AutotuneScope scope_;
+  };
 };
 
 } // namespace

@@ -1,12 +1,12 @@
-// CUDA C++ for a kernel plan (codegen/cuda/cuda_source.h): the printing OpsHandler and the two
-// kernel shapes.
+// CUDA C++ for a kernel plan (codegen/cuda/cuda_source.h): the CUDA dialect of the C-like
+// printer (codegen/c_like_printer.h) and the two kernel shapes.
 #include "inductor/codegen/cuda/cuda_source.h"
 
 #include "compiler/core/errors.h"
+#include "inductor/codegen/c_like_printer.h"
 #include "inductor/ir/index_analysis.h"
 
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,7 +15,7 @@ namespace compiler::inductor::cuda_codegen {
 
 namespace {
 
-std::string storage_type(DType d) {
+std::string cuda_storage_type(DType d) {
   switch (d) {
   case DType::Float32:
     return "float";
@@ -45,7 +45,7 @@ std::string value_type(DType d) {
   }
 }
 
-std::string literal(double v, DType d) {
+std::string cuda_literal(double v, DType d) {
   if (d == DType::Bool) {
     return v != 0.0 ? "true" : "false";
   }
@@ -64,13 +64,7 @@ std::string literal(double v, DType d) {
   if (std::isnan(v)) {
     return "TS_NAN";
   }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) {
-    s += ".0";
-  }
-  return "(" + s + "f)";
+  return "(" + decimal_text(v) + "f)";
 }
 
 std::string init_text(ReductionType t, DType d) {
@@ -110,41 +104,14 @@ std::vector<std::string> delinearized(char prefix, const std::string& linear,
   return out;
 }
 
-class CudaPrinter final : public OpsHandler {
+// The CUDA dialect of the C-like printer, with what a GPU kernel adds: row-level code stored by
+// one thread, persistent rows kept in register arrays, stores deferred to the end of a round.
+class CudaPrinter final : public CLikePrinter {
 public:
-  CudaPrinter(const KernelPlan& k, const LoweredGraph& ir) : k_(k), ir_(ir) {
-    int in = 0;
-    int out = 0;
-    int inout = 0;
-    for (const KernelArg& a : k.args) {
-      names_[a.buffer] = a.role == ArgRole::In    ? "in_ptr" + std::to_string(in++)
-                         : a.role == ArgRole::Out ? "out_ptr" + std::to_string(out++)
-                                                  : "in_out_ptr" + std::to_string(inout++);
-    }
-    for (const LoopStage& s : k.stages) {
-      for (const FusedNode& n : s.nodes) {
-        stored_[n.buffer] = n.store;
-      }
-    }
-  }
+  CudaPrinter(const KernelPlan& k, const LoweredGraph& ir)
+      : CLikePrinter(k, ir, {.indent = 2, .brace_on_own_line = false}) {}
 
-  const std::string& arg_name(BufferId b) const { return names_.at(b); }
   bool checks_indices() const noexcept { return checks_indices_; }
-
-  void line(const std::string& s) { lines_ += std::string(indent_ * 2, ' ') + s + "\n"; }
-  void open(const std::string& s) {
-    line(s + " {");
-    ++indent_;
-    scopes_.emplace_back();
-    cse_.emplace_back();
-  }
-  void close() {
-    --indent_;
-    line("}");
-    scopes_.pop_back();
-    cse_.pop_back();
-  }
-  const std::string& text() const { return lines_; }
   // Row-level code of a reduction kernel: every thread computes it, the thread `guard` names
   // (thread 0 of a row's block; the first row of threads of a column tile) stores it.
   void set_row_level(bool row) { row_level_ = row; }
@@ -168,21 +135,17 @@ public:
   void defer_stores(int unroll) { defer_stores_ = unroll; }
   const std::vector<std::string>& deferred_stores() const noexcept { return deferred_; }
   void mark_declarations() {
-    decl_pos_ = lines_.size();
-    decl_indent_ = indent_;
+    decl_pos_ = text_size();
+    decl_indent_ = depth();
   }
 
   LoopValue load(BufferId buffer, const Expr& index) override {
-    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
-      for (auto& [key, v] : *s) {
-        if (key.first == buffer && key.second == index) {
-          return v; // computed in this kernel: from registers
-        }
-      }
+    if (std::optional<LoopValue> f = forwarded(buffer, index)) {
+      return *f; // computed in this kernel: from registers
     }
     const DType st = ir_.buffer(buffer).layout.dtype;
-    TORCHSCOPE_ASSERT(names_.count(buffer) != 0, "a CUDA kernel reads a buffer it was not given");
-    const std::string element = names_.at(buffer) + "[" + index.str() + "]";
+    TORCHSCOPE_ASSERT(is_arg(buffer), "a CUDA kernel reads a buffer it was not given");
+    const std::string element = this->element(buffer, index);
     if (in_row_loop()) {
       // Under a mask too: the slot's value is used only where the mask holds.
       auto it = stored_cache_.find(element);
@@ -194,7 +157,7 @@ public:
     if (!masks_.empty()) {
       read = "(" + masks_.back() + " ? " + read + " : " + zero(compute_dtype(st)) + ")";
     }
-    if (in_row_loop() && names_.at(buffer).rfind("in_ptr", 0) == 0) {
+    if (in_row_loop() && arg_name(buffer).rfind("in_ptr", 0) == 0) {
       return cached(read, compute_dtype(st)); // an input: never written by this kernel
     }
     return define(read, compute_dtype(st));
@@ -216,7 +179,7 @@ public:
     const LoopValue r = define("ts_check_row(" + expr(cast(row, DType::Int64)) + ", " + rows.str() +
                                    ", " + mask + ", ts_status)",
                                DType::Int64);
-    std::string read = to_compute(names_.at(buffer) + "[(" + offset.str() + ") + " + expr(r) +
+    std::string read = to_compute(arg_name(buffer) + "[(" + offset.str() + ") + " + expr(r) +
                                       " * (" + row_stride.str() + ")]",
                                   st);
     if (!masks_.empty()) {
@@ -228,11 +191,11 @@ public:
   void store(BufferId buffer, const Expr& index, LoopValue v) override {
     const DType st = ir_.buffer(buffer).layout.dtype;
     const LoopValue stored = cast(v, st); // what a later read would see
-    scopes_.back().push_back({{buffer, index}, stored});
-    if (stored_.count(buffer) != 0 && !stored_.at(buffer)) {
-      return; // kept in registers
+    remember(buffer, index, stored);
+    if (kept_in_registers(buffer)) {
+      return;
     }
-    const std::string element = names_.at(buffer) + "[" + index.str() + "]";
+    const std::string element = this->element(buffer, index);
     const bool registers_only = in_row_loop() && rows_only_.count(buffer) != 0;
     if (defer_stores_ > 0) {
       // Kept until every element of the round has been computed (deferred_stores()).
@@ -249,11 +212,6 @@ public:
       stored_cache_[element] = slot_array(stored.dtype);
       line(stored_cache_[element] + "[" + slot_expr_ + "] = " + expr(stored) + ";");
     }
-  }
-
-  LoopValue constant(double v, DType dtype) override {
-    const DType d = compute_dtype(dtype);
-    return literal_value(literal(v, d), d);
   }
 
   LoopValue index_expr(const Expr& e, DType dtype) override {
@@ -411,18 +369,90 @@ public:
     return define(e, loop_op_result(op, dtype));
   }
 
-  std::string expr(LoopValue v) const { return exprs_.at(static_cast<std::size_t>(v.id)); }
+private:
+  std::string storage_type(DType storage) const override { return cuda_storage_type(storage); }
+  std::string temporary_type(DType d) const override { return "const " + value_type(d); }
+  std::string literal(double v, DType d) const override { return cuda_literal(v, d); }
 
-  // Declares a mutable variable (an accumulator) and returns its name.
+  std::string intrinsic(LoopOp op, const std::vector<std::string>& a,
+                        DType operand) const override {
+    const bool fp = operand == DType::Float32;
+    switch (op) {
+    case LoopOp::pow:
+      return fp ? "powf(" + a[0] + ", " + a[1] + ")" : "ts_int_pow(" + a[0] + ", " + a[1] + ")";
+    case LoopOp::maximum:
+      return "ts_maximum(" + a[0] + ", " + a[1] + ")";
+    case LoopOp::minimum:
+      return "ts_minimum(" + a[0] + ", " + a[1] + ")";
+    case LoopOp::abs:
+      return fp ? "fabsf(" + a[0] + ")" : "ts_abs(" + a[0] + ")";
+    case LoopOp::relu:
+      return "ts_relu(" + a[0] + ")";
+    case LoopOp::exp:
+      return "expf(" + a[0] + ")";
+    case LoopOp::log:
+      return "logf(" + a[0] + ")";
+    case LoopOp::sin:
+      return "sinf(" + a[0] + ")";
+    case LoopOp::cos:
+      return "cosf(" + a[0] + ")";
+    case LoopOp::tanh:
+      return "tanhf(" + a[0] + ")";
+    case LoopOp::sigmoid:
+      return "1.0f / (1.0f + expf(-" + a[0] + "))";
+    case LoopOp::sqrt:
+      return "sqrtf(" + a[0] + ")";
+    case LoopOp::rsqrt:
+      return "1.0f / sqrtf(" + a[0] + ")";
+    case LoopOp::erf:
+      return "erff(" + a[0] + ")";
+    case LoopOp::isnan:
+      return "(" + a[0] + " != " + a[0] + ")";
+    default:
+      break;
+    }
+    TORCHSCOPE_ASSERT(false, "an op without a CUDA spelling");
+    return "";
+  }
+
+  // Declares a mutable variable and returns its name.
   std::string variable(const std::string& stem, const std::string& type, const std::string& init) {
     const std::string name = stem + std::to_string(vars_++);
     line(type + " " + name + " = " + init + ";");
     return name;
   }
 
-  LoopValue named(const std::string& name, DType d) { return literal_value(name, d); }
+  // A thread's accumulator: combined across the threads of its row after the loop
+  // (combine_accumulators).
+  Accumulator declare_accumulator(const Buffer& b) override {
+    Accumulator a;
+    a.value = variable("acc", value_type(b.accumulate), init_text(b.reduction, b.accumulate));
+    if (b.reduction == ReductionType::argmax) {
+      a.index = variable("acc_index", "long long", "0LL");
+    }
+    return a;
+  }
 
-private:
+  void update_accumulator(const Accumulator& a, const Buffer& b, const FusedNode& n,
+                          LoopValue v) override {
+    const std::string x = expr(cast(v, b.accumulate));
+    switch (b.reduction) {
+    case ReductionType::sum:
+      line(a.value + " += " + x + ";");
+      break;
+    case ReductionType::max:
+    case ReductionType::min:
+      line(a.value + " = " + combined(b.reduction, a.value, x, b.accumulate) + ";");
+      break;
+    case ReductionType::argmax: {
+      const Expr linear = dot(n.rindex, contiguous_strides(b.reduction_ranges));
+      line("ts_argmax_combine(" + a.value + ", " + a.index + ", " + x + ", (long long)(" +
+           linear.str() + "));");
+      break;
+    }
+    }
+  }
+
   static std::string zero(DType compute) {
     return compute == DType::Float32 ? "0.0f" : compute == DType::Bool ? "false" : "0LL";
   }
@@ -463,10 +493,7 @@ private:
   std::string declare_array(const std::string& type, const std::string& stem,
                             const std::string& size) {
     const std::string name = stem + std::to_string(slot_arrays_++);
-    const std::string decl = std::string(static_cast<std::size_t>(decl_indent_) * 2, ' ') + type +
-                             " " + name + "[" + size + "];\n";
-    lines_.insert(decl_pos_, decl);
-    decl_pos_ += decl.size();
+    insert_line(decl_pos_, decl_indent_, type + " " + name + "[" + size + "];");
     return name;
   }
   // A new register array of the row's slots.
@@ -487,31 +514,6 @@ private:
     return v;
   }
 
-  LoopValue literal_value(const std::string& text, DType d) {
-    exprs_.push_back(text);
-    return {static_cast<std::int32_t>(exprs_.size() - 1), d};
-  }
-  // A value for `e`: the variable an enclosing scope already holds for it, or a new one.
-  LoopValue define(const std::string& e, DType d) {
-    for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
-      auto it = scope->find(e);
-      if (it != scope->end() && it->second.dtype == d) {
-        return it->second;
-      }
-    }
-    const std::string name = "tmp" + std::to_string(tmps_++);
-    line("const " + value_type(d) + " " + name + " = " + e + ";");
-    const LoopValue v = literal_value(name, d);
-    cse_.back()[e] = v;
-    return v;
-  }
-
-  const KernelPlan& k_;
-  const LoweredGraph& ir_;
-  std::map<BufferId, std::string> names_;
-  std::map<BufferId, bool> stored_;
-  std::string lines_;
-  int indent_ = 0;
   bool row_level_ = false;
   std::string row_guard_ = "threadIdx.x == 0";
   int cache_slots_ = 0;
@@ -525,11 +527,6 @@ private:
   int defer_stores_ = 0;
   std::vector<std::string> deferred_;
   bool checks_indices_ = false;
-  std::vector<std::string> exprs_;
-  std::vector<std::map<std::string, LoopValue>> cse_{1};
-  std::vector<std::vector<std::pair<std::pair<BufferId, Expr>, LoopValue>>> scopes_{1};
-  std::vector<std::string> masks_;
-  int tmps_ = 0;
   int vars_ = 0;
 };
 
@@ -567,12 +564,9 @@ std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan&
   const std::set<BufferId> aliased = aliased_args(s, k, p.rows_only());
   std::string out = "extern \"C\" __global__ void __launch_bounds__(" +
                     std::to_string(max_threads) + ") " + name + "(";
-  for (const KernelArg& a : k.args) {
-    const std::string t = storage_type(ir.buffer(a.buffer).layout.dtype);
-    const std::string restrict = aliased.count(a.buffer) != 0 ? "" : " __restrict__";
-    out += (a.role == ArgRole::In ? "const " + t : t) + "*" + restrict + " " +
-           p.arg_name(a.buffer) + ", ";
-  }
+  out += p.buffer_params([&](BufferId b) {
+    return aliased.count(b) != 0 ? std::string() : std::string(" __restrict__");
+  });
   out += "int* __restrict__ ts_status";
   for (std::size_t i = 0; i < ir.symbol_count; ++i) {
     out += ", const long long s" + std::to_string(i);
@@ -580,19 +574,7 @@ std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan&
   return out + ")";
 }
 
-// The nodes of a stage without a loop of its own.
-void straight_line(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir) {
-  for (const FusedNode& n : st.nodes) {
-    const Buffer& b = ir.buffer(n.buffer);
-    const LoopValue v = run_body(b, p, n.index, n.rindex);
-    if (b.kind == BufferKind::Reduction) {
-      p.store(b.id, b.layout.index(n.index), v); // a reduction over nothing
-    }
-  }
-}
-
-void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
-                     const LaunchConfig& c, bool may_alias) {
+void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LaunchConfig& c, bool may_alias) {
   const Expr xnumel = product(k.outer);
   const std::string u = std::to_string(c.unroll);
   p.line("const long long xnumel = " + xnumel.str() + ";");
@@ -614,7 +596,7 @@ void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     }
     if (pass == 0) {
       for (const LoopStage& st : k.stages) {
-        straight_line(p, st, ir);
+        p.straight_line(st);
       }
     } else {
       for (const std::string& store : p.deferred_stores()) {
@@ -694,103 +676,40 @@ int row_block(std::int64_t r, int unroll) {
   return threads;
 }
 
-// A reduction's accumulator in the printed kernel.
-struct Acc {
-  const FusedNode* node;
-  std::string name;
-  std::string index; // argmax
-};
+using Accumulator = CLikePrinter::Accumulator;
 
-// Declares an accumulator for each reduction of stage `st`.
-std::vector<Acc> declare_accumulators(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir) {
-  std::vector<Acc> accs;
-  for (const FusedNode& n : st.nodes) {
-    const Buffer& b = ir.buffer(n.buffer);
-    if (b.kind != BufferKind::Reduction) {
-      continue;
-    }
-    Acc a{&n, p.variable("acc", value_type(b.accumulate), init_text(b.reduction, b.accumulate)),
-          ""};
-    if (b.reduction == ReductionType::argmax) {
-      a.index = p.variable("acc_index", "long long", "0LL");
-    }
-    accs.push_back(a);
-  }
-  return accs;
-}
-
-// One element of stage `st` (inside its loop, at rindex): every node's body, each reduction's
-// value folded into this thread's accumulator.
-void accumulate_element(CudaPrinter& p, const LoopStage& st, const LoweredGraph& ir,
-                        const std::vector<Acc>& accs) {
+// One element of stage `st` (inside its loop, at rindex): its variables from rindex, then every
+// node's body, each reduction's value folded into this thread's accumulator.
+void accumulate_element(CudaPrinter& p, const LoopStage& st, const std::vector<Accumulator>& accs) {
   for (const std::string& d : delinearized('r', "rindex", st.inner)) {
     p.line(d);
   }
-  for (const FusedNode& n : st.nodes) {
-    const Buffer& b = ir.buffer(n.buffer);
-    LoopValue v = run_body(b, p, n.index, n.rindex);
-    if (b.kind != BufferKind::Reduction) {
-      continue;
-    }
-    const Acc* acc = nullptr;
-    for (const Acc& a : accs) {
-      acc = a.node == &n ? &a : acc;
-    }
-    const std::string x = p.expr(p.cast(v, b.accumulate));
-    switch (b.reduction) {
-    case ReductionType::sum:
-      p.line(acc->name + " += " + x + ";");
-      break;
-    case ReductionType::max:
-      p.line(acc->name + " = ts_maximum(" + acc->name + ", " + x + ");");
-      break;
-    case ReductionType::min:
-      p.line(acc->name + " = ts_minimum(" + acc->name + ", " + x + ");");
-      break;
-    case ReductionType::argmax: {
-      const Expr linear = dot(n.rindex, contiguous_strides(b.reduction_ranges));
-      p.line("ts_argmax_combine(" + acc->name + ", " + acc->index + ", " + x + ", (long long)(" +
-             linear.str() + "));");
-      break;
-    }
-    }
-  }
+  p.accumulate(st, accs);
 }
 
 // Combines each accumulator across the threads that share its row (`combine`: ts_block_reduce
 // across a row's block, ts_column_reduce across a column tile's rows).
-void combine_accumulators(CudaPrinter& p, const std::vector<Acc>& accs, const LoweredGraph& ir,
-                          const std::string& combine) {
-  for (const Acc& a : accs) {
+void combine_accumulators(CudaPrinter& p, const std::vector<Accumulator>& accs,
+                          const LoweredGraph& ir, const std::string& combine) {
+  for (const Accumulator& a : accs) {
     const Buffer& b = ir.buffer(a.node->buffer);
     const std::string t = value_type(b.accumulate);
     switch (b.reduction) {
     case ReductionType::sum:
-      p.line(a.name + " = " + combine + "(" + a.name + ", TsSum(), (" + t + ")0);");
+      p.line(a.value + " = " + combine + "(" + a.value + ", TsSum(), (" + t + ")0);");
       break;
     case ReductionType::max:
-      p.line(a.name + " = " + combine + "(" + a.name + ", TsMax(), " +
+      p.line(a.value + " = " + combine + "(" + a.value + ", TsMax(), " +
              init_text(ReductionType::max, b.accumulate) + ");");
       break;
     case ReductionType::min:
-      p.line(a.name + " = " + combine + "(" + a.name + ", TsMin(), " +
+      p.line(a.value + " = " + combine + "(" + a.value + ", TsMin(), " +
              init_text(ReductionType::min, b.accumulate) + ");");
       break;
     case ReductionType::argmax:
-      p.line("ts_block_argmax(" + a.name + ", " + a.index + ");");
+      p.line("ts_block_argmax(" + a.value + ", " + a.index + ");");
       break;
     }
-  }
-}
-
-// Each reduction's result, stored (row-level code: one thread stores) and available to the
-// stages after it.
-void store_accumulators(CudaPrinter& p, const std::vector<Acc>& accs, const LoweredGraph& ir) {
-  for (const Acc& a : accs) {
-    const Buffer& b = ir.buffer(a.node->buffer);
-    const bool argmax = b.reduction == ReductionType::argmax;
-    p.store(b.id, b.layout.index(a.node->index),
-            p.named(argmax ? a.index : a.name, argmax ? DType::Int64 : b.accumulate));
   }
 }
 
@@ -817,10 +736,10 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
   for (const LoopStage& st : k.stages) {
     p.set_row_level(true);
     if (st.inner.empty()) {
-      straight_line(p, st, ir);
+      p.straight_line(st);
       continue;
     }
-    const std::vector<Acc> accs = declare_accumulators(p, st, ir);
+    const std::vector<Accumulator> accs = p.declare_accumulators(st);
     const Expr rnumel = product(st.inner);
     rnumels.push_back(rnumel);
     p.set_row_level(false);
@@ -853,7 +772,7 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     if (!exact) {
       p.open("if (rindex < " + rn + ")");
     }
-    accumulate_element(p, st, ir, accs);
+    accumulate_element(p, st, accs);
     if (!exact) {
       p.close();
     }
@@ -861,7 +780,7 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     p.close();
     p.set_row_level(true);
     combine_accumulators(p, accs, ir, "ts_block_reduce");
-    store_accumulators(p, accs, ir);
+    p.store_accumulators(accs);
   }
   p.set_row_level(false);
   p.close();
@@ -918,7 +837,7 @@ void print_column_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGr
   p.set_row_guard("threadIdx.y == 0");
   const LoopStage& st = k.stages[0];
   p.set_row_level(true);
-  const std::vector<Acc> accs = declare_accumulators(p, st, ir);
+  const std::vector<Accumulator> accs = p.declare_accumulators(st);
   const Expr rnumel = product(st.inner);
   rnumels.push_back(rnumel);
   p.set_row_level(false);
@@ -940,16 +859,16 @@ void print_column_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGr
   if (!exact) {
     p.open("if (ts_xmask && rindex < rnumel0)");
   }
-  accumulate_element(p, st, ir, accs);
+  accumulate_element(p, st, accs);
   p.close();
   p.close();
   p.close();
   p.set_row_level(true);
   combine_accumulators(p, accs, ir, "ts_column_reduce"); // every thread: it has barriers
   p.open("if (ts_xmask)");
-  store_accumulators(p, accs, ir);
+  p.store_accumulators(accs);
   for (std::size_t i = 1; i < k.stages.size(); ++i) {
-    straight_line(p, k.stages[i], ir);
+    p.straight_line(k.stages[i]);
   }
   p.close();
   p.set_row_level(false);
@@ -977,7 +896,7 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
   out.xnumel = product(k.outer);
   CudaPrinter p(k, ir);
   if (out.shape == KernelShape::Pointwise) {
-    print_pointwise(p, k, ir, config, args_may_alias(s, k, {}));
+    print_pointwise(p, k, config, args_may_alias(s, k, {}));
   } else {
     // A column reduction reads across rows; otherwise a constant row short enough is
     // persistent: its block is fixed here (the rounds and the register arrays depend on it).

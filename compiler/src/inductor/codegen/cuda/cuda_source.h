@@ -16,7 +16,9 @@
 //              x threads, its 32 rows of threads striding over the reduced rows.
 //
 // Values a fused node keeps in registers are read back from registers (the scheduler marks
-// them); size symbols are kernel arguments (s0, s1, ...), so one kernel serves every size.
+// them); size symbols are kernel arguments (s0, s1, ...), so one kernel serves every size. The
+// body of each node prints through the C-like printer the CPU's C printer shares
+// (codegen/c_like_printer.h); this file adds CUDA's spelling and the kernel shapes.
 // Helper functions (conversions of 16-bit floats, NaN-propagating max, warp and block
 // reductions) come once per module from prelude(). Needs nothing of CUDA: the text is
 // compiled by NVRTC where the toolkit is (codegen/cuda/cuda_kernel_compiler.cpp).

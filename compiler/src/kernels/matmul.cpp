@@ -55,6 +55,11 @@ MatmulPlan plan_matmul(const Tensor& a, const Tensor& b, const char* name) {
   if (!p.squeeze_m) {
     p.out_sizes.push_back(p.m);
   }
+  // PyTorch's matrix products do not promote: mixed dtypes are an error there, so they are here.
+  if (a.dtype() != b.dtype()) {
+    user_error(std::string(name) + ": expected both operands to have the same dtype, got " +
+               a.type_string() + " and " + b.type_string());
+  }
   p.result = promote_types(a.dtype(), b.dtype());
   if (p.result == DType::Bool) {
     user_error(std::string(name) + ": bool tensors are not supported");

@@ -67,6 +67,21 @@ bool all_equal(const Tensor& t, double want) {
 
 } // namespace
 
+TEST_CASE("a dot product that cancels keeps its small result (bmm over k = 2, then rsqrt)",
+          "[compiler][inductor][regression]") {
+  // 1 * -1 + (1 + 2^-13)(1 - 2^-13) = -2^-26 exactly; a float product rounds the second term to
+  // 1 and the sum to 0 (rsqrt: inf) unless the products are added unrounded, as PyTorch's BLAS
+  // (FMA) and our GEMM do.
+  const double e = std::ldexp(1.0, -13);
+  const Tensor a = Tensor::from_values({1.0, 1 + e}, {1, 1, 2});
+  const Tensor b = Tensor::from_values({-1.0, 1 - e}, {1, 2, 1});
+  auto f = [](const Tensor& x, const Tensor& y) { return rsqrt(neg(bmm(x, y))); };
+  const double want = std::ldexp(1.0, 13);
+  CHECK(f(a, b).to_vector()[0] == Approx(want).epsilon(1e-6));
+  auto cf = compile(f, {.arg_names = {"x", "y"}});
+  CHECK(cf(a, b).to_vector()[0] == Approx(want).epsilon(1e-6));
+}
+
 TEST_CASE("ops refuse the dtypes PyTorch refuses, eagerly and in capture",
           "[compiler][inductor][regression]") {
   const Tensor f32 = Tensor::from_values({1, 2, 3, 4}, {2, 2});

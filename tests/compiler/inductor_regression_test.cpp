@@ -67,6 +67,40 @@ bool all_equal(const Tensor& t, double want) {
 
 } // namespace
 
+TEST_CASE("size-0 tensors of rank 2 compile to empty kernels: pointwise, empty slices, matmul",
+          "[compiler][inductor][regression]") {
+  SECTION("neg of [1, 0]: nothing launched") {
+    inductor::reset_counters();
+    const Both r = run_both([](const Tensor& x) { return neg(x); }, {1, 0});
+    CHECK(inductor::counters().kernel_launches == 0);
+    CHECK(r.compiled.sizes() == std::vector<std::int64_t>{1, 0});
+    CHECK(r.compiled_grad.sizes() == std::vector<std::int64_t>{1, 0});
+  }
+  SECTION("a slice starting past the end is empty; its gradient is all zeros") {
+    const Both r = run_both([](const Tensor& x) { return exp(slice(x, 1, 30, -19)); }, {3, 7});
+    CHECK(r.compiled.sizes() == std::vector<std::int64_t>{3, 0});
+    CHECK(r.compiled_grad.sizes() == std::vector<std::int64_t>{3, 7});
+    CHECK(all_equal(r.compiled_grad, 0.0));
+  }
+  SECTION("matmul [0, 35] x [35, 1] and its backward (the gradient of b is zeros)") {
+    const Tensor be = values({35, 1}, 1.0);
+    const Tensor bc = values({35, 1}, 1.0);
+    const Tensor ae = values({0, 35}, 2.0);
+    const Tensor ac = values({0, 35}, 2.0);
+    auto f = [](const Tensor& a, const Tensor& b) { return mul(matmul(a, b), 2.0); };
+    auto cf = compile(f, {.arg_names = {"a", "b"}});
+    const Tensor ye = f(ae, be);
+    const Tensor yc = cf(ac, bc);
+    CHECK(yc.sizes() == std::vector<std::int64_t>{0, 1});
+    sum(ye).backward();
+    sum(yc).backward();
+    CHECK(ac.grad().sizes() == std::vector<std::int64_t>{0, 35});
+    REQUIRE(bc.grad().sizes() == std::vector<std::int64_t>{35, 1});
+    CHECK(all_equal(bc.grad(), 0.0));
+    CHECK(all_equal(be.grad(), 0.0));
+  }
+}
+
 TEST_CASE("a dot product that cancels keeps its small result (bmm over k = 2, then rsqrt)",
           "[compiler][inductor][regression]") {
   // 1 * -1 + (1 + 2^-13)(1 - 2^-13) = -2^-26 exactly; a float product rounds the second term to

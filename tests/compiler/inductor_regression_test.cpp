@@ -101,6 +101,19 @@ TEST_CASE("size-0 tensors of rank 2 compile to empty kernels: pointwise, empty s
   }
 }
 
+TEST_CASE("a strided slice's compiled gradient is the eager one (each element once)",
+          "[compiler][inductor][regression]") {
+  // slice(dim 1, start -1, end 1, step 3) of a [1, 1] sum: one element, so every x gets 1.
+  const Both r =
+      run_both([](const Tensor& x) { return slice(sum(x, {-1}, true), 1, -1, 1, 3); }, {1, 12});
+  CHECK(all_equal(r.eager_grad, 1.0));
+  CHECK(all_equal(r.compiled_grad, 1.0));
+  const Both s =
+      run_both([](const Tensor& x) { return exp(slice(sum(x, {0}, true), 1, 1, 11, 3)); }, {2, 12});
+  CHECK_CLOSE(s.compiled, s.eager);
+  CHECK_CLOSE(s.compiled_grad, s.eager_grad);
+}
+
 TEST_CASE("a dot product that cancels keeps its small result (bmm over k = 2, then rsqrt)",
           "[compiler][inductor][regression]") {
   // 1 * -1 + (1 + 2^-13)(1 - 2^-13) = -2^-26 exactly; a float product rounds the second term to

@@ -114,6 +114,15 @@ TEST_CASE("a strided slice's compiled gradient is the eager one (each element on
   CHECK_CLOSE(s.compiled_grad, s.eager_grad);
 }
 
+TEST_CASE("pow(abs(x), 0.5) at 0 has PyTorch's gradient (NaN: 0 times an infinite slope)",
+          "[compiler][inductor][regression]") {
+  // PyTorch 1.13: torch.pow(torch.abs(zeros(1)), 0.5).sum().backward() gives tensor([nan]):
+  // pow's slope at 0 is inf and abs's sign at 0 is 0.
+  const Both r = run_both([](const Tensor& x) { return pow(abs(mul(x, 0.0)), 0.5); }, {2, 3});
+  CHECK(all_equal(r.eager_grad, std::nan("")));
+  CHECK(all_equal(r.compiled_grad, std::nan("")));
+}
+
 TEST_CASE("a dot product that cancels keeps its small result (bmm over k = 2, then rsqrt)",
           "[compiler][inductor][regression]") {
   // 1 * -1 + (1 + 2^-13)(1 - 2^-13) = -2^-26 exactly; a float product rounds the second term to

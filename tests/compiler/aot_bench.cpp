@@ -15,6 +15,7 @@
 #include "compiler/capture/compile.h"
 #include "compiler/nn/layers.h"
 #include "compiler/ops/ops.h"
+#include "passes/pass_pipeline.h"
 
 #include <algorithm>
 #include <chrono>
@@ -85,7 +86,7 @@ int main() {
       autograd::GradModeGuard grad(true);
       aot::TracedGraph joint = aot::trace_joint(captured);
       joint_nodes = joint.graph.size();
-      aot::run_joint_passes(joint.graph);
+      passes::run_joint_graph_passes(joint.graph);
       const aot::Partition p = aot::min_cut_partition(joint);
       forward_nodes = p.forward.size();
       backward_nodes = p.backward.size();

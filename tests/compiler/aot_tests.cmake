@@ -15,6 +15,8 @@ torchscope_add_test(NAME compiler_aot_tests LABELS compiler
     ${CMAKE_CURRENT_LIST_DIR}/aot_partition_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_graph_test.cpp
   LIBS torchscope_compiler)
+# The joint-graph passes are run through the pass pipeline's internal header (compiler/src).
+target_include_directories(compiler_aot_tests PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
 
 # The samples' traces against PyTorch's w01 (training) and w03 (inference) logs (labels compiler,
 # samples); reads the
@@ -44,3 +46,6 @@ endif()
 # Prints the AOT stage's figures (not a test).
 torchscope_add_benchmark(NAME bench_aot SOURCES ${CMAKE_CURRENT_LIST_DIR}/aot_bench.cpp
   LIBS torchscope_compiler)
+if(TARGET bench_aot)
+  target_include_directories(bench_aot PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
+endif()

@@ -1,6 +1,6 @@
 // Graph passes (compiler/src/passes/): each pass's rewrite on small graphs, that rewritten
 // graphs compute what the originals compute, the pattern matcher's rules, and the pipeline's
-// per-pass artifacts.
+// per-pass artifacts, for the pre-grad, joint-graph and post-grad stages alike.
 #include "compiler/graph/graph_printer.h"
 #include "compiler/graph/graph_rewrite.h"
 #include "graph_builder.h"
@@ -11,6 +11,7 @@
 #include "passes/pass_pipeline.h"
 #include "passes/pattern_rewrites.h"
 #include "passes/reinplace.h"
+#include "passes/remove_noop_ops.h"
 #include "passes/remove_noop_views.h"
 #include "support/test_paths.h"
 #include "tracer/trace.h"
@@ -126,6 +127,52 @@ TEST_CASE("no-op views and copies are removed, value-changing round trips are no
     }
   }
   check_same_values(before, run_outputs(b.g, {in}));
+}
+
+TEST_CASE("no-op ops go (same-size views, identity arithmetic) and real changes stay", "[passes]") {
+  GraphBuilder b;
+  const std::size_t x = b.input("x", {4, 6});
+  const std::size_t same = b.call(OpKind::view, {x, Value(std::vector<SymInt>{4, 6})});
+  const std::size_t times_one = b.call(OpKind::mul, {same, 1.0});
+  const std::size_t s = b.call(OpKind::sin, {times_one});
+  const std::size_t plus_zero = b.call(OpKind::add, {x, 0.0});
+  const std::size_t twice = b.call(OpKind::mul, {plus_zero, 2.0});
+  const std::size_t half = b.call(OpKind::to_dtype, {x, Value(DType::Float16)});
+  b.output({b.call(OpKind::add, {s, twice}), half});
+  const Tensor in = wave({4, 6}, 3);
+  const auto before = run_outputs(b.g, {in});
+  CHECK(passes::remove_noop_ops(b.g));
+  passes::dead_code_elimination(b.g);
+  CHECK(op_sequence(b.g) == "sin mul to_dtype add");
+  // The sin and the mul read x itself.
+  CHECK(b.g.node(1).args[0].node == 0);
+  CHECK(b.g.node(2).args[0].node == 0);
+  check_same_values(before, run_outputs(b.g, {in}));
+  CHECK_FALSE(passes::remove_noop_ops(b.g));
+}
+
+TEST_CASE("the joint-graph stage's CSE keeps random ops apart and records no provenance",
+          "[passes]") {
+  GraphBuilder b;
+  const std::size_t x = b.input("x", {4});
+  auto noise = [&] {
+    return b.call(OpKind::randn, {Value(std::vector<SymInt>{4}), Value(SymInt(3)),
+                                  Value(DType::Float32), Value(Device::cpu())});
+  };
+  const std::size_t r1 = noise();
+  const std::size_t r2 = noise();
+  const std::size_t m1 = b.call(OpKind::mul, {x, 2.0});
+  const std::size_t m2 = b.call(OpKind::mul, {x, 2.0});
+  b.output({b.call(OpKind::add, {r1, r2}), b.call(OpKind::add, {m1, m2})});
+  graph::Graph pre_grad = b.g;
+  passes::run_joint_graph_passes(b.g);
+  CHECK(op_sequence(b.g) == "randn randn mul add add");
+  CHECK(b.g.node(3).from_nodes.empty());
+  // The pre-grad stage merges both (randn is a function of its seed) and records provenance.
+  passes::common_subexpression_elimination(pre_grad);
+  passes::dead_code_elimination(pre_grad);
+  CHECK(op_sequence(pre_grad) == "randn mul add add");
+  CHECK(pre_grad.node(2).from_nodes == std::vector<std::string>{"mul", "mul_1"});
 }
 
 TEST_CASE("pattern rewrites: silu in either operand order", "[passes][pattern]") {
@@ -276,4 +323,46 @@ TEST_CASE("the pipeline writes the graph after each pass that changed it", "[pas
   CHECK(log.find("\"name\": \"after_pre_grad_pass_dead_code_elimination\"") != std::string::npos);
   CHECK(log.find("after_pre_grad_pass_common_subexpression_elimination") == std::string::npos);
   CHECK(log.find("\"name\": \"pass.pre_grad_passes.dead_code_elimination\"") != std::string::npos);
+}
+
+TEST_CASE("the joint-graph passes run through the one pipeline and dump each changing pass",
+          "[passes][trace]") {
+  std::vector<std::string_view> names;
+  for (const passes::Pass& p : passes::joint_graph_pipeline()) {
+    names.push_back(p.name);
+  }
+  CHECK(names == std::vector<std::string_view>{"remove_noop_ops", "cse", "dce"});
+
+  test_support::TempDir dir;
+  REQUIRE(tracer::start({.directory = dir.path().string()}));
+  GraphBuilder b;
+  const std::size_t x = b.input("x", {4});
+  const std::size_t same = b.call(OpKind::view, {x, Value(std::vector<SymInt>{4})});
+  const std::size_t s1 = b.call(OpKind::sin, {same}); // sin(x) once the view is gone
+  const std::size_t s2 = b.call(OpKind::sin, {x});
+  b.output({b.call(OpKind::add, {s1, s2})});
+  const Tensor in = wave({4}, 1);
+  const auto before = run_outputs(b.g, {in});
+  const passes::PipelineResult r = passes::run_joint_graph_passes(b.g);
+  // Nothing changes the second time, so nothing more is dumped.
+  CHECK(passes::run_joint_graph_passes(b.g).changed.empty());
+  const std::string path = tracer::log_path();
+  tracer::stop();
+  CHECK(r.changed == std::vector<std::string>{"remove_noop_ops", "cse", "dce"});
+  CHECK(op_sequence(b.g) == "sin add");
+  check_same_values(before, run_outputs(b.g, {in}));
+  const std::string log = test_support::read_file(path);
+  auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  for (const char* pass : {"remove_noop_ops", "cse", "dce"}) {
+    INFO(pass);
+    CHECK(count("\"name\": \"after_joint_graph_pass_" + std::string(pass) + "\"") == 1);
+    CHECK(count("\"name\": \"pass.joint_graph_passes." + std::string(pass) + "\"") == 4);
+  }
+  CHECK(count("\"name\": \"_recursive_joint_graph_passes\"") == 4);
 }

@@ -113,6 +113,12 @@ CompileDetail FakeBackend::compileDetail(qint64 compileId) {
           d.recompileReasons = {
               QStringLiteral("0/%1: tensor 'x' size mismatch at index 0. expected 8, actual 16")
                   .arg(c.frameCompileId - 1)};
+        } else {
+          d.recompileNote = QStringLiteral("first compile of the frame");
+        }
+        if (c.id == 100) {
+          // A first compile that restarted: its restart is not why the frame compiled.
+          d.restartReasons = {QStringLiteral("Graph break: call to print")};
         }
         if (c.outcome == CompileOutcome::Failed) {
           d.failType = QStringLiteral("Unsupported");

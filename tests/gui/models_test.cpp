@@ -83,6 +83,9 @@ TEST_CASE("compile tree shows ranks, frames and compiles with outcomes and recom
   CHECK(failed.parent().parent().data().toString() == "rank 1");
   CHECK(failed.siblingAtColumn(CompileTreeModel::OutcomeColumn).data().toString() == "failed");
   CHECK_FALSE(model.indexForCompile(999).isValid());
+  // A frame's location for a heading is plain text; only its tooltip is escaped rich text.
+  CHECK(frame0.data(CompileTreeModel::LocationRole).toString() == "model.py:12 in forward");
+  CHECK(frame0.data(Qt::ToolTipRole).toString().startsWith("<p"));
   model.clear();
   CHECK(model.rowCount() == 0);
   CHECK(checked.problems().join("\n").toStdString() == "");
@@ -176,10 +179,12 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   QList<RecompileRow> rows;
   for (qint64 id : {100, 101, 102}) {
     const CompileDetail d = backend.compileDetail(id);
-    rows.append({d.summary, d.recompileReasons, d.recompileExplained});
+    rows.append({d.summary, d.recompileReasons, d.recompileExplained, d.recompileNote});
   }
   recompiles.setRows(rows);
-  CHECK(recompiles.index(0, RecompileModel::ReasonColumn).data().toString() == "first compile");
+  // The note the backend read from the read API's rule, as the report's explorer words it.
+  CHECK(recompiles.index(0, RecompileModel::ReasonColumn).data().toString() ==
+        "first compile of the frame");
   CHECK(recompiles.index(1, RecompileModel::ReasonColumn)
             .data()
             .toString()
@@ -502,6 +507,10 @@ TEST_CASE("session answers requests from its worker thread and reports failures"
   REQUIRE(gui_test::waitFor([&] { return !rows.isEmpty(); }));
   CHECK(rows.size() == 3);
   CHECK(rows[2].reasons.first().startsWith("0/1:"));
+  // The first compile restarted, but the explorer says what the report says of it (regression:
+  // the restart reason stood where "first compile of the frame" belongs).
+  CHECK(rows[0].reasons.isEmpty());
+  CHECK(rows[0].note == "first compile of the frame");
 
   QString failure;
   QObject::connect(&session, &IndexSession::requestFailed,

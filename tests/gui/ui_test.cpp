@@ -188,6 +188,11 @@ TEST_CASE("recompile explorer diffs two compiles of a frame side by side", "[gui
   REQUIRE(win.select(101));
   RecompilePage* page = win.w.recompilePage();
   REQUIRE(waitFor([&] { return page->model()->rowCount() == 3; }));
+  // The heading names the frame's location as plain text (regression: it showed the tooltip's
+  // rich-text markup), and the first compile's row reads the report's rule.
+  CHECK(page->title() == "Frame 0 on rank 0: model.py:12 in forward: 3 compile(s)");
+  CHECK(page->model()->index(0, RecompileModel::ReasonColumn).data().toString() ==
+        "first compile of the frame");
   win.w.showPage(MainWindow::RecompilesTab);
   // [0/1] against the one before it, [0/0].
   page->table()->selectionModel()->select(
@@ -372,6 +377,9 @@ TEST_CASE("a recompiling PyTorch 2.11 log: select a compile, open an artifact, s
   const QAbstractItemModel* rm = recompiles->model();
   // The rows of the `recompiles` query golden test (tests/data/answers-golden).
   REQUIRE(rm->rowCount() == 4);
+  CHECK(rm->index(0, RecompileModel::ReasonColumn).data().toString() ==
+        "first compile of the frame");
+  CHECK_FALSE(recompiles->title().contains('<'));
   CHECK(rm->index(1, RecompileModel::ReasonColumn).data().toString().contains("size mismatch"));
   CHECK(rm->index(1, RecompileModel::CategoryColumn).data().toString() == "shape");
   CHECK(rm->index(1, RecompileModel::SuggestionColumn).data().toString().contains("mark_dynamic"));

@@ -39,7 +39,8 @@ std::vector<std::string> split(const std::string& text, char sep) {
   std::string part;
   std::istringstream in(text);
   while (std::getline(in, part, sep)) {
-    if (!part.empty()) parts.push_back(part);
+    if (!part.empty())
+      parts.push_back(part);
   }
   return parts;
 }
@@ -47,13 +48,17 @@ std::vector<std::string> split(const std::string& text, char sep) {
 // The quoted path of an `#include "..."` line, or "" for any other line.
 std::string included_path(const std::string& line) {
   size_t i = line.find_first_not_of(" \t");
-  if (i == std::string::npos || line[i] != '#') return "";
+  if (i == std::string::npos || line[i] != '#')
+    return "";
   i = line.find_first_not_of(" \t", i + 1);
-  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return "";
+  if (i == std::string::npos || line.compare(i, 7, "include") != 0)
+    return "";
   const size_t open = line.find('"', i + 7);
-  if (open == std::string::npos) return "";
+  if (open == std::string::npos)
+    return "";
   const size_t close = line.find('"', open + 1);
-  if (close == std::string::npos) return "";
+  if (close == std::string::npos)
+    return "";
   return line.substr(open + 1, close - open - 1);
 }
 
@@ -65,7 +70,8 @@ bool is_source(const fs::path& path) {
 // Top-level folder of `relative` (a path below a source root), or "" for a file at the root.
 std::string top_folder(const fs::path& relative) {
   auto it = relative.begin();
-  if (it == relative.end()) return "";
+  if (it == relative.end())
+    return "";
   const fs::path first = *it;
   return ++it == relative.end() ? "" : first.string();
 }
@@ -77,23 +83,28 @@ FolderGraph read_graph(const fs::path& component, const std::string& prefix,
     return found == room_of.end() ? folder : found->second;
   };
   const std::vector<fs::path> roots = {component / "src", component / "include" / prefix};
-  std::vector<std::pair<fs::path, std::string>> files;  // file, its folder
+  std::vector<std::pair<fs::path, std::string>> files; // file, its folder
   FolderGraph graph;
   for (const fs::path& root : roots) {
-    if (!fs::is_directory(root)) continue;
+    if (!fs::is_directory(root))
+      continue;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
-      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+      if (!entry.is_regular_file() || !is_source(entry.path()))
+        continue;
       const std::string folder = top_folder(fs::relative(entry.path(), root));
-      if (folder.empty()) continue;
+      if (folder.empty())
+        continue;
       graph.folders.insert(node(folder));
       files.emplace_back(entry.path(), node(folder));
     }
   }
-  std::set<std::string> plain_folders;  // before rooms are merged, to resolve include paths
+  std::set<std::string> plain_folders; // before rooms are merged, to resolve include paths
   for (const fs::path& root : roots) {
-    if (!fs::is_directory(root)) continue;
+    if (!fs::is_directory(root))
+      continue;
     for (const auto& entry : fs::directory_iterator(root)) {
-      if (entry.is_directory()) plain_folders.insert(entry.path().filename().string());
+      if (entry.is_directory())
+        plain_folders.insert(entry.path().filename().string());
     }
   }
   std::sort(files.begin(), files.end());
@@ -102,12 +113,16 @@ FolderGraph read_graph(const fs::path& component, const std::string& prefix,
     std::string line;
     while (std::getline(in, line)) {
       std::string path = included_path(line);
-      if (path.empty()) continue;
-      if (path.rfind(prefix + "/", 0) == 0) path = path.substr(prefix.size() + 1);
+      if (path.empty())
+        continue;
+      if (path.rfind(prefix + "/", 0) == 0)
+        path = path.substr(prefix.size() + 1);
       const std::string folder = top_folder(path);
-      if (folder.empty() || !plain_folders.count(folder)) continue;
+      if (folder.empty() || !plain_folders.count(folder))
+        continue;
       const std::string to = node(folder);
-      if (to != from) graph.edges.emplace(std::make_pair(from, to), file.string());
+      if (to != from)
+        graph.edges.emplace(std::make_pair(from, to), file.string());
     }
   }
   return graph;
@@ -116,7 +131,8 @@ FolderGraph read_graph(const fs::path& component, const std::string& prefix,
 // Strongly connected components of more than one folder (Tarjan).
 std::vector<std::vector<std::string>> cycles(const FolderGraph& graph) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& [edge, file] : graph.edges) out[edge.first].push_back(edge.second);
+  for (const auto& [edge, file] : graph.edges)
+    out[edge.first].push_back(edge.second);
   std::map<std::string, int> index, low;
   std::set<std::string> on_stack;
   std::vector<std::string> stack;
@@ -134,7 +150,8 @@ std::vector<std::vector<std::string>> cycles(const FolderGraph& graph) {
         low[v] = std::min(low[v], index[w]);
       }
     }
-    if (low[v] != index[v]) return;
+    if (low[v] != index[v])
+      return;
     std::vector<std::string> component;
     std::string w;
     do {
@@ -149,12 +166,13 @@ std::vector<std::vector<std::string>> cycles(const FolderGraph& graph) {
     }
   };
   for (const std::string& v : graph.folders) {
-    if (!index.count(v)) visit(v);
+    if (!index.count(v))
+      visit(v);
   }
   return found;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -173,8 +191,10 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> members = split(argv[++i], ',');
     std::string name;
-    for (const std::string& member : members) name += (name.empty() ? "" : "+") + member;
-    for (const std::string& member : members) room_of[member] = name;
+    for (const std::string& member : members)
+      name += (name.empty() ? "" : "+") + member;
+    for (const std::string& member : members)
+      room_of[member] = name;
   }
   if (!fs::is_directory(component / "src")) {
     std::fprintf(stderr, "check_folder_cycles: %s has no src/ folder\n", component.c_str());
@@ -184,7 +204,8 @@ int main(int argc, char** argv) {
   const auto found = cycles(graph);
   for (const auto& cycle : found) {
     std::printf("folders that include each other in %s:", component.c_str());
-    for (const std::string& folder : cycle) std::printf(" %s", folder.c_str());
+    for (const std::string& folder : cycle)
+      std::printf(" %s", folder.c_str());
     std::printf("\n");
     for (const std::string& a : cycle) {
       for (const std::string& b : cycle) {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 using namespace tlparse_test;
@@ -193,4 +194,62 @@ TEST_CASE("cli -p writes inductor output code as plain text", "[tlparse][cli]") 
   CHECK_FALSE(fs::exists(tmp.path() / "html" / "-_0_0_0" / "inductor_output_code_cxyz_0.txt"));
   REQUIRE(fs::exists(text));
   CHECK(test_support::read_file(text) == code);
+}
+
+TEST_CASE("cli run reports the logs its workload wrote and keeps the workload's exit status",
+          "[tlparse][cli]") {
+  test_support::TempDir tmp;
+  // The workload sees TORCH_TRACE: it copies a real log there, then fails with status 5.
+  const std::string workload = "test -d \"$TORCH_TRACE\" && cp '" +
+                               data_log("w19_fullgraph_error").string() +
+                               "' \"$TORCH_TRACE\"/dedicated_log_torch_trace_x.log && exit 5";
+  const auto r = run_tlparse(
+      {"run", "--trace-dir", "trace", "-o", "out", "--no-browser", "--", "/bin/sh", "-c", workload},
+      tmp.path());
+  CHECK(r.code == 5);
+  CHECK(r.err.find("exited with status 5; 1 log in") != std::string::npos);
+  CHECK(r.err.find("Stats { ok: 16 }") != std::string::npos);
+  CHECK(fs::exists(tmp.path() / "trace/dedicated_log_torch_trace_x.log"));
+  CHECK(fs::exists(tmp.path() / "out/index.html"));
+}
+
+TEST_CASE("cli run with rank logs writes the all-ranks report", "[tlparse][cli]") {
+  test_support::TempDir tmp;
+  const std::string log = data_log("w19_fullgraph_error").string();
+  const std::string workload = "cp '" + log +
+                               "' \"$TORCH_TRACE\"/dedicated_log_torch_trace_rank_0_a.log && cp '" +
+                               log + "' \"$TORCH_TRACE\"/dedicated_log_torch_trace_rank_1_b.log";
+  const auto r = run_tlparse(
+      {"run", "--trace-dir", "trace", "-o", "out", "--no-browser", "--", "/bin/sh", "-c", workload},
+      tmp.path());
+  CHECK(r.code == 0);
+  CHECK(fs::exists(tmp.path() / "out/rank_0/index.html"));
+  CHECK(fs::exists(tmp.path() / "out/rank_1/index.html"));
+  CHECK(fs::exists(tmp.path() / "out/index.html"));
+}
+
+TEST_CASE("cli run: no log, a missing program, a used trace folder, no workload",
+          "[tlparse][cli]") {
+  test_support::TempDir tmp;
+  const auto silent =
+      run_tlparse({"run", "--trace-dir", "t1", "--", "/bin/sh", "-c", "exit 0"}, tmp.path());
+  CHECK(silent.code == 1);
+  CHECK(silent.err.find("wrote no log into TORCH_TRACE=") != std::string::npos);
+  const auto failed =
+      run_tlparse({"run", "--trace-dir", "t2", "--", "/bin/sh", "-c", "exit 3"}, tmp.path());
+  CHECK(failed.code == 3);
+  const auto missing =
+      run_tlparse({"run", "--trace-dir", "t3", "--", "/no/such/program"}, tmp.path());
+  CHECK(missing.code == 127);
+  CHECK(missing.err.find("cannot run /no/such/program") != std::string::npos);
+  fs::create_directory(tmp.path() / "used");
+  std::ofstream(tmp.path() / "used/old.log") << "x\n";
+  const auto used = run_tlparse({"run", "--trace-dir", "used", "--", "true"}, tmp.path());
+  CHECK(used.code == 1);
+  CHECK(used.err.find("is not empty") != std::string::npos);
+  CHECK(run_tlparse({"run", "-o", "out"}, tmp.path()).code == 2);
+  CHECK(run_tlparse({"run", "--all-ranks-html", "--", "true"}, tmp.path()).code == 2);
+  const auto help = run_tlparse({"run", "--help"}, tmp.path());
+  CHECK(help.code == 0);
+  CHECK(help.out.find("TORCH_TRACE") != std::string::npos);
 }

@@ -1,6 +1,5 @@
 // aot_compile(): the AOT stage's pipeline and its trace events, in PyTorch's order
 // (docs/COMPILER.md lists them), and the in-memory AOTAutograd cache.
-#include "aot/joint_graph_passes.h"
 #include "aot/runtime_wrapper.h"
 #include "capture/event_keys.h"
 #include "compiler/aot/aot.h"
@@ -8,6 +7,7 @@
 #include "compiler/core/errors.h"
 #include "compiler/graph/aot_graph_printer.h"
 #include "compiler/graph/graph_printer.h"
+#include "passes/pass_pipeline.h"
 #include "tracing/stage_metrics.h"
 
 #include <atomic>
@@ -339,7 +339,7 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
   tracer::event_with_payload(keys::aot_joint_graph, tracer::no_metadata,
                              [&](std::string& out) { out += print_joint(t->traced); });
   const Clock::time_point p0 = Clock::now();
-  detail::run_joint_graph_passes(t->traced.graph);
+  passes::run_joint_graph_passes(t->traced.graph);
   pass_us = micros_since(p0);
   {
     tracer::ChromiumSpan span("min_cut_rematerialization_partition");
@@ -384,7 +384,7 @@ std::int64_t run_inference_passes(Traced& t) {
     out += print_inference(t.traced, AotPrintOptions::Style::Compact);
   });
   const Clock::time_point p0 = Clock::now();
-  detail::run_joint_graph_passes(t.traced.graph);
+  passes::run_joint_graph_passes(t.traced.graph);
   const std::int64_t us = micros_since(p0);
   tracer::artifact("after_joint_graph", tracer::Encoding::String, [&](std::string& out) {
     out += print_inference(t.traced, AotPrintOptions::Style::Compact);

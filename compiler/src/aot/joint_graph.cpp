@@ -4,7 +4,6 @@
 #include "compiler/aot/joint_graph.h"
 
 #include "aot/aot_tracer.h"
-#include "aot/graph_edit.h"
 #include "compiler/autograd/autograd.h"
 #include "compiler/core/errors.h"
 

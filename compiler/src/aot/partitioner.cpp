@@ -1,9 +1,9 @@
 // The min-cut and save-everything partitioners (partitioner.h explains the model).
 #include "compiler/aot/partitioner.h"
 
-#include "aot/graph_edit.h"
 #include "aot/max_flow.h"
 #include "compiler/core/errors.h"
+#include "compiler/graph/graph_rewrite.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,6 @@ namespace compiler::aot {
 
 namespace {
 
-using detail::kNoNode;
 using graph::Arg;
 using graph::Graph;
 using graph::Node;
@@ -94,7 +93,7 @@ Classified classify(const TracedGraph& joint) {
   c.required_fw.assign(n, false);
   c.required_bw.assign(n, false);
   c.fw_order.assign(n, 0);
-  c.users = detail::users_of(g);
+  c.users = graph::distinct_users_of(g);
   c.output = g.output_index();
   TORCHSCOPE_ASSERT(c.output < n, "a joint graph without an output");
   std::size_t placeholder = 0;
@@ -109,7 +108,7 @@ Classified classify(const TracedGraph& joint) {
       c.required_bw[i] = true;
     }
     if (node.kind == NodeKind::CallOp) {
-      detail::for_each_input(node, [&](std::size_t in) {
+      graph::for_each_input(node, [&](std::size_t in) {
         if (c.required_bw[in]) {
           c.required_bw[i] = true;
         }
@@ -124,7 +123,7 @@ Classified classify(const TracedGraph& joint) {
   }
   for (std::size_t i = n; i-- > 0;) {
     if (c.required_fw[i] && !c.required_bw[i]) {
-      detail::for_each_input(g.node(i), [&](std::size_t in) { c.required_fw[in] = true; });
+      graph::for_each_input(g.node(i), [&](std::size_t in) { c.required_fw[in] = true; });
     }
   }
   std::size_t order = 0;
@@ -164,7 +163,7 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
   Partition p;
   p.saved = ordered_saved(c, saved, p.num_saved_primals);
   for (std::size_t i : p.saved) {
-    const std::size_t bytes = detail::value_bytes(g.node(i));
+    const std::size_t bytes = graph::value_bytes(g.node(i));
     p.saved_bytes += bytes;
     p.saved_activation_bytes += c.primal[i] ? 0 : bytes;
   }
@@ -182,21 +181,21 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
   for (std::size_t i = n; i-- > 0;) {
     if (in_fw[i]) {
       TORCHSCOPE_ASSERT(!c.required_bw[i], "the forward would need a tangent");
-      detail::for_each_input(g.node(i), [&](std::size_t in) { in_fw[in] = true; });
+      graph::for_each_input(g.node(i), [&](std::size_t in) { in_fw[in] = true; });
     }
   }
-  std::vector<std::size_t> map(n, kNoNode);
+  std::vector<std::size_t> map(n, graph::kErased);
   p.forward.reserve(static_cast<std::size_t>(std::count(in_fw.begin(), in_fw.end(), true)) +
                     joint.primals.size() + 1);
   for (std::size_t i = 0; i < n; ++i) {
     if (c.primal[i] || (in_fw[i] && g.node(i).kind == NodeKind::CallOp)) {
-      map[i] = detail::copy_node(p.forward, g.node(i), map);
+      map[i] = graph::copy_node(p.forward, g.node(i), map);
     }
   }
   Node fw_out;
   fw_out.kind = NodeKind::Output;
   for (std::size_t k = 0; k < joint.num_outputs; ++k) {
-    fw_out.args.push_back(detail::remap(out.args[k], map));
+    fw_out.args.push_back(graph::remap(out.args[k], map));
   }
   for (std::size_t i : p.saved) {
     Arg a;
@@ -220,10 +219,10 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
   for (std::size_t i = n; i-- > 0;) {
     if (in_bw[i] && !boundary[i] && !c.tangent[i]) {
       TORCHSCOPE_ASSERT(!c.primal[i], "the backward needs a primal the forward does not save");
-      detail::for_each_input(g.node(i), [&](std::size_t in) { in_bw[in] = true; });
+      graph::for_each_input(g.node(i), [&](std::size_t in) { in_bw[in] = true; });
     }
   }
-  std::fill(map.begin(), map.end(), kNoNode);
+  std::fill(map.begin(), map.end(), graph::kErased);
   p.backward.reserve(static_cast<std::size_t>(std::count(in_bw.begin(), in_bw.end(), true)) +
                      p.saved.size() + 1);
   std::size_t inputs = 0;
@@ -243,14 +242,14 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
-    if (in_bw[i] && map[i] == kNoNode && g.node(i).kind == NodeKind::CallOp) {
-      map[i] = detail::copy_node(p.backward, g.node(i), map);
+    if (in_bw[i] && map[i] == graph::kErased && g.node(i).kind == NodeKind::CallOp) {
+      map[i] = graph::copy_node(p.backward, g.node(i), map);
     }
   }
   Node bw_out;
   bw_out.kind = NodeKind::Output;
   for (std::size_t k = joint.num_outputs; k < out.args.size(); ++k) {
-    bw_out.args.push_back(detail::remap(out.args[k], map));
+    bw_out.args.push_back(graph::remap(out.args[k], map));
   }
   p.backward.add_node(std::move(bw_out), "output");
   return p;
@@ -386,9 +385,9 @@ private:
     }
     if (o_.ban_recompute_reductions) {
       std::size_t inputs = 0;
-      detail::for_each_input(node,
-                             [&](std::size_t in) { inputs += detail::value_bytes(g_.node(in)); });
-      return detail::value_bytes(node) * 4 < inputs;
+      graph::for_each_input(node,
+                            [&](std::size_t in) { inputs += graph::value_bytes(g_.node(in)); });
+      return graph::value_bytes(node) * 4 < inputs;
     }
     return false;
   }
@@ -414,7 +413,7 @@ private:
     if (o_.treat_parameters_as_free_to_save && c_.parameter[i]) {
       return 0;
     }
-    const auto bytes = static_cast<double>(detail::value_bytes(node));
+    const auto bytes = static_cast<double>(graph::value_bytes(node));
     if (!o_.heuristic_weights) {
       return static_cast<std::int64_t>(bytes);
     }

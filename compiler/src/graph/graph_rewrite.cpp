@@ -18,6 +18,19 @@ std::vector<std::vector<std::size_t>> users_of(const Graph& graph) {
   return users;
 }
 
+std::vector<std::vector<std::size_t>> distinct_users_of(const Graph& graph) {
+  std::vector<std::vector<std::size_t>> users(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    // A node's uses are visited together, so a repeated user is the last one listed.
+    for_each_input(graph.node(i), [&](std::size_t ref) {
+      if (users[ref].empty() || users[ref].back() != i) {
+        users[ref].push_back(i);
+      }
+    });
+  }
+  return users;
+}
+
 std::vector<std::size_t> use_counts(const Graph& graph) {
   std::vector<std::size_t> counts(graph.size(), 0);
   for (const Node& n : graph.nodes()) {
@@ -34,6 +47,21 @@ void replace_all_uses(Graph& graph, std::size_t from, std::size_t to) {
       }
     });
   }
+}
+
+SweepReplacer::SweepReplacer(std::size_t size) : to_(size) {
+  for (std::size_t i = 0; i < size; ++i) {
+    to_[i] = i;
+  }
+}
+
+void SweepReplacer::visit(Node& node) const {
+  for_each_input(node, [&](std::size_t& ref) { ref = to_[ref]; });
+}
+
+void SweepReplacer::replace(std::size_t from, std::size_t to) {
+  TORCHSCOPE_ASSERT(to < from && to_[to] == to, "a node's uses move to an earlier, kept node");
+  to_[from] = to;
 }
 
 std::size_t insert_node(Graph& graph, std::size_t pos, Node node, std::string_view base) {
@@ -79,6 +107,39 @@ std::vector<std::size_t> erase_nodes(Graph& graph, const std::vector<bool>& eras
   }
   nodes = std::move(kept);
   return remap;
+}
+
+namespace {
+
+void remap_in_place(Arg& arg, std::span<const std::size_t> map) {
+  auto mapped = [&](std::size_t ref) {
+    TORCHSCOPE_ASSERT(map[ref] != kErased, "a copied node refers to a node left out");
+    return map[ref];
+  };
+  if (arg.kind == Arg::Kind::Node) {
+    arg.node = mapped(arg.node);
+  } else if (arg.kind == Arg::Kind::NodeList) {
+    for (std::size_t& ref : arg.nodes) {
+      ref = mapped(ref);
+    }
+  }
+}
+
+} // namespace
+
+Arg remap(const Arg& arg, std::span<const std::size_t> map) {
+  Arg out = arg;
+  remap_in_place(out, map);
+  return out;
+}
+
+std::size_t copy_node(Graph& to, const Node& node, std::span<const std::size_t> map) {
+  Node copy = node;
+  for (Arg& a : copy.args) {
+    remap_in_place(a, map);
+  }
+  std::string name = std::move(copy.name);
+  return to.add_node(std::move(copy), name);
 }
 
 bool is_topologically_sorted(const Graph& graph) {
@@ -214,6 +275,17 @@ std::size_t arg_hash(const Arg& a) {
     return combine(h, value_hash(a.constant));
   }
   return h;
+}
+
+std::size_t value_bytes(const Node& node) {
+  if (!node.meta.is_tensor) {
+    return 0;
+  }
+  std::size_t count = 1;
+  for (const SymInt& s : node.meta.sizes) {
+    count *= static_cast<std::size_t>(std::max<std::int64_t>(s.hint(), 0));
+  }
+  return count * dtype_size(node.meta.dtype);
 }
 
 std::vector<std::string> provenance_of(const Node& node) {

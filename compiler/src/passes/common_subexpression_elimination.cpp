@@ -25,12 +25,14 @@ bool same_call(const graph::Node& a, const graph::Node& b) {
 
 } // namespace
 
-bool common_subexpression_elimination(graph::Graph& graph) {
+bool common_subexpression_elimination(graph::Graph& graph, const CseOptions& options) {
   std::unordered_multimap<std::size_t, std::size_t> seen;
+  graph::SweepReplacer replacer(graph.size());
   bool changed = false;
   for (std::size_t i = 0; i < graph.size(); ++i) {
     graph::Node& n = graph.nodes()[i];
-    if (n.kind != graph::NodeKind::CallOp) {
+    replacer.visit(n);
+    if (n.kind != graph::NodeKind::CallOp || (!options.merge_random && n.op == OpKind::randn)) {
       continue;
     }
     std::size_t h = static_cast<std::size_t>(n.op);
@@ -49,16 +51,18 @@ bool common_subexpression_elimination(graph::Graph& graph) {
       seen.emplace(h, i);
       continue;
     }
-    // The kept node now also stands for this one.
-    std::vector<std::string> from = graph::provenance_of(n);
-    graph::Node& kept = graph.nodes()[earlier];
-    if (kept.from_nodes.empty()) {
-      kept.from_nodes.push_back(kept.name);
+    if (options.record_provenance) {
+      // The kept node now also stands for this one.
+      std::vector<std::string> from = graph::provenance_of(n);
+      graph::Node& kept = graph.nodes()[earlier];
+      if (kept.from_nodes.empty()) {
+        kept.from_nodes.push_back(kept.name);
+      }
+      for (std::string& f : from) {
+        kept.from_nodes.push_back(std::move(f));
+      }
     }
-    for (std::string& f : from) {
-      kept.from_nodes.push_back(std::move(f));
-    }
-    graph::replace_all_uses(graph, i, earlier);
+    replacer.replace(i, earlier);
     changed = true;
   }
   return changed;

@@ -1,4 +1,4 @@
-// The pass pipeline and the two pass lists (passes/pass_pipeline.h).
+// The pass pipeline and the three stages' pass lists (passes/pass_pipeline.h).
 #include "passes/pass_pipeline.h"
 
 #include "compiler/core/errors.h"
@@ -9,6 +9,7 @@
 #include "passes/dead_code_elimination.h"
 #include "passes/pattern_rewrites.h"
 #include "passes/reinplace.h"
+#include "passes/remove_noop_ops.h"
 #include "passes/remove_noop_views.h"
 #include "tracer/trace.h"
 
@@ -19,14 +20,31 @@ namespace compiler::passes {
 
 namespace {
 
+// The stages' variants of common-subexpression elimination (CseOptions says how they differ).
+bool cse(graph::Graph& graph) {
+  return common_subexpression_elimination(graph);
+}
+bool joint_graph_cse(graph::Graph& graph) {
+  return common_subexpression_elimination(graph,
+                                          {.merge_random = false, .record_provenance = false});
+}
+
 // Pre-grad: tidy the captured graph without creating ops the AOT stage would have to
 // differentiate (the softmax recomposition only recreates an existing op).
 constexpr std::array kPreGrad = {
     Pass{"remove_noop_views", &remove_noop_views},
     Pass{"constant_folding", &constant_folding},
-    Pass{"common_subexpression_elimination", &common_subexpression_elimination},
+    Pass{"common_subexpression_elimination", &cse},
     Pass{"pattern_rewrites", &pre_grad_pattern_rewrites},
     Pass{"dead_code_elimination", &dead_code_elimination},
+};
+
+// Joint graph, under PyTorch's pass names: no-ops first (they hide equal subexpressions), then
+// CSE (a derivative's recomputation of a forward value merges with it), then what became dead.
+constexpr std::array kJointGraph = {
+    Pass{"remove_noop_ops", &remove_noop_ops},
+    Pass{"cse", &joint_graph_cse},
+    Pass{"dce", &dead_code_elimination},
 };
 
 // Post-grad: the same clean-ups, the fusion patterns (silu, addmm, softmax), and re-inplacing
@@ -34,7 +52,7 @@ constexpr std::array kPreGrad = {
 constexpr std::array kPostGrad = {
     Pass{"remove_noop_views", &remove_noop_views},
     Pass{"constant_folding", &constant_folding},
-    Pass{"common_subexpression_elimination", &common_subexpression_elimination},
+    Pass{"common_subexpression_elimination", &cse},
     Pass{"pattern_rewrites", &post_grad_pattern_rewrites},
     Pass{"dead_code_elimination", &dead_code_elimination},
     Pass{"reinplace", &reinplace},
@@ -44,6 +62,10 @@ constexpr std::array kPostGrad = {
 
 std::span<const Pass> pre_grad_pipeline() {
   return kPreGrad;
+}
+
+std::span<const Pass> joint_graph_pipeline() {
+  return kJointGraph;
 }
 
 std::span<const Pass> post_grad_pipeline() {
@@ -75,6 +97,11 @@ PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
+}
+
+PipelineResult run_joint_graph_passes(graph::Graph& graph) {
+  tracer::ChromiumSpan span("_recursive_joint_graph_passes");
+  return run_pipeline("joint_graph", kJointGraph, graph);
 }
 
 } // namespace compiler::passes

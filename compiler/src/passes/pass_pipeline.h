@@ -1,9 +1,16 @@
-// passes: the one pipeline that runs graph passes in order (Inductor's pre-grad and post-grad
-// FX passes). Each pass is a free function in its own file pair that rewrites a Graph in place
-// and says whether it changed it. The pipeline times each pass in a chromium span
-// ("pass.<stage>_passes.<name>", as PyTorch names its pass timers) and, when tracing, writes the
-// graph after every pass that changed it as an artifact "after_<stage>_pass_<name>", so a user
-// can step through the pipeline in tlparse.
+// passes: the one pass layer. Every graph pass of the compiler is a free function in its own
+// file pair that rewrites a graph::Graph in place and says whether it changed it; this header
+// holds the Pass type, the three stages' pass lists (side by side in pass_pipeline.cpp) and the
+// one runner:
+//
+//   pre_grad     Inductor's pre-grad FX passes, on the captured graph
+//   joint_graph  PyTorch's joint_graph_passes, on the AOT stage's joint (or inference) graph
+//                before it is partitioned (or compiled)
+//   post_grad    Inductor's post-grad FX passes, on the forward, backward and inference graphs
+//
+// The runner times each pass in a chromium span ("pass.<stage>_passes.<name>", as PyTorch
+// names its pass timers) and, when tracing, writes the graph after every pass that changed it
+// as an artifact "after_<stage>_pass_<name>", so a user can step through every stage in tlparse.
 #pragma once
 
 #include "compiler/graph/graph.h"
@@ -19,7 +26,7 @@ namespace compiler::passes {
 using PassFn = bool (*)(graph::Graph& graph);
 
 struct Pass {
-  std::string_view name;
+  std::string_view name; // the pass's name in its stage (the span's and the artifact's)
   PassFn run;
 };
 
@@ -28,14 +35,19 @@ struct PipelineResult {
   double seconds = 0.0;
 };
 
-// Runs `passes` over `graph` in order. `stage` is "pre_grad" or "post_grad". With
-// `artifacts` off (a compile served from the cache) no graph is written.
+// Runs `passes` over `graph` in order. `stage` is "pre_grad", "joint_graph" or "post_grad".
+// With `artifacts` off (a compile served from the cache) no graph is written.
 PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes,
                             graph::Graph& graph, bool artifacts = true);
 
-// The pre-grad pipeline (on the captured graph) and the post-grad pipeline (on the forward,
-// backward and inference graphs), in the order they run.
+// The three stages' pass lists, in the order they run.
 std::span<const Pass> pre_grad_pipeline();
+std::span<const Pass> joint_graph_pipeline();
 std::span<const Pass> post_grad_pipeline();
+
+// The joint-graph stage as the AOT stage runs it: the joint_graph list inside PyTorch's span
+// "_recursive_joint_graph_passes". The Output node's arguments keep their order, so a
+// TracedGraph's metadata stays valid.
+PipelineResult run_joint_graph_passes(graph::Graph& graph);
 
 } // namespace compiler::passes

@@ -20,7 +20,8 @@ public:
     CompileIdRole,                   // qint64, compiles only
     RankRole,
     FrameIdRole,
-    OutcomeRole, // int(CompileOutcome), compiles only
+    OutcomeRole,  // int(CompileOutcome), compiles only
+    LocationRole, // QString, frames only: "file:line in function" as plain text
   };
   enum class NodeKind { Rank, Frame, Compile };
 

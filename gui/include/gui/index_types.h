@@ -99,7 +99,11 @@ struct CompileDetail {
   QStringList restartReasons;
   QStringList recompileReasons;              // each names the guard that failed
   QList<RecompileReason> recompileExplained; // the same reasons, field by field
-  QStringList userStack;                     // outermost first, "file:line in function"
+  // What the recompile explorers say when there is no recompile reason (the read API's rule,
+  // tlparse/answers/recompile_explanation.h): "first compile of the frame", or that the log
+  // recorded none. Empty when recompileReasons is not.
+  QString recompileNote;
+  QStringList userStack; // outermost first, "file:line in function"
   QList<ArtifactRef> artifacts;
   // Why the compile has no generated code, or lacks the later stages' graphs (a cache hit, a
   // failure, an empty graph, a backend that writes none...); empty when nothing is missing.
@@ -191,8 +195,9 @@ struct CompileDiff {
 // A frame's compiles in order, each with why it happened.
 struct RecompileRow {
   CompileSummary compile;
-  QStringList reasons;              // empty for the first compile
+  QStringList reasons;              // its recompile reasons; empty for the first compile
   QList<RecompileReason> explained; // its failed guards, when it is a recompile
+  QString note;                     // shown when `reasons` is empty (CompileDetail::recompileNote)
 };
 
 // One distinct graph break of a log (the read API's graph_break_summary): the same reason at

@@ -403,8 +403,9 @@ void MainWindow::onTreeCurrentChanged(const QModelIndex& current) {
   if (rank != recompilePage_->rank() || frameId != recompilePage_->frameId()) {
     const QModelIndex frameIndex =
         kind == CompileTreeModel::NodeKind::Frame ? current : current.parent();
+    // The location as plain text: the tooltip is the same text escaped as rich text.
     recompilePage_->setFrame(rank, frameId,
-                             frameIndex.siblingAtColumn(0).data(Qt::ToolTipRole).toString());
+                             frameIndex.data(CompileTreeModel::LocationRole).toString());
     session_->requestRecompiles(rank, frameId);
   }
   if (kind == CompileTreeModel::NodeKind::Compile) {

@@ -79,6 +79,10 @@ void RecompilePage::setRows(int rank, int frameId, const QList<RecompileRow>& ro
   updateButton();
 }
 
+QString RecompilePage::title() const {
+  return title_->text();
+}
+
 QPair<qint64, qint64> RecompilePage::diffPair() const {
   const QModelIndexList rows = table_->selectionModel()->selectedRows();
   if (rows.size() == 2) {

@@ -26,6 +26,8 @@ public:
   int frameId() const { return frameId_; }
   QTableView* table() const { return table_; }
   RecompileModel* model() const { return model_; }
+  // The heading: the frame, its rank and location, how many compiles (plain text).
+  QString title() const;
   // The two compiles the diff button would compare, or {-1, -1}.
   QPair<qint64, qint64> diffPair() const;
 

@@ -15,6 +15,7 @@
 #include "gui/session_files.h"
 #include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/answers/compile_time_chart.h"
+#include "tlparse/answers/recompile_explanation.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -99,11 +100,11 @@ QString locationOf(const ti::Compile& c) {
 }
 
 // The index's status of a compile as the tree's outcome; a cache hit is an ok compile whose
-// artifacts came from the cache.
+// cache artifacts were all hits (the index's cache_state).
 CompileOutcome outcomeOf(const ti::Compile& c) {
   switch (c.status) {
   case ti::CompileStatus::ok:
-    return c.cache_hits > 0 ? CompileOutcome::CacheHit : CompileOutcome::Ok;
+    return c.cache_state == ti::CacheState::hit ? CompileOutcome::CacheHit : CompileOutcome::Ok;
   case ti::CompileStatus::restart:
     return CompileOutcome::GraphBreak;
   case ti::CompileStatus::empty:
@@ -276,6 +277,9 @@ public:
         d.recompileReasons.append(text);
         d.recompileExplained.append(reason);
       }
+    }
+    if (d.recompileReasons.isEmpty()) {
+      d.recompileNote = qs(tlparse::answers::no_recompile_reason_note(info.compile));
     }
     if (auto it = fc.breaksByKey.find(compileId); it != fc.breaksByKey.end()) {
       for (const ti::GraphBreak& b : it->second) {

@@ -213,6 +213,9 @@ QVariant CompileTreeModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {
       return plainToolTip(frame.location);
     }
+    if (role == LocationRole) {
+      return frame.location;
+    }
     return {};
   }
   case NodeKind::Compile: {

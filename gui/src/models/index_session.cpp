@@ -277,9 +277,7 @@ void IndexWorker::recompiles(int rank, int frameId) {
           const CompileDetail d = backend_->compileDetail(c.id);
           row.reasons = d.recompileReasons;
           row.explained = d.recompileExplained;
-          if (row.reasons.isEmpty() && !d.restartReasons.isEmpty()) {
-            row.reasons = d.restartReasons;
-          }
+          row.note = d.recompileNote;
           rows.append(row);
         }
       }

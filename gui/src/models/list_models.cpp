@@ -97,7 +97,7 @@ QVariant RecompileModel::data(const QModelIndex& index, int role) const {
         return joined(r.explained, role, [](const RecompileReason& x) { return x.guard; });
       }
       if (r.reasons.isEmpty()) {
-        return index.row() == 0 ? tr("first compile") : tr("(no reason recorded)");
+        return r.note;
       }
       return role == Qt::DisplayRole ? r.reasons.join(QStringLiteral("; "))
                                      : r.reasons.join(QLatin1Char('\n'));

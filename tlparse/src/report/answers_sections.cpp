@@ -6,6 +6,7 @@
 #include "report/html_page.h"
 #include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/answers/compile_time_chart.h"
+#include "tlparse/answers/recompile_explanation.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -116,9 +117,9 @@ void compile_rows(StreamedFile& file, const index::Compile& c,
               "</span></td>";
     }
     if (reasons == nullptr) {
-      page += c.frame_compile_id.value_or(0) == 0
-                  ? "<td colspan=\"4\" class=\"note\">first compile of the frame</td>"
-                  : "<td colspan=\"4\" class=\"note\">no recompile reason in the log</td>";
+      page += "<td colspan=\"4\" class=\"note\">";
+      page += answers::no_recompile_reason_note(c);
+      page += "</td>";
     } else {
       reason_cells(page, *(*reasons)[k]);
     }

@@ -126,7 +126,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
                               std::string& out) {
   const index::CompilationMetrics& m = event.metrics;
   const std::string prefix = root_prefix(output.path);
-  const std::string key = forced_key(event.event.cid);
+  // The compile the ingest assigned the event (tlparse's lookups match its display).
+  const std::string& key = ctx.compile_display_of_key(event.event.key_id);
 
   if (m.co_name && m.co_filename && m.co_firstlineno) {
     out.append("<p>Frame: <code>");
@@ -168,7 +169,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   out.append("</ul>\n");
 
   out.append("<h2>Stack</h2>\n");
-  if (const auto start = ctx.start_stack(forced_key_of(event.event.cid))) {
+  if (const auto start = ctx.start_stack(key)) {
     std::vector<TrieFrame> frames = to_trie_frames(*start);
     strip_convert_frame_suffix(frames);
     StackTrie trie;
@@ -250,8 +251,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   out.append("<h2>Symbolic shape specializations</h2>\n");
   bool any_spec = false;
   static const std::vector<std::size_t> kNone;
-  const auto specs = ctx.specs_by_forced_key.find(key);
-  for (const std::size_t i : specs == ctx.specs_by_forced_key.end() ? kNone : specs->second) {
+  const auto specs = ctx.specs_by_compile.find(key);
+  for (const std::size_t i : specs == ctx.specs_by_compile.end() ? kNone : specs->second) {
     const index::SpecializationEvent& s = ctx.specializations[i];
     if (!any_spec) {
       out.append("<table>\n<tr><th>Symbol</th><th>Source(s)</th><th>Value</th><th>User stack</th>"
@@ -279,8 +280,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
 
   out.append("<h2>Guards added fast</h2>\n");
   bool any_guard = false;
-  const auto guards = ctx.guards_by_forced_key.find(key);
-  for (const std::size_t i : guards == ctx.guards_by_forced_key.end() ? kNone : guards->second) {
+  const auto guards = ctx.guards_by_compile.find(key);
+  for (const std::size_t i : guards == ctx.guards_by_compile.end() ? kNone : guards->second) {
     const index::GuardAddedFastEvent& g = ctx.guards_added_fast[i];
     if (!any_guard) {
       out.append("<table>\n<tr><th>Expression</th><th>User stack</th><th>Framework stack</th>"
@@ -301,8 +302,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   // `create_symbol` was an unknown key to it).
   out.append("<h2>Created symbols</h2>\n");
   bool any_symbol = false;
-  const auto symbols = ctx.symbols_by_forced_key.find(key);
-  for (const std::size_t i : symbols == ctx.symbols_by_forced_key.end() ? kNone : symbols->second) {
+  const auto symbols = ctx.symbols_by_compile.find(key);
+  for (const std::size_t i : symbols == ctx.symbols_by_compile.end() ? kNone : symbols->second) {
     const index::SymbolEvent& sym = ctx.created_symbols[i];
     if (!any_symbol) {
       out.append("<table>\n<tr><th>Symbol</th><th>Kind</th><th>Hint</th><th>Value range</th>"
@@ -327,8 +328,8 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
   // bwd_compilation_metrics_runtime, logged without an attempt, so under the attempt-0 entry):
   // unknown keys to tlparse 0.4.3, shown here as logged.
   bool any_runtime = false;
-  const auto entries = ctx.key_ids_by_forced_key.find(key);
-  if (ctx.has_runtime_metrics && entries != ctx.key_ids_by_forced_key.end()) {
+  const auto entries = ctx.key_ids_by_compile.find(key);
+  if (ctx.has_runtime_metrics && entries != ctx.key_ids_by_compile.end()) {
     for (const std::int64_t entry : entries->second) {
       for (const index::Event& e : ctx.take(ctx.reader.runtime_metrics_events(entry))) {
         if (!any_runtime) {
@@ -345,8 +346,7 @@ void compilation_metrics_body(RenderContext& ctx, const index::Output& output,
       }
     }
   }
-  memoizer_section(ctx, out,
-                   entries == ctx.key_ids_by_forced_key.end() ? nullptr : &entries->second);
+  memoizer_section(ctx, out, entries == ctx.key_ids_by_compile.end() ? nullptr : &entries->second);
   all_fields_section(ctx, out, metadata);
 }
 

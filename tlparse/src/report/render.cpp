@@ -79,21 +79,6 @@ std::string compile_display(const std::optional<model::CompileId>& cid) {
   return cid ? model::display_name(*cid) : std::string("(unknown)");
 }
 
-std::string forced_key(const std::optional<model::CompileId>& cid) {
-  return cid ? model::display_name(model::attempt_forced_to_zero(*cid)) : std::string("(unknown)");
-}
-
-ForcedKey forced_key_of(const std::optional<model::CompileId>& cid) {
-  if (!cid) {
-    return ForcedKey{};
-  }
-  const auto part = [](const std::optional<std::uint32_t>& v) -> std::int64_t {
-    return v ? static_cast<std::int64_t>(*v) : -1;
-  };
-  return ForcedKey{part(cid->compiled_autograd_id), part(cid->frame_id),
-                   part(cid->frame_compile_id)};
-}
-
 std::optional<index::Output> RenderContext::output_with_id(std::int64_t id) {
   std::optional<index::Output> o = take(reader.output(id));
   if (o && o->file_id != file.id) {
@@ -105,11 +90,11 @@ std::optional<index::Output> RenderContext::output_with_id(std::int64_t id) {
   return o;
 }
 
-std::optional<index::StackFrames> RenderContext::start_stack(const ForcedKey& key) {
+std::optional<index::StackFrames> RenderContext::start_stack(const std::string& compile) {
   const auto it =
-      std::lower_bound(starts.begin(), starts.end(), key,
-                       [](const StartOfCompile& s, const ForcedKey& k) { return s.key < k; });
-  if (it == starts.end() || it->key != key) {
+      std::lower_bound(starts.begin(), starts.end(), compile,
+                       [](const StartOfCompile& s, const std::string& c) { return s.compile < c; });
+  if (it == starts.end() || it->compile != compile) {
     return std::nullopt;
   }
   return take(reader.stack_frames(it->stack_id, StackTrie::kMaxDepth));
@@ -143,15 +128,27 @@ std::string RenderContext::key_display(std::optional<std::int64_t> key_id) const
   return it == key_by_id.end() ? std::string() : keys[it->second].display;
 }
 
-index::CompileStatus RenderContext::status_of_key(std::optional<std::int64_t> key_id) const {
+const RenderContext::CompileOfFile*
+RenderContext::compile_of_key(std::optional<std::int64_t> key_id) const {
   const auto key = key_id ? key_by_id.find(*key_id) : key_by_id.end();
   if (key == key_by_id.end()) {
-    return index::CompileStatus::missing;
+    return nullptr;
   }
   const std::int64_t id = keys[key->second].compile_id;
-  const auto it = std::lower_bound(compile_status.begin(), compile_status.end(), id,
-                                   [](const auto& c, std::int64_t v) { return c.first < v; });
-  return it == compile_status.end() || it->first != id ? index::CompileStatus::missing : it->second;
+  const auto it = std::lower_bound(compiles.begin(), compiles.end(), id,
+                                   [](const CompileOfFile& c, std::int64_t v) { return c.id < v; });
+  return it == compiles.end() || it->id != id ? nullptr : &*it;
+}
+
+index::CompileStatus RenderContext::status_of_key(std::optional<std::int64_t> key_id) const {
+  const CompileOfFile* c = compile_of_key(key_id);
+  return c != nullptr ? c->status : index::CompileStatus::missing;
+}
+
+const std::string& RenderContext::compile_display_of_key(std::optional<std::int64_t> key_id) const {
+  static const std::string kNone;
+  const CompileOfFile* c = compile_of_key(key_id);
+  return c != nullptr ? c->display : kNone;
 }
 
 void output_link(std::string& out, const index::Output& o, std::string_view prefix,
@@ -255,19 +252,18 @@ void note_collisions(RenderContext& ctx, std::size_t renamed) {
 }
 
 void build_lookups(RenderContext& ctx) {
-  for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
-    ctx.key_by_id.emplace(ctx.keys[i].id, i);
-  }
   for (std::size_t i = 0; i < ctx.metrics.size(); ++i) {
     if (ctx.metrics[i].metrics.output_id) {
       ctx.metrics_by_output.emplace(*ctx.metrics[i].metrics.output_id, i);
     }
   }
   for (std::size_t i = 0; i < ctx.specializations.size(); ++i) {
-    ctx.specs_by_forced_key[forced_key(ctx.specializations[i].event.cid)].push_back(i);
+    ctx.specs_by_compile[ctx.compile_display_of_key(ctx.specializations[i].event.key_id)].push_back(
+        i);
   }
   for (std::size_t i = 0; i < ctx.guards_added_fast.size(); ++i) {
-    ctx.guards_by_forced_key[forced_key(ctx.guards_added_fast[i].event.cid)].push_back(i);
+    ctx.guards_by_compile[ctx.compile_display_of_key(ctx.guards_added_fast[i].event.key_id)]
+        .push_back(i);
   }
   for (const index::UnknownKey& u : ctx.unknown_keys) {
     ctx.has_runtime_metrics = ctx.has_runtime_metrics || u.key == "compilation_metrics_runtime" ||
@@ -275,14 +271,16 @@ void build_lookups(RenderContext& ctx) {
     ctx.has_memoizer_artifacts = ctx.has_memoizer_artifacts || u.key == "memoizer_artifacts";
   }
   if (ctx.has_runtime_metrics || ctx.has_memoizer_artifacts) {
+    // The "unknown" entries (invalid ids) have no runtime metrics to show.
     for (const index::CompileKey& k : ctx.keys) {
-      if (const auto id = index::compile_id_of(k)) {
-        ctx.key_ids_by_forced_key[forced_key(id)].push_back(k.id);
+      if (!k.is_unknown) {
+        ctx.key_ids_by_compile[ctx.compile_display_of_key(k.id)].push_back(k.id);
       }
     }
   }
   for (std::size_t i = 0; i < ctx.created_symbols.size(); ++i) {
-    ctx.symbols_by_forced_key[forced_key(ctx.created_symbols[i].event.cid)].push_back(i);
+    ctx.symbols_by_compile[ctx.compile_display_of_key(ctx.created_symbols[i].event.key_id)]
+        .push_back(i);
   }
 }
 
@@ -377,26 +375,30 @@ bool load_context(RenderContext& ctx, const std::vector<index::File>& files, boo
     const int64_t id = ctx.file.id;
     ctx.keys = ctx.take(reader.compile_keys(id));
     Status st = reader.for_each_compile(id, [&](const index::Compile& c) {
-      ctx.compile_status.emplace_back(c.id, c.status);
+      ctx.compiles.push_back({c.id, c.status, c.display});
       return true;
     });
-    std::sort(ctx.compile_status.begin(), ctx.compile_status.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(ctx.compiles.begin(), ctx.compiles.end(),
+              [](const auto& a, const auto& b) { return a.id < b.id; });
+    for (std::size_t i = 0; i < ctx.keys.size(); ++i) {
+      ctx.key_by_id.emplace(ctx.keys[i].id, i);
+    }
     if (st) {
-      // The stack of a compile's metrics pages: the last dynamo_start logged for its forced key.
+      // The stack of a compile's metrics pages: the last dynamo_start logged for its compile.
       std::size_t order = 0;
       std::vector<std::pair<RenderContext::StartOfCompile, std::size_t>> starts;
       st = reader.for_each_stack(
           id, index::StackRole::dynamo_start, 0, [&](const index::EventStack& s) {
-            starts.push_back({{forced_key_of(s.event.cid), s.stack_id}, order++});
+            starts.push_back({{ctx.compile_display_of_key(s.event.key_id), s.stack_id}, order++});
             return true;
           });
       std::sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) {
-        return a.first.key != b.first.key ? a.first.key < b.first.key : a.second > b.second;
+        return a.first.compile != b.first.compile ? a.first.compile < b.first.compile
+                                                  : a.second > b.second;
       });
-      for (const auto& [start, at] : starts) {
-        if (ctx.starts.empty() || ctx.starts.back().key != start.key) {
-          ctx.starts.push_back(start);
+      for (auto& [start, at] : starts) {
+        if (ctx.starts.empty() || ctx.starts.back().compile != start.compile) {
+          ctx.starts.push_back(std::move(start));
         }
       }
     }

@@ -59,15 +59,6 @@ struct Payload {
   std::string content_key;                  // verified MD5, or RenderCache::key_of(bytes)
 };
 
-// A compile id with the attempt forced to 0, as integers (tlparse's metrics/stack lookups match
-// on it): -1 for a missing part; every part -2 for an event with no (valid) compile id. Equal
-// exactly when forced_key() gives equal names.
-struct ForcedKey {
-  std::int64_t caid = -2, frame = -2, frame_compile = -2;
-  auto operator<=>(const ForcedKey&) const = default;
-};
-ForcedKey forced_key_of(const std::optional<model::CompileId>& cid);
-
 struct RenderContext {
   const index::IndexReader& reader;
   const RenderOptions& options;
@@ -83,13 +74,20 @@ struct RenderContext {
   index::File file;
   std::vector<index::CompileKey> keys;
   std::unordered_map<std::int64_t, std::size_t> key_by_id; // CompileKey::id -> keys index
-  // (Compile::id, status), sorted by id: the colour of a compile in the stack trie.
-  std::vector<std::pair<std::int64_t, index::CompileStatus>> compile_status;
+  // The file's compiles by id, each with what the pages read of it: its status (the colour of a
+  // compile in the stack trie) and its display (the id with the attempt forced to 0, the key of
+  // tlparse's metrics/stack lookups), as the ingest stored them. Sorted by id.
+  struct CompileOfFile {
+    std::int64_t id = 0;
+    index::CompileStatus status = index::CompileStatus::missing;
+    std::string display;
+  };
+  std::vector<CompileOfFile> compiles;
   // Renamed (colliding) output paths and overwritten outputs (output_collisions.h).
   OutputPlan plan;
-  // The dynamo_start stack of each compile (forced key), the last logged one: sorted by key.
+  // The dynamo_start stack of each compile (by its display), the last logged one: sorted by it.
   struct StartOfCompile {
-    ForcedKey key;
+    std::string compile;
     std::int64_t stack_id = 0;
   };
   std::vector<StartOfCompile> starts;
@@ -104,13 +102,13 @@ struct RenderContext {
   std::vector<index::HealthCounter> health;
   std::vector<index::UnknownKey> unknown_keys;
   // Lookups built once (pages would otherwise rescan these lists per compile). Keys of the
-  // *_by_forced_key maps are display names with the attempt forced to 0 (tlparse's rule).
-  std::unordered_map<std::string, std::vector<std::size_t>> specs_by_forced_key;
-  std::unordered_map<std::string, std::vector<std::size_t>> guards_by_forced_key;
-  std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_forced_key;
+  // *_by_compile maps are the displays of the events' compiles (compile_display_of_key).
+  std::unordered_map<std::string, std::vector<std::size_t>> specs_by_compile;
+  std::unordered_map<std::string, std::vector<std::size_t>> guards_by_compile;
+  std::unordered_map<std::string, std::vector<std::size_t>> symbols_by_compile;
   // Built only when the log has runtime metrics or memoizer artifacts (the metrics pages' sections
   // of them read it).
-  std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_forced_key;
+  std::unordered_map<std::string, std::vector<std::int64_t>> key_ids_by_compile;
   // Whether the log has compilation_metrics_runtime events at all (an unknown key to 0.4.3).
   bool has_runtime_metrics = false;
   // Whether it has memoizer_artifacts events (idem): the pages then look them up per compile.
@@ -131,11 +129,16 @@ struct RenderContext {
 
   // The output of an id (renamed if it collided); nullopt when the index has none.
   std::optional<index::Output> output_with_id(std::int64_t id);
-  // The dynamo_start stack (at most StackTrie::kMaxDepth frames) of a forced key; nullopt when
-  // none was logged.
-  std::optional<index::StackFrames> start_stack(const ForcedKey& key);
+  // The dynamo_start stack (at most StackTrie::kMaxDepth frames) of a compile (by its display);
+  // nullopt when none was logged.
+  std::optional<index::StackFrames> start_stack(const std::string& compile);
   // Display of a key id ("[0/0]", "unknown").
   std::string key_display(std::optional<std::int64_t> key_id) const;
+  // The display of the compile of a key id (compiles.display: "[0/0]" for the key "[0/0_1]" too,
+  // "[-/-]", "unknown"); empty when the index has no such key.
+  const std::string& compile_display_of_key(std::optional<std::int64_t> key_id) const;
+  // The compile of a key id; null when the index has no such key or compile.
+  const CompileOfFile* compile_of_key(std::optional<std::int64_t> key_id) const;
   // The status of the compile of a compile-directory entry (missing when unknown).
   index::CompileStatus status_of_key(std::optional<std::int64_t> key_id) const;
   // Keeps the first read error; returns the value of `r`, or `fallback` after an error.
@@ -166,8 +169,6 @@ struct RenderContext {
 
 // "[0/0]" for an id, "(unknown)" for none.
 std::string compile_display(const std::optional<model::CompileId>& cid);
-// The display with the attempt forced to 0 (metrics/stack lookups of tlparse 0.4.3).
-std::string forced_key(const std::optional<model::CompileId>& cid);
 // A stack from the index as trie frames (filenames resolved, "(unknown)" when they were not).
 std::vector<TrieFrame> to_trie_frames(const index::StackFrames& stack);
 // A link to an output: `label` linking to `prefix` + its path; an external link only when its

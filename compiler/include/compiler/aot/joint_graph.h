@@ -16,7 +16,6 @@
 #include "compiler/graph/graph.h"
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 namespace compiler::aot {
@@ -62,18 +61,5 @@ TracedGraph trace_joint(const graph::Graph& captured, const TraceOptions& option
 
 // The inference graph of `captured` (PyTorch's aot_inference_graph).
 TracedGraph trace_inference(const graph::Graph& captured, const TraceOptions& options = {});
-
-// What one joint-graph pass did.
-struct PassReport {
-  std::string name;        // "remove_noop_ops", "cse", "dce"
-  std::size_t changed = 0; // nodes it removed or merged
-  std::string graph_after; // the graph's printout after it, when dumps were asked for
-};
-
-// The joint-graph passes the stage runs on a traced graph before partitioning (or compiling an
-// inference graph): remove_noop_ops, common-subexpression elimination, dead-code elimination.
-// The Output node's arguments keep their order, so the TracedGraph's metadata stays valid.
-// With `dump`, each report holds the graph after its pass (a debugging aid).
-std::vector<PassReport> run_joint_passes(graph::Graph& graph, bool dump = false);
 
 } // namespace compiler::aot

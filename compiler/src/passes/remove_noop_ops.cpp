@@ -1,26 +1,22 @@
-// remove_noop_ops: see the header.
-#include "aot/passes/remove_noop_ops.h"
+// Removal of no-op ops (passes/remove_noop_ops.h): one forward sweep; a no-op's uses move to
+// its input (already the first real value when the input was a no-op too).
+#include "passes/remove_noop_ops.h"
 
-#include "aot/graph_edit.h"
-#include "autograd/formula_helpers.h"
+#include "compiler/graph/graph_rewrite.h"
 #include "kernels/shape_util.h"
 
-#include <limits>
-
-namespace compiler::aot::passes {
+namespace compiler::passes {
 
 namespace {
 
-using autograd::detail::same_sizes;
 using graph::Arg;
 using graph::Node;
 
-const Node* tensor_input(const graph::Graph& g, const Node& n,
-                         const std::vector<std::size_t>& replace) {
+const Node* tensor_input(const graph::Graph& g, const Node& n) {
   if (n.args.empty() || n.args[0].kind != Arg::Kind::Node) {
     return nullptr;
   }
-  return &g.node(replace[n.args[0].node]);
+  return &g.node(n.args[0].node);
 }
 
 bool constant_equals(const Arg& a, double v) {
@@ -36,16 +32,16 @@ bool constant_equals(const Arg& a, double v) {
   return false;
 }
 
-bool is_noop(const graph::Graph& g, const Node& n, const std::vector<std::size_t>& replace) {
+bool is_noop(const graph::Graph& g, const Node& n) {
   if (n.kind != graph::NodeKind::CallOp) {
     return false;
   }
   if (n.op == OpKind::cat) {
     return n.args[0].kind == Arg::Kind::NodeList && n.args[0].nodes.size() == 1;
   }
-  const Node* in = tensor_input(g, n, replace);
+  const Node* in = tensor_input(g, n);
   if (in == nullptr || !in->meta.is_tensor || !n.meta.is_tensor || in->meta.dtype != n.meta.dtype ||
-      !same_sizes(in->meta.sizes, n.meta.sizes)) {
+      !graph::same_sizes(in->meta.sizes, n.meta.sizes)) {
     return false;
   }
   switch (n.op) {
@@ -85,17 +81,19 @@ bool is_noop(const graph::Graph& g, const Node& n, const std::vector<std::size_t
 
 } // namespace
 
-std::size_t remove_noop_ops(const graph::Graph& g, std::vector<std::size_t>& replace) {
-  std::size_t removed = 0;
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    const Node& n = g.node(i);
-    if (replace[i] == i && is_noop(g, n, replace)) {
+bool remove_noop_ops(graph::Graph& graph) {
+  graph::SweepReplacer replacer(graph.size());
+  bool changed = false;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    Node& n = graph.nodes()[i];
+    replacer.visit(n);
+    if (is_noop(graph, n)) {
       const std::size_t input = n.op == OpKind::cat ? n.args[0].nodes.front() : n.args[0].node;
-      replace[i] = replace[input];
-      ++removed;
+      replacer.replace(i, input);
+      changed = true;
     }
   }
-  return removed;
+  return changed;
 }
 
-} // namespace compiler::aot::passes
+} // namespace compiler::passes

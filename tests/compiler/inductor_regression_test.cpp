@@ -101,6 +101,15 @@ TEST_CASE("size-0 tensors of rank 2 compile to empty kernels: pointwise, empty s
   }
 }
 
+TEST_CASE("matmul of a batch by an empty matrix ([5, 1, 5] x [5, 0]) has a compiled backward",
+          "[compiler][inductor][regression]") {
+  const Tensor y = values({5, 0}, 1.0, false);
+  const Both r = run_both([&y](const Tensor& x) { return add(matmul(x, y), 1.0); }, {5, 1, 5});
+  CHECK(r.compiled.sizes() == std::vector<std::int64_t>{5, 1, 0});
+  REQUIRE(r.compiled_grad.sizes() == std::vector<std::int64_t>{5, 1, 5});
+  CHECK(all_equal(r.compiled_grad, 0.0));
+}
+
 TEST_CASE("a strided slice's compiled gradient is the eager one (each element once)",
           "[compiler][inductor][regression]") {
   // slice(dim 1, start -1, end 1, step 3) of a [1, 1] sum: one element, so every x gets 1.

@@ -24,6 +24,7 @@ TEST_PACKAGES=(
   clang-14 libclang-rt-14-dev # libFuzzer targets and sanitizers
   clang-format-14        # the format check (scripts/check-format.sh, CTest label format)
   xvfb xauth             # screenshots of the GUI in a real X server (optional; tests use offscreen)
+  python3-torch          # PyTorch 1.13, the oracle of the compiler's differential test (optional)
 )
 if [[ "${1:-}" != "--quickstart" ]]; then
   PACKAGES+=("${TEST_PACKAGES[@]}")

@@ -6,7 +6,8 @@ if(TORCHSCOPE_HAS_LLVM)
   list(APPEND _inductor_test_sources
     ${CMAKE_CURRENT_LIST_DIR}/inductor_codegen_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_cache_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/inductor_regression_test.cpp)
 endif()
 # The GPU generator's tests (NVRTC without a GPU; the rest skip, saying so, without one).
 if(TORCHSCOPE_HAS_CUDA)
@@ -79,3 +80,18 @@ foreach(_fuzz_target fuzz_inductor_cache_entry fuzz_inductor_cache_entry_replay)
     target_include_directories(${_fuzz_target} PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
   endif()
 endforeach()
+
+# The differential test against PyTorch 1.13 (docs/COMPILER.md, "Checked against PyTorch"): a
+# couple of hundred random programs here; scripts/differential-test.sh N runs thousands. Skips, saying
+# why, where /usr/bin/python3 has no torch (Debian's python3-torch).
+if(TORCHSCOPE_HAS_LLVM)
+  add_executable(compiler_differential_programs
+    ${CMAKE_CURRENT_LIST_DIR}/differential/differential_programs.cpp)
+  torchscope_warnings(compiler_differential_programs)
+  target_link_libraries(compiler_differential_programs PRIVATE torchscope_compiler)
+  add_test(NAME "eager and compiled random programs agree with PyTorch 1.13 (differential)"
+    COMMAND "${PROJECT_SOURCE_DIR}/scripts/differential-test.sh" 200 1)
+  set_tests_properties("eager and compiled random programs agree with PyTorch 1.13 (differential)"
+    PROPERTIES LABELS "compiler;inductor" SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "TORCHSCOPE_DIFFERENTIAL_BIN=$<TARGET_FILE:compiler_differential_programs>;TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/test-cache/differential;TORCHSCOPE_CACHE_DIR=${CMAKE_BINARY_DIR}/test-cache/torchscope;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache/xdg")
+endif()

@@ -110,7 +110,13 @@ Value matmul_decomp(Args a) {
     // [..., n, k] @ [k, m]: fold the batch into the rows of one mm.
     const SymInt k = xs.back();
     const Tensor y2 = ry == 1 ? unsqueeze(y, 1) : y;
-    const Tensor rows = reshape(x, {SymInt(-1), k});
+    // The row count is spelled out: with k == 0 (the gradient of a product with m == 0) a -1
+    // could be any size and reshape refuses it, as PyTorch's does.
+    SymInt n_rows(1);
+    for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
+      n_rows *= xs[i];
+    }
+    const Tensor rows = reshape(x, {n_rows, k});
     std::vector<SymInt> out(xs.begin(), xs.end() - 1);
     if (ry == 2) {
       out.push_back(ys.back());

@@ -73,10 +73,14 @@ Plan plan_binary(BinaryOp op, std::span<const Value> args) {
   }
   DType promoted;
   std::vector<SymInt> sizes;
+  // PyTorch refuses a bool operand of sub whatever the other operand is (sub_check), rather
+  // than promoting it: true - true is no number a mask should turn into.
+  bool bool_operand = a.dtype() == DType::Bool;
   if (const auto* b = std::get_if<Tensor>(&arg(args, 1))) {
     if (!b->defined()) {
       user_error(std::string(binary_name(op)) + ": the second operand is an undefined tensor");
     }
+    bool_operand = bool_operand || b->dtype() == DType::Bool;
     promoted = result_type(a, *b);
     sizes = broadcast_shapes(a.sym_sizes(), b->sym_sizes());
   } else {
@@ -84,8 +88,8 @@ Plan plan_binary(BinaryOp op, std::span<const Value> args) {
     promoted = promote_with_float_scalar(a.dtype());
     sizes = a.sym_sizes();
   }
-  if (op == BinaryOp::Sub && promoted == DType::Bool) {
-    user_error("sub: subtracting bool tensors is not supported; use logical ops instead");
+  if (op == BinaryOp::Sub && bool_operand) {
+    user_error("sub: subtraction with a bool tensor is not supported; use logical ops instead");
   }
   if (op == BinaryOp::Div && !is_floating(promoted)) {
     promoted = DType::Float32; // true division

@@ -16,6 +16,10 @@ namespace {
 template <Value (*Sigmoid)(std::span<const Value>), Value (*Mul)(std::span<const Value>)>
 Value silu_with(std::span<const Value> args) {
   const Tensor& x = tensor_arg(args, 0);
+  // PyTorch's silu is defined for floating tensors only (x * sigmoid(x) promotes the rest).
+  if (!is_floating(x.dtype())) {
+    user_error("silu: needs a floating tensor, got " + std::string(dtype_name(x.dtype())));
+  }
   const std::array<Value, 1> sig_args = {x};
   const std::array<Value, 2> mul_args = {x, Sigmoid(sig_args)};
   return Mul(mul_args);

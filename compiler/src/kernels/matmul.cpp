@@ -8,6 +8,10 @@
 #include "kernels/parallel.h"
 #include "kernels/shape_util.h"
 
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
 namespace compiler::kernels {
 
 namespace {
@@ -55,6 +59,11 @@ MatmulPlan plan_matmul(const Tensor& a, const Tensor& b, const char* name) {
   if (!p.squeeze_m) {
     p.out_sizes.push_back(p.m);
   }
+  // PyTorch's matrix products do not promote: mixed dtypes are an error there, so they are here.
+  if (a.dtype() != b.dtype()) {
+    user_error(std::string(name) + ": expected both operands to have the same dtype, got " +
+               a.type_string() + " and " + b.type_string());
+  }
   p.result = promote_types(a.dtype(), b.dtype());
   if (p.result == DType::Bool) {
     user_error(std::string(name) + ": bool tensors are not supported");
@@ -67,24 +76,30 @@ void matmul_loop(const C* a, const C* b, C* out, std::int64_t batch, std::int64_
                  std::int64_t m) {
   // One output row per step: the inner loop runs over a row of b and a row of out with unit
   // stride. (Blocking over rows and depth measured no faster here on 256-512 sizes; fast
-  // kernels are codegen's job.)
+  // kernels are codegen's job.) Float rows accumulate in double: PyTorch's BLAS adds each
+  // product unrounded (FMA), which a portable loop can only match by keeping the products exact
+  // (24-bit factors fit a double's 53 bits); rounding every product and partial sum to float
+  // loses the small result of a cancelling dot product (bmm over k = 2, then rsqrt: 4e-4).
+  using Acc = std::conditional_t<std::is_same_v<C, float>, double, C>;
   const std::int64_t rows = batch * n;
   const std::int64_t grain =
       std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(k * m, 1));
   parallel_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<Acc> acc(static_cast<std::size_t>(m));
     for (std::int64_t r = begin; r < end; ++r) {
       const C* arow = a + r * k;
       const C* bmat = b + (r / n) * k * m;
       C* orow = out + r * m;
-      for (std::int64_t j = 0; j < m; ++j) {
-        orow[j] = C{0};
-      }
+      std::fill(acc.begin(), acc.end(), Acc{0});
       for (std::int64_t p = 0; p < k; ++p) {
-        const C av = arow[p];
+        const Acc av = arow[p];
         const C* brow = bmat + p * m;
         for (std::int64_t j = 0; j < m; ++j) {
-          orow[j] += av * brow[j];
+          acc[static_cast<std::size_t>(j)] += av * static_cast<Acc>(brow[j]);
         }
+      }
+      for (std::int64_t j = 0; j < m; ++j) {
+        orow[j] = static_cast<C>(acc[static_cast<std::size_t>(j)]);
       }
     }
   });
@@ -106,7 +121,7 @@ Value run_matmul(const MatmulPlan& p, const Tensor& a, const Tensor& b) {
   const Tensor ac = broadcast_contiguous_as(a2, a_full, compute);
   const Tensor bc = broadcast_contiguous_as(b2, b_full, compute);
   const std::int64_t batch = product(size_hints(p.batch));
-  Tensor out = make_overwritten_output(p.out_sizes, compute); // matmul_loop zeroes each row
+  Tensor out = make_overwritten_output(p.out_sizes, compute); // matmul_loop writes each row
   visit_compute(compute, [&](auto c) {
     using C = decltype(c);
     matmul_loop<C>(static_cast<const C*>(ac.raw_data()), static_cast<const C*>(bc.raw_data()),

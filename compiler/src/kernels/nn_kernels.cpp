@@ -138,6 +138,11 @@ LayerNormPlan plan_layer_norm(std::span<const Value> args) {
       user_error("layer_norm: weight and bias must have shape " + value_to_string(shape) +
                  ", got " + p->type_string());
     }
+    // PyTorch does not promote between the input and the affine parameters.
+    if (p->defined() && p->dtype() != x.dtype()) {
+      user_error("layer_norm: weight and bias must have the input's dtype " +
+                 std::string(dtype_name(x.dtype())) + ", got " + p->type_string());
+    }
   }
   plan.rows = plan.cols == 0 ? 0 : x.numel() / plan.cols;
   return plan;

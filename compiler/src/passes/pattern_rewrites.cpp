@@ -77,7 +77,9 @@ Rewrite log_softmax_rewrite() {
 Rewrite silu_rewrite() {
   PatternBuilder b;
   const PatternNode x = b.input("x");
-  return {"silu", b.build(b.call(OpKind::mul, {x, b.call(OpKind::sigmoid, {x})})), nullptr,
+  // silu refuses integer and bool tensors (as PyTorch's does), which x * sigmoid(x) accepts.
+  return {"silu", b.build(b.call(OpKind::mul, {x, b.call(OpKind::sigmoid, {x})})),
+          [](const graph::Graph& g, const Match& m) { return floating_input(g, m, "x"); },
           [](Rewriter& r, const Match&) { return r.call(OpKind::silu, {r.input("x")}); }};
 }
 

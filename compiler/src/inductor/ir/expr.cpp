@@ -467,8 +467,22 @@ Expr operator*(const Expr& a, const Expr& b) {
   return from_terms(std::move(terms));
 }
 
+namespace {
+
+// Index arithmetic divides only by sizes and products of sizes (unflattening a linear position,
+// merging loops), so a zero divisor means a space with a size-0 dim: it has no elements, no
+// index of it is ever evaluated, and any value serves. (A [1, 0] tensor's contiguous index
+// divides by the product of the sizes right of each dim.)
+Expr empty_space_index() {
+  return Expr();
+}
+
+} // namespace
+
 Expr Expr::floordiv(const Expr& a, const Expr& d) {
-  TORCHSCOPE_ASSERT(!d.is_zero(), "index division by zero");
+  if (d.is_zero()) {
+    return empty_space_index();
+  }
   if (d.is_constant() && d.constant_value() == 1) {
     return a;
   }
@@ -499,7 +513,9 @@ Expr Expr::floordiv(const Expr& a, const Expr& d) {
 }
 
 Expr Expr::mod(const Expr& a, const Expr& d) {
-  TORCHSCOPE_ASSERT(!d.is_zero(), "index modulo by zero");
+  if (d.is_zero()) {
+    return empty_space_index();
+  }
   if (d.is_constant() && d.constant_value() == 1) {
     return Expr();
   }

@@ -7,6 +7,7 @@
 #include "inductor/counters.h"
 #include "inductor/runtime/gemm.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -130,6 +131,11 @@ bool strides_match(const Tensor& t, const std::vector<std::int64_t>& sizes,
   if (t.sizes() != sizes) {
     return false;
   }
+  // A tensor with no elements is never read: any strides serve (an empty slice of a
+  // non-contiguous gradient has strides no compiled layout names).
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) {
+    return true;
+  }
   for (std::size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] > 1 && t.strides()[d] != strides[d]) {
       return false;
@@ -235,6 +241,11 @@ public:
       switch (step.kind) {
       case Step::Kind::Kernel: {
         const KernelPlan& k = s.kernels[step.kernel];
+        // A kernel over a size-0 result has nothing to compute: launch nothing.
+        if (std::any_of(k.outer.begin(), k.outer.end(),
+                        [&](const Expr& e) { return e.evaluate(symbols) == 0; })) {
+          break;
+        }
         args.clear();
         for (const KernelArg& a : k.args) {
           args.push_back(places[static_cast<std::size_t>(a.buffer)].data());

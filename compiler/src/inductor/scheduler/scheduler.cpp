@@ -685,6 +685,15 @@ private:
     if (b.kind != BufferKind::Pointwise) {
       return -1;
     }
+    // Reading at the store index is safe only when every iteration stores a different element.
+    // A result laid out with a stride-0 dim (a graph result that is an expand of the value) is
+    // stored once per element of that dim at the same address: in place, each iteration would
+    // read what the previous one stored (an expanded scatter_add gradient summed 12 times).
+    for (std::size_t d = 0; d < b.layout.sizes.size(); ++d) {
+      if (b.layout.strides[d].is_zero() && !(b.layout.sizes[d] == Expr(1))) {
+        return -1;
+      }
+    }
     const Expr at = store_index(ir_, *node);
     const Expr numel = b.layout.storage_extent();
     std::vector<BufferId> candidates;

@@ -574,6 +574,26 @@ struct Engine::Impl {
     double backend_s = 0.0;
     double guard_latency_us = 0.0;
     std::optional<tracer::CompileScope> attempt_scope;
+    // A compile that failed while the user's function was traced: recorded once, with its
+    // dynamo_error and its compilation_metrics as PyTorch writes them.
+    auto record_failure = [&](const char* error_type, const char* fail_type,
+                              const std::string& message, const std::source_location* where) {
+      rec.failed = true;
+      records.push_back(rec);
+      bump(stats.failed_compiles);
+      emit_dynamo_error(f, error_type, message, where);
+      emit_metrics({.frame = f,
+                    .frame_key = frame_key,
+                    .compile_id = id_text,
+                    .start_time_us = start_us,
+                    .start = t0,
+                    .restart_reasons = restart_reasons,
+                    .dynamo_time_before_restart_s = seconds_since(t0),
+                    .fail_type = fail_type,
+                    .fail_reason = message,
+                    .fail_where = where,
+                    .cache_size = f.entries.size()});
+    };
     try {
       tracer::ChromiumSpan whole("entire_frame_compile");
       tracer::event(keys::dynamo_start, [&](tracer::JsonWriter& w) {
@@ -753,40 +773,13 @@ struct Engine::Impl {
       }
     } catch (const UserError& e) {
       if (!rec.failed) {
-        rec.failed = true;
-        records.push_back(rec);
-        bump(stats.failed_compiles);
         const std::source_location& w = e.where();
-        emit_dynamo_error(f, "compiler::UserError", e.what(), &w);
-        emit_metrics({.frame = f,
-                      .frame_key = frame_key,
-                      .compile_id = id_text,
-                      .start_time_us = start_us,
-                      .start = t0,
-                      .restart_reasons = restart_reasons,
-                      .dynamo_time_before_restart_s = seconds_since(t0),
-                      .fail_type = "UserError",
-                      .fail_reason = e.what(),
-                      .fail_where = &w,
-                      .cache_size = f.entries.size()});
+        record_failure("compiler::UserError", "UserError", e.what(), &w);
       }
       throw;
     } catch (const std::exception& e) {
       // Anything else the user's function threw while traced: record the failed compile.
-      rec.failed = true;
-      records.push_back(rec);
-      bump(stats.failed_compiles);
-      emit_dynamo_error(f, "std::exception", e.what(), nullptr);
-      emit_metrics({.frame = f,
-                    .frame_key = frame_key,
-                    .compile_id = id_text,
-                    .start_time_us = start_us,
-                    .start = t0,
-                    .restart_reasons = restart_reasons,
-                    .dynamo_time_before_restart_s = seconds_since(t0),
-                    .fail_type = "Exception",
-                    .fail_reason = e.what(),
-                    .cache_size = f.entries.size()});
+      record_failure("std::exception", "Exception", e.what(), nullptr);
       throw;
     }
     entry->id = id;

@@ -4,7 +4,7 @@
 // repairs invalid UTF-8.
 #include "mcp/tools.h"
 
-#include "cli/query_command.h"
+#include "tlparse/report/diff_json.h"
 #include "tlparse/answers/run_diff.h"
 #include "tlparse/answers/run_facts.h"
 
@@ -501,7 +501,7 @@ ToolResult diff_tool(const ToolContext& ctx, const ToolArgs& args) {
     return Error{d.error()};
   }
   auto parsed =
-      report::parse_json(cli::diff_json_report(*d, (*files_a)[pick].path, (*files_b)[pick].path));
+      report::parse_json(report::diff_json(*d, (*files_a)[pick].path, (*files_b)[pick].path));
   if (!parsed || !parsed->is_object()) {
     return Error{"internal: the diff did not serialise"};
   }

@@ -4,9 +4,9 @@
 // repairs invalid UTF-8.
 #include "mcp/tools.h"
 
-#include "tlparse/report/diff_json.h"
 #include "tlparse/answers/run_diff.h"
 #include "tlparse/answers/run_facts.h"
+#include "tlparse/report/diff_json.h"
 
 #include <chrono>
 #include <cmath>

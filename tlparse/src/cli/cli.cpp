@@ -58,6 +58,7 @@ constexpr const char* kHelp =
     "       tlparse query <SOURCE> <SQL> [--format F]          SQL over the index (--list: views)\n"
     "       tlparse check <SOURCE> [LIMITS] [--baseline OLD]   CI gate: exit 1 on a violation\n"
     "       tlparse diff <A> <B> [--format json|--html OUT]    what changed between two runs\n"
+    "       tlparse mcp <SOURCE> [--compare OTHER]             MCP server for agents (stdio)\n"
     "       tlparse run [OPTIONS] -- <CMD> [ARGS]...           run CMD with TORCH_TRACE, report\n\n"
     "Arguments:\n"
     "  <PATH>  A log file (plain or gzip-compressed), or a folder (its newest *.log or *.log.gz\n"
@@ -565,6 +566,9 @@ int run(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "diff") == 0) {
     return run_diff_command(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "mcp") == 0) {
+    return run_mcp_command(argc - 1, argv + 1);
   }
   if (argc > 1 && std::strcmp(argv[1], "run") == 0) {
     return run_run_command(argc - 1, argv + 1);

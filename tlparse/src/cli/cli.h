@@ -1,5 +1,5 @@
 // The tlparse command line: the tlparse 0.4.3 interface (PATH, -o/--out, --overwrite, --latest,
-// --strict, ...) plus the `index`, `render`, `query`, `check`, `diff` and `run` subcommands.
+// --strict, ...) plus the `index`, `render`, `query`, `check`, `diff`, `mcp` and `run` subcommands.
 // Returns the process exit code.
 #pragma once
 

@@ -57,21 +57,6 @@ Result<fs::path> make_temp_dir() {
   return fs::path(templ);
 }
 
-// Length of the valid UTF-8 sequence at s[i], 0 when invalid.
-size_t utf8_length(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2)) {
-    return 0;
-  }
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) {
-      return 0;
-    }
-  }
-  return n;
-}
-
 } // namespace
 
 const std::atomic<bool>& interrupted() {
@@ -80,21 +65,6 @@ const std::atomic<bool>& interrupted() {
 
 std::string printable(std::string_view text) {
   return text::terminal_safe(text); // the one escaping rule for terminals (docs/SECURITY.md)
-}
-
-std::string valid_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    if (const size_t n = utf8_length(text, i); n == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(text.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
 }
 
 Result<std::unique_ptr<IndexSource>> IndexSource::open(const fs::path& path) {

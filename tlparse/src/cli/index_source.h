@@ -39,7 +39,5 @@ const std::atomic<bool>& interrupted();
 // A value of a log or an index made printable on a terminal: text::terminal_safe() (control
 // bytes, newlines included, and invalid UTF-8 become visible escapes).
 std::string printable(std::string_view text);
-// The text with each byte of invalid UTF-8 replaced by U+FFFD (JSON output must be UTF-8).
-std::string valid_utf8(std::string_view text);
 
 } // namespace tlparse::cli

@@ -4,6 +4,7 @@
 
 #include "cli/index_source.h"
 #include "tlparse/report/serde_json.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -190,7 +191,7 @@ void json_value(std::string& out, const index::QueryValue& v) {
     }
     return;
   case index::QueryValue::Type::text:
-    report::write_json_string(out, valid_utf8(v.bytes));
+    report::write_json_string(out, text::valid_utf8(v.bytes));
     return;
   case index::QueryValue::Type::blob: {
     static const char* digits = "0123456789abcdef";

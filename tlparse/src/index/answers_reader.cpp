@@ -4,6 +4,9 @@
 #include "index/reader_core.h"
 #include "tlparse/index/index_reader.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace tlparse::index {
 
 using namespace detail;
@@ -142,11 +145,17 @@ AnswersReader::query(const std::string& sql,
   sqlite3* db = core_->db.get();
   struct Guard {
     sqlite3* db;
+    int length_limit;
     ~Guard() {
       sqlite3_set_authorizer(db, nullptr, nullptr);
       sqlite3_progress_handler(db, 0, nullptr, nullptr);
+      sqlite3_limit(db, SQLITE_LIMIT_LENGTH, length_limit);
     }
-  } guard{db};
+  } guard{db, sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)};
+  if (options.max_value_bytes > 0) {
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH,
+                  static_cast<int>(std::min<int64_t>(options.max_value_bytes, INT32_MAX)));
+  }
   sqlite3_set_authorizer(db, query_authorizer, nullptr);
   if (options.cancel != nullptr) {
     sqlite3_progress_handler(db, 10000, query_progress,

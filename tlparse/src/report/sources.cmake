@@ -8,6 +8,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/highlight/python_lexer.cpp
   src/report/answers_sections.cpp
   src/report/artifact_pages.cpp
+  src/report/diff_json.cpp
   src/report/diff_page.cpp
   src/report/export_report.cpp
   src/report/flame_chart.cpp

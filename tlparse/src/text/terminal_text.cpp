@@ -103,4 +103,21 @@ std::string terminal_safe_lines(std::string_view text) {
   return escape(text, true);
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    uint32_t cp = 0;
+    const size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : utf8_sequence(text, i, cp);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD"; // U+FFFD
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 } // namespace tlparse::text

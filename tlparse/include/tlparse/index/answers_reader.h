@@ -46,6 +46,10 @@ struct QueryValue {
 struct QueryOptions {
   // Set from another thread (Ctrl-C) to stop a running query with an error.
   const std::atomic<bool>* cancel = nullptr;
+  // When positive, the longest string or blob the statement may read or make (SQLite's
+  // SQLITE_LIMIT_LENGTH for this query): bounds what one query of an agent (`tlparse mcp`) can
+  // allocate, e.g. zeroblob(1e9). Longer values fail the query ("string or blob too big").
+  int64_t max_value_bytes = 0;
 };
 
 // One event that logged a payload matching a search (a payload may be logged many times).

@@ -20,4 +20,7 @@ std::string terminal_safe(std::string_view text);
 // already escaped with terminal_safe() (a log's newline never reaches this far unescaped).
 std::string terminal_safe_lines(std::string_view text);
 
+// The text with each byte of invalid UTF-8 replaced by U+FFFD (JSON output must be UTF-8).
+std::string valid_utf8(std::string_view text);
+
 } // namespace tlparse::text

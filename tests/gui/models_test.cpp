@@ -240,6 +240,16 @@ TEST_CASE("graph-break model shows distinct breaks with their compiles, no rank 
         "Data-dependent branching");
   CHECK(model.index(0, GraphBreakModel::RankColumn).data().toString().isEmpty());
   CHECK(model.index(0, 0).data(GraphBreakModel::CompileIdRole).toLongLong() == -1);
+  CHECK(model.index(0, GraphBreakModel::IdColumn).data().toString().isEmpty());
+  // PyTorch 2.11's stable id shows in its column, its docs page in the tooltip and a role.
+  multi.stableId = QStringLiteral("gb0170");
+  multi.docsUrl = QStringLiteral("https://example.org/gb/gb0170.html");
+  model.setRows({multi});
+  CHECK(model.index(0, GraphBreakModel::IdColumn).data().toString() == "gb0170");
+  CHECK(shownTip(model.index(0, GraphBreakModel::IdColumn).data(Qt::ToolTipRole)) ==
+        "https://example.org/gb/gb0170.html");
+  CHECK(model.index(0, 0).data(GraphBreakModel::DocsUrlRole).toString() ==
+        "https://example.org/gb/gb0170.html");
   CHECK(checked.problems().isEmpty());
 }
 

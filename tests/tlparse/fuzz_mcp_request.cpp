@@ -5,6 +5,7 @@
 // graph (mcp/tools.h): never a crash, and what they return comes from the text.
 #include "mcp/json_rpc.h"
 #include "mcp/tools.h"
+#include "tlparse/answers/graph_break_id.h"
 #include "tlparse/report/serde_json.h"
 
 #include <cstdint>
@@ -54,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     one_line(text.substr(pos, nl - pos));
     pos = nl + 1;
   }
-  const auto id = tlparse::mcp::graph_break_id(text);
+  const auto id = tlparse::answers::graph_break_id(text);
   check(id.docs_url.size() <= text.size() && (id.id.empty() || id.id.rfind("gb", 0) == 0),
         "a graph break id not from the text");
   for (const auto& node : tlparse::mcp::parse_fx_graph(text)) {

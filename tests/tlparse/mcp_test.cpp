@@ -5,6 +5,7 @@
 #include "mcp/json_rpc.h"
 #include "mcp/tools.h"
 #include "support/test_paths.h"
+#include "tlparse/answers/graph_break_id.h"
 #include "tlparse/report/serde_json.h"
 
 #include <catch2/catch.hpp>
@@ -376,12 +377,12 @@ TEST_CASE("mcp message classification", "[tlparse][mcp]") {
 }
 
 TEST_CASE("mcp graph break ids and FX graph nodes from text", "[tlparse][mcp]") {
-  const auto id = tlparse::mcp::graph_break_id(
+  const auto id = tlparse::answers::graph_break_id(
       "Reason\n For more details about this graph break, please visit: "
       "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0124.html\n");
   CHECK(id.id == "gb0124");
   CHECK(id.docs_url == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0124.html");
-  CHECK(tlparse::mcp::graph_break_id("no link here http://x/gbx").id.empty());
+  CHECK(tlparse::answers::graph_break_id("no link here http://x/gbx").id.empty());
 
   const auto nodes = tlparse::mcp::parse_fx_graph(
       "class GraphModule(torch.nn.Module):\n"

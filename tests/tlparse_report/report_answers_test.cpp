@@ -187,11 +187,69 @@ TEST_CASE("the recompilation explorer lists a frame's compiles with their reason
                   "torch._dynamo.config.recompile_limit if the variants are few and expected.</td>"
                   "</tr>\n</table>\n<h2 id=\"graph-breaks\">") != std::string::npos);
   // The graph break's user stack is folded the same way.
-  CHECK(
-      page.find("<tr><td>1</td><td><code>/x/m.py:10</code></td><td><pre>print</pre><details>"
-                "<summary>user stack</summary><pre>  File &quot;/x/m.py&quot;, line 10, in f\n"
-                "    print(x)</pre></details></td><td><a href=\"#[0/3]\">[0/3]</a></td></tr>\n") !=
-      std::string::npos);
+  CHECK(page.find(
+            "<tr><td>1</td><td></td><td><code>/x/m.py:10</code></td><td><pre>print</pre><details>"
+            "<summary>user stack</summary><pre>  File &quot;/x/m.py&quot;, line 10, in f\n"
+            "    print(x)</pre></details></td><td><a href=\"#[0/3]\">[0/3]</a></td></tr>\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("graph breaks are grouped by PyTorch's stable id, linking its docs page",
+          "[tlparse][answers]") {
+  test_support::TempDir tmp;
+  const auto cid = [](int frame_compile) {
+    return R"J("frame_id": 0, "frame_compile_id": )J" + std::to_string(frame_compile) +
+           R"J(, "attempt": 0)J";
+  };
+  const auto gb = [&](int fc, const std::string& where, const std::string& reason) {
+    return with_payload(
+        R"J({"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, )J" + cid(fc),
+        "Graph break in user code at " + where + "\nGraph Break Reason: " + reason +
+            "\nUser code traceback:\n  File \"/x/m.py\", line 10, in f");
+  };
+  const std::string site = "https://meta-pytorch.github.io/compile-graph-break-site/gb/";
+  std::string log;
+  // gb0170 at two places (three breaks), gb0007 once, one break without an id, and one whose
+  // only "link" is a javascript: URL (no id: only http(s) links count).
+  log += gb(0, "/x/m.py:10",
+            "Data-dependent branching\n For more details about this graph "
+            "break, please visit: " +
+                site + "gb0170.html");
+  log += gb(1, "/x/m.py:10",
+            "Data-dependent branching\n For more details about this graph "
+            "break, please visit: " +
+                site + "gb0170.html");
+  log += gb(2, "/x/m.py:20",
+            "Data-dependent branching\n For more details about this graph "
+            "break, please visit: " +
+                site + "gb0170.html");
+  log += gb(3, "/x/m.py:30", "Unsupported call\n please visit: " + site + "gb0007.html.");
+  log += gb(4, "/x/m.py:40", "print");
+  log += gb(5, "/x/m.py:50", "x please visit: javascript:alert(1)//gb0999");
+  for (int fc = 0; fc < 6; ++fc) {
+    log += glog(
+        R"J({"compilation_metrics": {"co_name": "f", "co_filename": "/x/m.py", "co_firstlineno": 4}, )J" +
+        cid(fc) + "}");
+  }
+  const fs::path path = tmp.path() / "gb.log";
+  std::ofstream(path, std::ios::binary) << log;
+  const std::string page = index_html_of(tmp, path);
+  CHECK(page.find("<table><tr><th>id</th><th>count</th><th>places</th></tr>\n"
+                  "<tr><td><a href=\"" +
+                  site +
+                  "gb0170.html\" rel=\"noopener noreferrer\">gb0170</a></td><td>3</td><td>2"
+                  "</td></tr>\n<tr><td><a href=\"" +
+                  site +
+                  "gb0007.html\" rel=\"noopener noreferrer\">gb0007</a></td><td>1</td><td>1"
+                  "</td></tr>\n</table>") != std::string::npos);
+  // Each distinct break names its id; the one without stays empty; a trailing dot is not part
+  // of the link.
+  CHECK(page.find("<tr><td>2</td><td><a href=\"" + site +
+                  "gb0170.html\" rel=\"noopener noreferrer\">gb0170</a></td><td><code>/x/m.py:10"
+                  "</code>") != std::string::npos);
+  CHECK(page.find("<tr><td>1</td><td></td><td><code>/x/m.py:40</code>") != std::string::npos);
+  CHECK(page.find("javascript:alert(1)//gb0999\"") == std::string::npos);
+  CHECK(page.find(">gb0999<") == std::string::npos);
 }
 
 TEST_CASE("the report's flame chart draws the shared layout's bars, labels escaped",

@@ -207,6 +207,10 @@ struct GraphBreakRow {
   QString reason;
   QString location; // "file:line" of the user's code, empty when the log did not say
   QString userStack;
+  // PyTorch 2.11's stable id of the kind of break ("gb0170") and the docs page the reason links;
+  // empty when the reason names none (answers::graph_break_id, the report's rule).
+  QString stableId;
+  QString docsUrl;
   qint64 count = 0;
   // The compiles it occurred in, as PyTorch prints them, each with the entry a request names
   // (-1 when the compile is not in the compile tree).

@@ -83,10 +83,18 @@ public:
 class GraphBreakModel : public RowTable<GraphBreakRow> {
   Q_OBJECT
 public:
-  enum Column { CountColumn, RankColumn, WhereColumn, ReasonColumn, CompilesColumn, ColumnCount };
-  // The entry of the first compile it occurred in (-1: none in the tree): what activating the
-  // row opens.
-  enum Role { CompileIdRole = Qt::UserRole + 1 };
+  enum Column {
+    CountColumn,
+    IdColumn,
+    RankColumn,
+    WhereColumn,
+    ReasonColumn,
+    CompilesColumn,
+    ColumnCount
+  };
+  // CompileIdRole: the entry of the first compile it occurred in (-1: none in the tree), what
+  // activating the row opens. DocsUrlRole: the docs page of its stable id (empty: none).
+  enum Role { CompileIdRole = Qt::UserRole + 1, DocsUrlRole };
   explicit GraphBreakModel(QObject* parent = nullptr);
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,

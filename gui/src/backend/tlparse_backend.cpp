@@ -15,6 +15,7 @@
 #include "gui/session_files.h"
 #include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/answers/compile_time_chart.h"
+#include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/recompile_explanation.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
@@ -504,6 +505,9 @@ public:
         row.location = userLocation(b.user_file, b.user_line);
         row.userStack = b.user_stack ? qs(*b.user_stack) : QString();
         row.count = b.count;
+        const auto stable = tlparse::answers::graph_break_id(b.reason);
+        row.stableId = qs(stable.id);
+        row.docsUrl = qs(stable.docs_url);
         // The view lists the compiles as PyTorch prints them, comma-separated (a compile id
         // holds no comma).
         for (const std::string_view id : splitCommas(b.compile_ids)) {

@@ -158,6 +158,9 @@ QVariant GraphBreakModel::data(const QModelIndex& index, int role) const {
   if (role == CompileIdRole) {
     return r.compiles.isEmpty() ? qint64(-1) : r.compiles.first().second;
   }
+  if (role == DocsUrlRole) {
+    return r.docsUrl;
+  }
   if (role == Qt::TextAlignmentRole && index.column() == CountColumn) {
     return int(Qt::AlignRight | Qt::AlignVCenter);
   }
@@ -168,6 +171,8 @@ QVariant GraphBreakModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
     case CountColumn:
       return r.count;
+    case IdColumn:
+      return role == Qt::ToolTipRole && !r.docsUrl.isEmpty() ? r.docsUrl : r.stableId;
     case RankColumn:
       // A log without ranks shows none rather than a sentinel.
       return r.rank < 0 ? QString() : QString::number(r.rank);
@@ -200,6 +205,8 @@ QVariant GraphBreakModel::headerData(int section, Qt::Orientation orientation, i
   switch (section) {
   case CountColumn:
     return tr("Count");
+  case IdColumn:
+    return tr("Id");
   case RankColumn:
     return tr("Rank");
   case WhereColumn:

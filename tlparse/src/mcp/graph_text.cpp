@@ -1,5 +1,4 @@
-// Minimal readings of two texts PyTorch logs, for `tlparse mcp`'s graph_breaks and graph tools:
-// a graph break reason's stable id and docs link, and the nodes of a printed FX graph. Both read
+// A minimal reading of a printed FX graph's nodes, for `tlparse mcp`'s graph tool. It reads
 // untrusted text byte by byte with no recursion; what does not match is skipped.
 #include "mcp/tools.h"
 
@@ -13,9 +12,6 @@ bool is_ident_start(char c) {
 }
 bool is_ident(char c) {
   return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
 }
 
 std::string_view trim(std::string_view s) {
@@ -135,39 +131,6 @@ std::pair<std::string, std::string> name_and_type(std::string_view param) {
 }
 
 } // namespace
-
-GraphBreakId graph_break_id(std::string_view reason) {
-  GraphBreakId out;
-  for (size_t at = reason.find("http"); at != std::string_view::npos;
-       at = reason.find("http", at + 4)) {
-    size_t end = at;
-    while (end < reason.size() && reason[end] > ' ' && reason[end] != '"' && reason[end] != '\'' &&
-           reason[end] != '<' && reason[end] != '>' && reason[end] != ')') {
-      ++end;
-    }
-    std::string_view url = reason.substr(at, end - at);
-    while (!url.empty() && (url.back() == '.' || url.back() == ',')) {
-      url.remove_suffix(1);
-    }
-    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) {
-      continue;
-    }
-    const size_t gb = url.rfind("/gb");
-    if (gb == std::string_view::npos) {
-      continue;
-    }
-    size_t d = gb + 3;
-    while (d < url.size() && is_digit(url[d])) {
-      ++d;
-    }
-    if (d - (gb + 3) >= 1 && d - (gb + 3) <= 8) {
-      out.id = std::string(url.substr(gb + 1, d - gb - 1));
-      out.docs_url = std::string(url);
-      return out;
-    }
-  }
-  return out;
-}
 
 std::vector<GraphNode> parse_fx_graph(std::string_view text) {
   std::vector<GraphNode> nodes;

@@ -4,6 +4,7 @@
 // repairs invalid UTF-8.
 #include "mcp/tools.h"
 
+#include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/run_diff.h"
 #include "tlparse/answers/run_facts.h"
 #include "tlparse/report/diff_json.h"
@@ -248,7 +249,7 @@ ToolResult graph_breaks_tool(const ToolContext& ctx, const ToolArgs& args) {
   // The stable id and docs link, read from the whole reason (before any cut).
   for (size_t r = 0; r < rows->rows.size(); ++r) {
     const auto& reason = rows->rows[r][1];
-    const GraphBreakId id = graph_break_id(reason.bytes);
+    const answers::GraphBreakId id = answers::graph_break_id(reason.bytes);
     JsonValue& o = list.items()[r];
     o.set("id", id.id.empty() ? JsonValue::null() : str(id.id));
     o.set("docs_url", id.docs_url.empty() ? JsonValue::null() : str(id.docs_url));

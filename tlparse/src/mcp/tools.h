@@ -77,14 +77,6 @@ constexpr size_t kMaxArtifactBytes = 1u << 20;
 constexpr int kQuerySeconds = 20;                 // a query running longer is stopped
 constexpr int64_t kMaxQueryValueBytes = 64 << 20; // the longest value a query may read or make
 
-// A PyTorch 2.11 graph break's stable id and docs link, found in its reason text ("For more
-// details about this graph break, please visit: https://.../gb/gb0170.html").
-struct GraphBreakId {
-  std::string id;       // gb0170; empty when the text names none
-  std::string docs_url; // the URL as written
-};
-GraphBreakId graph_break_id(std::string_view reason);
-
 // A printed FX graph's nodes (GraphModule.print_readable / the logged graphs), parsed minimally;
 // empty when the text does not look like one.
 struct GraphNode {

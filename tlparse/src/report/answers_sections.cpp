@@ -6,6 +6,7 @@
 #include "report/html_page.h"
 #include "tlparse/answers/artifact_explanation.h"
 #include "tlparse/answers/compile_time_chart.h"
+#include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/recompile_explanation.h"
 
 #include <algorithm>
@@ -37,6 +38,15 @@ void compile_link(std::string& out, const std::string& display) {
   esc(out, display);
   out += "\">";
   esc(out, display);
+  out += "</a>";
+}
+
+// A graph break id linking the docs page its reason names (an http(s) URL, escaped).
+void docs_link(std::string& out, const std::string& id, const std::string& url) {
+  out += "<a href=\"";
+  esc(out, url);
+  out += "\" rel=\"noopener noreferrer\">";
+  esc(out, id);
   out += "</a>";
 }
 
@@ -181,13 +191,51 @@ void graph_break_summary(RenderContext& ctx, std::string& page) {
   for (const auto& b : breaks) {
     total += b.count;
   }
+  // PyTorch 2.11 names each kind of break with a stable id (gb0170) and a docs page: the kinds,
+  // most frequent first, above the distinct breaks.
+  std::vector<answers::GraphBreakId> ids;
+  ids.reserve(breaks.size());
+  struct Kind {
+    std::string docs_url;
+    int64_t places = 0, count = 0;
+  };
+  std::map<std::string, Kind> kinds;
+  for (const auto& b : breaks) {
+    ids.push_back(answers::graph_break_id(b.reason));
+    if (!ids.back().id.empty()) {
+      Kind& k = kinds[ids.back().id];
+      k.docs_url = ids.back().docs_url;
+      ++k.places;
+      k.count += b.count;
+    }
+  }
   page += "<p>" + std::to_string(breaks.size()) + " distinct graph break(s), " +
           std::to_string(total) +
           " in all, most frequent first. Each splits the compiled "
-          "region in two; fix the first ones to get the largest graphs.</p>\n"
-          "<table><tr><th>count</th><th>where</th><th>reason</th><th>in compiles</th></tr>\n";
-  for (const auto& b : breaks) {
-    page += "<tr><td>" + std::to_string(b.count) + "</td><td><code>";
+          "region in two; fix the first ones to get the largest graphs.</p>\n";
+  if (!kinds.empty()) {
+    std::vector<std::pair<std::string, Kind>> by_count(kinds.begin(), kinds.end());
+    std::stable_sort(by_count.begin(), by_count.end(),
+                     [](const auto& x, const auto& y) { return x.second.count > y.second.count; });
+    page += "<p>By PyTorch's stable graph-break id (each links its docs page):</p>\n"
+            "<table><tr><th>id</th><th>count</th><th>places</th></tr>\n";
+    for (const auto& [id, k] : by_count) {
+      page += "<tr><td>";
+      docs_link(page, id, k.docs_url);
+      page += "</td><td>" + std::to_string(k.count) + "</td><td>" + std::to_string(k.places) +
+              "</td></tr>\n";
+    }
+    page += "</table>\n";
+  }
+  page += "<table><tr><th>count</th><th>id</th><th>where</th><th>reason</th><th>in "
+          "compiles</th></tr>\n";
+  for (std::size_t i = 0; i < breaks.size(); ++i) {
+    const auto& b = breaks[i];
+    page += "<tr><td>" + std::to_string(b.count) + "</td><td>";
+    if (!ids[i].id.empty()) {
+      docs_link(page, ids[i].id, ids[i].docs_url);
+    }
+    page += "</td><td><code>";
     esc(page, location(b.user_file, b.user_line));
     page += "</code></td><td><pre>";
     esc(page, b.reason);

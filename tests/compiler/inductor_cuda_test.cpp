@@ -291,6 +291,16 @@ TEST_CASE("cuda codegen: every family of ops on the GPU equals eager on the host
   CHECK_THROWS_AS(cf(gpu(weight), gpu(bad)), UserError);
 }
 
+TEST_CASE("cuda codegen: a reduction over nothing (a 0-dim input) is stored, argmax's 0 included",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  const Tensor a = Tensor::from_values({-1.61018324}, {});
+  const Tensor b = Tensor::from_values({0.0381979384}, {});
+  check_gpu([](const Tensor& x, const Tensor& y) { return sum(mul(x, y)); }, a, b);
+  check_gpu([](const Tensor& x) { return add(amax(x, {}), to_dtype(argmax(x), DType::Float32)); },
+            a);
+}
+
 TEST_CASE("cuda codegen: a training forward's bad index is reported once its backward is queued",
           "[inductor][cuda][gpu]") {
   REQUIRE_GPU();

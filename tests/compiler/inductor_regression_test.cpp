@@ -180,3 +180,20 @@ TEST_CASE("ops refuse the dtypes PyTorch refuses, eagerly and in capture",
   auto cs = compile([](const Tensor& x) { return sub(x, x); }, {.arg_names = {"x"}});
   CHECK(refused([&] { return cs(b); }, "sub"));
 }
+
+TEST_CASE("the sum of a product of two 0-dim inputs is compiled right (seeds 376 and 642)",
+          "[compiler][inductor][regression]") {
+  const Tensor a = Tensor::from_values({-1.61018324}, {});
+  const Tensor b = Tensor::from_values({0.0381979384}, {});
+  auto f = [](const Tensor& x, const Tensor& y) { return sum(mul(x, y)); };
+  const double want = -1.61018324 * 0.0381979384;
+  CHECK(f(a, b).to_vector()[0] == Approx(want).epsilon(1e-6));
+  auto cf = compile(f, {.arg_names = {"x", "y"}});
+  CHECK(cf(a, b).to_vector()[0] == Approx(want).epsilon(1e-6));
+  // The straight-line kernel stored nothing (it computed the product and dropped it): every
+  // reduction over nothing is stored, amax's value and argmax's position 0 included.
+  auto cg =
+      compile([](const Tensor& x) { return add(amax(x, {}), to_dtype(argmax(x), DType::Float32)); },
+              {.arg_names = {"x"}});
+  CHECK(cg(a).to_vector()[0] == Approx(-1.61018324).epsilon(1e-6));
+}

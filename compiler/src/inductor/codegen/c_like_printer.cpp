@@ -175,8 +175,9 @@ void CLikePrinter::straight_line(const LoopStage& st) {
   for (const FusedNode& n : st.nodes) {
     const Buffer& b = ir_.buffer(n.buffer);
     const LoopValue v = run_body(b, *this, n.index, n.rindex);
-    if (b.kind == BufferKind::Reduction) {
-      store(b.id, b.layout.index(n.index), v); // a reduction over nothing
+    if (b.kind == BufferKind::Reduction) { // a reduction over nothing: its one element
+      store(b.id, b.layout.index(n.index),
+            b.reduction == ReductionType::argmax ? constant(0.0, DType::Int64) : v);
     }
   }
 }

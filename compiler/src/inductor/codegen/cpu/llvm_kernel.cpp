@@ -750,11 +750,11 @@ private:
   }
 
   void emit_pointwise() {
+    // Every stage is straight-line; emit_stage also stores a reduction over nothing (the sum of
+    // a 0-dim tensor), which a bare run_body would compute and drop.
     auto body = [&] {
       for (const LoopStage& s : k_.stages) {
-        for (const FusedNode& n : s.nodes) {
-          run_body(ir_.buffer(n.buffer), *this, n.index, n.rindex);
-        }
+        emit_stage(s);
       }
     };
     if (k_.outer.empty()) {

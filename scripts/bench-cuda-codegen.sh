@@ -2,6 +2,7 @@
 # Prints the GPU code generator's figures (issue 13) beside PyTorch 2.11's torch.compile on the
 # same ops and sizes, measured in one run on the GPU machine:
 #   scripts/bench-cuda-codegen.sh [path/to/bench_cuda_codegen] [--quick] [--rounds=N]
+#                                 [--only=sweep]
 # Runs bench_cuda_codegen and scripts/bench_cuda_codegen_torch.py in turn, N rounds (3 unless
 # told): ours, PyTorch's, ours, PyTorch's, ... so that both sides see the same machine states.
 # Each process times every figure with CUDA events over back-to-back calls (the median of its
@@ -11,10 +12,12 @@ set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 bench="build/release/tests/compiler/bench_cuda_codegen"
 quick=""
+only=""
 rounds=3
 for arg in "$@"; do
   case "$arg" in
   --quick) quick="--quick" ;;
+  --only=sweep) only="--only=sweep" ;;
   --rounds=*) rounds="${arg#--rounds=}" ;;
   -h | --help)
     sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
@@ -38,9 +41,9 @@ trap 'rm -rf "$work"' EXIT
 status=0
 for r in $(seq 1 "$rounds"); do
   echo "== round $r of $rounds: bench_cuda_codegen"
-  "$bench" $quick | tee "$work/ours.$r" || status=1
+  "$bench" $quick $only | tee "$work/ours.$r" || status=1
   echo "== round $r of $rounds: PyTorch torch.compile"
-  env -u TORCH_TRACE PYTHONUNBUFFERED=1 python3 "$here/bench_cuda_codegen_torch.py" $quick |
+  env -u TORCH_TRACE PYTHONUNBUFFERED=1 python3 "$here/bench_cuda_codegen_torch.py" $quick $only |
     tee "$work/theirs.$r" || status=1
   # Later rounds trace nothing: the first round's trace holds every graph.
   unset TORCH_TRACE
@@ -90,6 +93,17 @@ rows = [
     ("20-kernel graph, reduce-overhead: wall us/call", "twenty_graph_wall_us", True),
 ]
 
+# The shape sweep's rows (issue 31) come from the keys themselves, in the order printed.
+sweep_keys = []
+for side in ours + theirs:
+    for k in side:
+        k = k[len("torch_"):] if k.startswith("torch_") else k
+        if k.startswith("sweep_") and k.endswith("_us") and k not in sweep_keys:
+            sweep_keys.append(k)
+for k in sweep_keys:
+    rows.append((k[len("sweep_"):-len("_us")] + " (us)", k, True))
+    rows.append(("  % of the copy's bandwidth", k[:-len("_us")] + "_pct_of_copy", False))
+
 
 def summary(values, fmt):
     if not values:
@@ -104,6 +118,8 @@ for name, key, timed in rows:
     o = [r[key] for r in ours if key in r]
     t = [r["torch_" + key.replace("_tuned", "")] for r in theirs
          if "torch_" + key.replace("_tuned", "") in r]
+    if not o and not t:
+        continue  # a figure neither side ran (--only)
     ratios = []
     if timed:
         for ro, rt in zip(ours, theirs):

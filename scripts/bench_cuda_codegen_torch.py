@@ -72,6 +72,10 @@ def main():
     result("copy_gbps", copy_gbps)
     del src, dst
 
+    if "--only=sweep" in sys.argv:
+        sweep(reps, copy_gbps)
+        return
+
     def report(key, nbytes, us):
         result(f"{key}_us", us)
         result(f"{key}_pct_of_copy", 100.0 * nbytes / (us * 1e3) / copy_gbps)
@@ -162,6 +166,86 @@ def main():
     host, wall = call_us(lambda: graphs(x), 16)
     result("twenty_graph_us", host)
     result("twenty_graph_wall_us", wall)
+
+    sweep(reps, copy_gbps)
+
+
+def chain12(x, r, c):
+    """The sweep's dozen-op chain, as bench_cuda_codegen's chain12 spells it."""
+    t = x * r
+    t = t + c
+    t = t - x * 0.5
+    t = torch.relu(t)
+    t = torch.abs(t - r)
+    t = torch.where(t > 0.5, t, c)
+    t = t * x
+    t = torch.sigmoid(t)
+    return t + r * c
+
+
+def chain8(a, b):
+    x = a * b
+    x = x + a
+    x = x - b
+    x = torch.relu(x)
+    x = torch.abs(x)
+    x = torch.where(x > 0.5, x, b)
+    return x * a
+
+
+def sweep(reps, copy_gbps):
+    """The shape sweep (issue 31): the rows of bench_cuda_codegen's sweep group, same keys, shapes
+    and byte counts; each compiled statically (one graph per shape, as ours)."""
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.recompile_limit = 256
+
+    def compiled(fn):
+        return torch.compile(fn, dynamic=False)
+
+    def row(key, nbytes, fn, *args):
+        try:
+            us = gpu_us(lambda: fn(*args), reps)
+        except Exception as e:  # a failed row leaves the others
+            print(f"{key} n/a: {e}", flush=True)
+            return
+        result(f"{key}_us", us)
+        result(f"{key}_pct_of_copy", 100.0 * nbytes / (us * 1e3) / copy_gbps)
+
+    def chain_row(key, xs, rs, cs):
+        x, r, c = wave(xs, 1), wave(rs, 2), wave(cs, 3)
+        row(key, 2.0 * x.numel() * 4, compiled(chain12), x, r, c)
+
+    chain_row("sweep_bcast1d_odd", [33554467], [1], [1])
+    chain_row("sweep_bcast2d_odd", [8191, 4097], [4097], [8191, 1])
+    chain_row("sweep_bcast2d_prime", [4093, 8191], [8191], [4093, 1])
+    chain_row("sweep_bcast2d_w7", [4793491, 7], [7], [4793491, 1])
+    chain_row("sweep_bcast3d_odd", [127, 511, 517], [517], [127, 1, 1])
+    a, b = wave([5793, 5793], 4), wave([5793, 5793], 5)
+    row("sweep_transposed", 3.0 * a.numel() * 4, compiled(lambda p, q: chain8(p.t(), q)), a, b)
+    del a, b
+    a = wave([8192, 4099], 6)
+    row("sweep_sliced", 2.0 * 8192 * 4097 * 4,
+        compiled(lambda p: torch.relu(p[:, 1:4098] * 2.0 + 1.0)), a)
+    a = wave([8192, 4097], 7)
+    row("sweep_sum_inner", a.numel() * 4.0, compiled(lambda p: torch.sum(p, 1)), a)
+    a = wave([8192, 4097], 8)
+    row("sweep_sum_outer", a.numel() * 4.0, compiled(lambda p: torch.sum(p, 0)), a)
+    a = wave([33554467], 9)
+    row("sweep_sum_all", a.numel() * 4.0, compiled(lambda p: torch.sum(p)), a)
+    a, r = wave([8191, 4097], 10).half(), wave([4097], 11)
+    row("sweep_mixed_f16_f32", a.numel() * 6.0, compiled(lambda p, q: torch.relu(p * q + q)), a, r)
+    a = wave([8192, 4097], 12).bfloat16()
+    row("sweep_softmax_bf16_w4097", 2.0 * a.numel() * 2,
+        compiled(lambda p: torch.softmax(p, -1)), a)
+    del a, r
+    for w in (7, 129, 1000, 4097, 65537):
+        n = (32 << 20) // w
+        a = wave([n, w], 13)
+        row(f"sweep_softmax_w{w}", 2.0 * a.numel() * 4, compiled(lambda p: torch.softmax(p, -1)),
+            a)
+        a, g, b = wave([n, w], 14), wave([w], 15), wave([w], 16)
+        row(f"sweep_layer_norm_w{w}", 2.0 * a.numel() * 4,
+            compiled(lambda p, q, s, w=w: torch.nn.functional.layer_norm(p, [w], q, s)), a, g, b)
 
 
 if __name__ == "__main__":

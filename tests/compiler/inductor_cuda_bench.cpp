@@ -157,12 +157,31 @@ double scaled_error(const Tensor& got, const Tensor& want) {
 // The groups of figures --only names.
 bool is_group(const std::string& name) {
   for (const char* g : {"pointwise", "softmax", "layer_norm", "mlp", "mlp_parts", "train_step",
-                        "reduce_overhead"}) {
+                        "reduce_overhead", "sweep"}) {
     if (name == g) {
       return true;
     }
   }
   return false;
+}
+
+// The sweep's pointwise chain (issue 31): a dozen ops over `x`, a row vector `r` and a column
+// vector `c` broadcast against it. scripts/bench_cuda_codegen_torch.py spells the same chain.
+Tensor chain12(const Tensor& x, const Tensor& r, const Tensor& c) {
+  Tensor t = mul(x, r);
+  t = add(t, c);
+  t = sub(t, mul(x, 0.5));
+  t = relu(t);
+  t = abs(sub(t, r));
+  t = where(gt(t, 0.5), t, c);
+  t = mul(t, x);
+  t = sigmoid(t);
+  return add(t, mul(r, c));
+}
+
+// A host tensor of `sizes` in `dtype`, moved to the GPU (eager kernels run on the host).
+Tensor gpu_wave_as(std::vector<std::int64_t> sizes, double seed, DType dtype) {
+  return to_dtype(inductor_test::wave(std::move(sizes), seed), dtype).to(Device::cuda(0));
 }
 
 } // namespace
@@ -182,7 +201,7 @@ int main(int argc, char** argv) {
                   "  --quick        fewer timed calls per group\n"
                   "  --only=GROUP   one group of figures (after the copy), to run under a\n"
                   "                 profiler: pointwise, softmax, layer_norm, mlp, mlp_parts,\n"
-                  "                 train_step, reduce_overhead\n");
+                  "                 train_step, reduce_overhead, sweep\n");
       return arg == "--help" ? 0 : 2;
     }
   }
@@ -413,6 +432,133 @@ int main(int argc, char** argv) {
     result("twenty_graph_us", g.host_us);
     result("twenty_plain_wall_us", p.wall_us);
     result("twenty_graph_wall_us", g.wall_us);
+  }
+  if (run_group("sweep")) {
+    // Shapes a user brings (issue 31): broadcasts in 1-3 dims at odd and prime widths,
+    // transposed and sliced inputs, reductions over each side, softmax and layer_norm from
+    // width 7 to 65,537, mixed precisions. Each row is one compiled function; bytes count each
+    // input read once and the output written once. A row that fails prints n/a; the others go on.
+    struct Row {
+      std::string key;
+      std::function<void()> setup; // compiles and makes inputs; sets `call` and `bytes`
+    };
+    std::function<void()> call;
+    double bytes = 0.0;
+    auto f32 = [](std::vector<std::int64_t> s, double seed) {
+      return gpu_wave(std::move(s), seed);
+    };
+    auto chain_row = [&](std::vector<std::int64_t> xs, std::vector<std::int64_t> rs,
+                         std::vector<std::int64_t> cs, const char* name) {
+      return [&call, &bytes, &f32, xs, rs, cs, name] {
+        const Tensor x = f32(xs, 1);
+        const Tensor r = f32(rs, 2);
+        const Tensor c = f32(cs, 3);
+        auto f = (compile(chain12, {.name = name}));
+        call = [f, x, r, c] { f(x, r, c); };
+        bytes = 2.0 * static_cast<double>(x.numel()) * 4;
+      };
+    };
+    std::vector<Row> rows = {
+        {"sweep_bcast1d_odd", chain_row({33554467}, {1}, {1}, "sweep_bcast1d_odd")},
+        {"sweep_bcast2d_odd", chain_row({8191, 4097}, {4097}, {8191, 1}, "sweep_bcast2d_odd")},
+        {"sweep_bcast2d_prime", chain_row({4093, 8191}, {8191}, {4093, 1}, "sweep_bcast2d_prime")},
+        {"sweep_bcast2d_w7", chain_row({4793491, 7}, {7}, {4793491, 1}, "sweep_bcast2d_w7")},
+        {"sweep_bcast3d_odd", chain_row({127, 511, 517}, {517}, {127, 1, 1}, "sweep_bcast3d_odd")},
+        {"sweep_transposed",
+         [&] {
+           const Tensor a = f32({5793, 5793}, 4);
+           const Tensor b = f32({5793, 5793}, 5);
+           auto f = (compile(
+               [](const Tensor& p, const Tensor& q) {
+                 return inductor_test::pointwise_chain(transpose(p, 0, 1), q);
+               },
+               {.name = "sweep_transposed"}));
+           call = [f, a, b] { f(a, b); };
+           bytes = 3.0 * static_cast<double>(a.numel()) * 4;
+         }},
+        {"sweep_sliced",
+         [&] {
+           const Tensor a = f32({8192, 4099}, 6);
+           auto f = (compile(
+               [](const Tensor& p) { return relu(add(mul(slice(p, 1, 1, 4098), 2.0), 1.0)); },
+               {.name = "sweep_sliced"}));
+           call = [f, a] { f(a); };
+           bytes = 2.0 * 8192 * 4097 * 4;
+         }},
+        {"sweep_sum_inner",
+         [&] {
+           const Tensor a = f32({8192, 4097}, 7);
+           auto f =
+               (compile([](const Tensor& p) { return sum(p, {1}); }, {.name = "sweep_sum_inner"}));
+           call = [f, a] { f(a); };
+           bytes = static_cast<double>(a.numel()) * 4;
+         }},
+        {"sweep_sum_outer",
+         [&] {
+           const Tensor a = f32({8192, 4097}, 8);
+           auto f =
+               (compile([](const Tensor& p) { return sum(p, {0}); }, {.name = "sweep_sum_outer"}));
+           call = [f, a] { f(a); };
+           bytes = static_cast<double>(a.numel()) * 4;
+         }},
+        {"sweep_sum_all",
+         [&] {
+           const Tensor a = f32({33554467}, 9);
+           auto f = (compile([](const Tensor& p) { return sum(p); }, {.name = "sweep_sum_all"}));
+           call = [f, a] { f(a); };
+           bytes = static_cast<double>(a.numel()) * 4;
+         }},
+        {"sweep_mixed_f16_f32",
+         [&] {
+           const Tensor a = gpu_wave_as({8191, 4097}, 10, DType::Float16);
+           const Tensor r = f32({4097}, 11);
+           auto f =
+               (compile([](const Tensor& p, const Tensor& q) { return relu(add(mul(p, q), q)); },
+                        {.name = "sweep_mixed_f16_f32"}));
+           call = [f, a, r] { f(a, r); };
+           bytes = static_cast<double>(a.numel()) * (2 + 4);
+         }},
+        {"sweep_softmax_bf16_w4097",
+         [&] {
+           const Tensor a = gpu_wave_as({8192, 4097}, 12, DType::BFloat16);
+           auto f = (compile([](const Tensor& p) { return softmax(p, -1); },
+                             {.name = "sweep_softmax_bf16"}));
+           call = [f, a] { f(a); };
+           bytes = 2.0 * static_cast<double>(a.numel()) * 2;
+         }},
+    };
+    for (std::int64_t w : {7, 129, 1000, 4097, 65537}) {
+      const std::int64_t n = (std::int64_t{32} << 20) / w;
+      const std::string sk = "sweep_softmax_w" + std::to_string(w);
+      const std::string lk = "sweep_layer_norm_w" + std::to_string(w);
+      rows.push_back({sk, [&, n, w, sk] {
+                        const Tensor a = f32({n, w}, 13);
+                        auto f =
+                            (compile([](const Tensor& p) { return softmax(p, -1); }, {.name = sk}));
+                        call = [f, a] { f(a); };
+                        bytes = 2.0 * static_cast<double>(a.numel()) * 4;
+                      }});
+      rows.push_back({lk, [&, n, w, lk] {
+                        const Tensor a = f32({n, w}, 14);
+                        const Tensor g = f32({w}, 15);
+                        const Tensor b = f32({w}, 16);
+                        auto f = (compile([w](const Tensor& p, const Tensor& q,
+                                              const Tensor& r) { return layer_norm(p, {w}, q, r); },
+                                          {.name = lk}));
+                        call = [f, a, g, b] { f(a, g, b); };
+                        bytes = 2.0 * static_cast<double>(a.numel()) * 4;
+                      }});
+    }
+    for (const Row& row : rows) {
+      try {
+        call = nullptr;
+        row.setup();
+        bandwidth(row.key.c_str(), row.key.c_str(), bytes, gpu_us(call, reps));
+      } catch (const std::exception& e) {
+        std::printf("%-44s n/a: %s\n", row.key.c_str(), e.what());
+      }
+      call = nullptr; // frees the inputs before the next row
+    }
   }
   return failed ? 1 : 0;
 }

@@ -104,9 +104,10 @@ TEST_CASE("cuda codegen: pointwise, reduction and fused kernels compile to PTX w
   CHECK(src.find("ts_base += ts_step") != std::string::npos); // grid-stride, unrolled
   CHECK(src.find("#pragma unroll") != std::string::npos);
   src = checked_source([](const Tensor& t) { return softmax(t, -1); }, x);
-  // One kernel: a max, then a sum, then the normalised row, each combined across the block.
-  CHECK(src.find("ts_block_reduce(acc0, TsMax()") != std::string::npos);
-  CHECK(src.find("ts_block_reduce(acc1, TsSum()") != std::string::npos);
+  // One kernel: a max, then a sum, then the normalised row, each combined across the warp
+  // that owns the row (rows of 33: a warp each).
+  CHECK(src.find("ts_lane_reduce(acc0, TsMax()") != std::string::npos);
+  CHECK(src.find("ts_lane_reduce(acc1, TsSum()") != std::string::npos);
   // A sum over dim 0: a column tile, threads along the contiguous outer index.
   src = checked_source([](const Tensor& t) { return sum(t, {0}); }, x);
   CHECK(src.find("ts_column_reduce(acc0, TsSum()") != std::string::npos);
@@ -117,7 +118,7 @@ TEST_CASE("cuda codegen: pointwise, reduction and fused kernels compile to PTX w
   const Tensor bias = wave({33}, 3);
   src = checked_source([&](const Tensor& t) { return layer_norm(t, {33}, w, bias); }, x);
   CHECK(src.find("__global__") == src.rfind("__global__"));
-  CHECK(src.find("ts_block_reduce(acc1, TsSum()") != std::string::npos);
+  CHECK(src.find("ts_lane_reduce(acc1, TsSum()") != std::string::npos);
   // A sum over dim 0: a column tile, threads along the contiguous outer index.
   src = checked_source([](const Tensor& t) { return sum(t, {0}); }, x);
   CHECK(src.find("ts_column_reduce(acc0, TsSum()") != std::string::npos);
@@ -139,6 +140,69 @@ TEST_CASE("cuda codegen: pointwise, reduction and fused kernels compile to PTX w
   mark_dynamic(x, 0);
   src = checked_source([](const Tensor& t) { return mul(t, 2.0); }, x);
   CHECK(src.find("const long long s0") != std::string::npos);
+}
+
+TEST_CASE("cuda codegen: 32-bit indices, a thread per short row, a long row split across blocks",
+          "[inductor][cuda]") {
+  REQUIRE_NVRTC();
+  if (inductor::kernel_compiler("cpu") == nullptr) {
+    TORCHSCOPE_SKIP("this build has no host code generator (LLVM) whose schedules to check");
+  }
+  // An odd-width broadcast: its index divides in 32 bits.
+  const Tensor x = wave({37, 19}, 1);
+  const Tensor row = wave({19}, 2);
+  const Tensor col = wave({37, 1}, 3);
+  auto bcast = [](const Tensor& a, const Tensor& r, const Tensor& c) {
+    return sigmoid(mul(add(mul(a, r), c), a));
+  };
+  std::string src = checked_source(bcast, x, row, col);
+  CHECK(src.find("const int x1 = (xindex % (19));") != std::string::npos);
+  CHECK(src.find("long long x1") == std::string::npos);
+  // sigmoid's pow(t, -1) is a correctly rounded reciprocal.
+  CHECK(src.find("powf(") == std::string::npos);
+  CHECK(src.find("= __frcp_rn(tmp") != std::string::npos);
+  // Rows of 7: a thread each, a sequential loop, no block reduction.
+  const Tensor narrow = wave({500, 7}, 4);
+  auto soft = [](const Tensor& t) { return softmax(t, -1); };
+  src = checked_source(soft, narrow);
+  CHECK(src.find("for (int rindex = 0; rindex < 7; ++rindex)") != std::string::npos);
+  CHECK(src.find("ts_block_reduce(acc") == std::string::npos);
+  // Its exp(x - max) stays in registers: the only store is the result.
+  CHECK(src.find("in_out_ptr0[") == std::string::npos);
+  // Rows of 129: a warp each, combined by shuffles; argmax too.
+  const Tensor mid = wave({300, 129}, 7);
+  src = checked_source(soft, mid);
+  CHECK(src.find("acc0 = ts_lane_reduce(acc0, TsMax()") != std::string::npos);
+  CHECK(src.find("if (ts_lane == 0) out_ptr0[") == std::string::npos); // rows of results only
+  auto arg = [](const Tensor& t) { return argmax(t, 1); };
+  src = checked_source(arg, mid);
+  CHECK(src.find("ts_warp_argmax(acc0, acc_index1);") != std::string::npos);
+  // A row of 2^17: 4 blocks, the last folding the partials.
+  const Tensor longrow = wave({131072}, 5);
+  auto total = [](const Tensor& t) { return add(sum(t), amax(t)); };
+  src = checked_source(total, longrow);
+  CHECK(src.find("atomicAdd(ts_counters + ts_x, 1u) == 4u - 1u") != std::string::npos);
+  CHECK(src.find("unsigned long long* __restrict__ ts_scratch") != std::string::npos);
+  if (!cuda::is_available()) {
+    return; // the sources compile; running them needs a GPU
+  }
+  check_gpu(bcast, x, row, col);
+  check_gpu(soft, narrow);
+  check_gpu([](const Tensor& t) { return layer_norm(t, {7}); }, narrow);
+  check_gpu(soft, mid);
+  check_gpu(arg, mid);
+  check_gpu([](const Tensor& t) { return layer_norm(t, {129}); }, mid);
+  check_gpu(total, longrow);
+  // Twice more: the counters were reset for the next launch.
+  auto cf = compile(total, {.backend = "inductor"});
+  const Tensor want = total(longrow);
+  for (int i = 0; i < 3; ++i) {
+    CHECK_CLOSE(cf(gpu(longrow)).to(Device::cpu()), want);
+  }
+  const Tensor rows3 = wave({3, 200000}, 6);
+  check_gpu([](const Tensor& t) { return mean(t, {1}); }, rows3);
+  check_gpu([](const Tensor& t) { return amin(t, {1}, true); }, rows3);
+  check_gpu([](const Tensor& t) { return argmax(t); }, longrow); // argmax is not split
 }
 
 TEST_CASE("cuda codegen: relu, layer_norm, softmax and addmm + GELU decomposed on the GPU run "

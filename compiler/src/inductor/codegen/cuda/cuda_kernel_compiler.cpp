@@ -55,6 +55,10 @@ struct KernelState {
   std::unique_ptr<cuda::Kernel> owned; // the module's kernel
   std::vector<std::pair<std::unique_ptr<cuda::Module>, std::unique_ptr<cuda::Kernel>>> tuned;
   std::once_flag tune_once;
+  // A split reduction's partials and per-row counters (KernelSource::parts), kept for the
+  // kernel's life: the counters are zero between launches (the last block resets its row's).
+  std::shared_ptr<Storage> split_scratch;
+  std::shared_ptr<Storage> split_counters;
 };
 
 // Which generated code a configuration runs: a persistent row's block and unroll are both part
@@ -108,6 +112,17 @@ Dims launch_dims(const KernelSource& src, const LaunchConfig& c,
     d.block.x = static_cast<unsigned>(c.block);
     return d;
   }
+  if (src.warp_rows) {
+    const std::int64_t rows = c.block / 32;
+    d.grid.x = static_cast<unsigned>(std::min((n + rows - 1) / rows, kMaxGrid));
+    d.block.x = static_cast<unsigned>(c.block);
+    return d;
+  }
+  if (src.thread_rows) {
+    d.grid.x = static_cast<unsigned>(std::min((n + c.block - 1) / c.block, kMaxGrid));
+    d.block.x = static_cast<unsigned>(c.block);
+    return d;
+  }
   if (src.column) {
     const std::int64_t tile = c.block;
     d.grid.x = static_cast<unsigned>(std::min((n + tile - 1) / tile, kMaxGrid));
@@ -115,7 +130,7 @@ Dims launch_dims(const KernelSource& src, const LaunchConfig& c,
     d.block.y = kColumnRows;
     return d;
   }
-  const std::int64_t r = row_length(src, symbols);
+  const std::int64_t r = row_length(src, symbols) / std::max(1, src.parts);
   int threads = c.block;
   if (threads == 0) {
     threads = 32;
@@ -123,7 +138,8 @@ Dims launch_dims(const KernelSource& src, const LaunchConfig& c,
       threads *= 2;
     }
   }
-  d.grid.x = static_cast<unsigned>(std::min(n, kMaxGrid));
+  // A split reduction's grid is exact: one block per row and part (split_parts() bounds it).
+  d.grid.x = static_cast<unsigned>(src.parts > 0 ? n * src.parts : std::min(n, kMaxGrid));
   d.block.x = static_cast<unsigned>(threads);
   return d;
 }
@@ -132,8 +148,14 @@ std::string grid_text(const KernelSource& src, const LaunchConfig& c) {
   if (src.shape == KernelShape::Pointwise) {
     return "ceil((" + src.xnumel.str() + ") / " + std::to_string(c.block * c.unroll) + ")";
   }
-  if (src.column) {
+  if (src.warp_rows) {
+    return "ceil((" + src.xnumel.str() + ") / " + std::to_string(c.block / 32) + ")";
+  }
+  if (src.column || src.thread_rows) {
     return "ceil((" + src.xnumel.str() + ") / " + std::to_string(c.block) + ")";
+  }
+  if (src.parts > 0) {
+    return "(" + src.xnumel.str() + ") * " + std::to_string(src.parts);
   }
   return src.xnumel.str();
 }
@@ -249,10 +271,18 @@ public:
         for (int unroll : {1, 2, 4, 8}) {
           st->variants[{0, unroll}] = generate_kernel(s, k, ir, {st->config.block, unroll}).text;
         }
-      } else if (autotune && st->source.persistent) {
+      } else if (autotune && st->source.persistent && !st->source.warp_rows) {
         for (const LaunchConfig& c : persistent_configs(row_length(st->source, {}))) {
           st->variants[code_key(st->source, c)] = generate_kernel(s, k, ir, c).text;
         }
+      }
+      if (st->source.parts > 0) {
+        const auto rows = static_cast<std::size_t>(st->source.xnumel.constant_value());
+        st->split_scratch = std::make_shared<Storage>(
+            rows * static_cast<std::size_t>(st->source.parts * st->source.accumulators) * 8,
+            ctx.device());
+        st->split_counters = std::make_shared<Storage>(rows * sizeof(unsigned), ctx.device());
+        device_memory::zero(ctx.device(), st->split_counters->data(), rows * sizeof(unsigned));
       }
       trace_info(*st);
       states_.push_back(std::move(st));
@@ -308,6 +338,12 @@ private:
     for (long long& v : syms) {
       params.push_back(&v);
     }
+    void* scratch = st.split_scratch ? st.split_scratch->data() : nullptr;
+    void* counters = st.split_counters ? st.split_counters->data() : nullptr;
+    if (st.source.parts > 0) {
+      params.push_back(&scratch);
+      params.push_back(&counters);
+    }
     kernel.launch(d.grid, d.block, 0, stream, params.data());
   }
 
@@ -315,8 +351,10 @@ private:
   KernelState& start(std::size_t k, void* const* args,
                      std::span<const std::int64_t> symbols) const {
     KernelState& st = *states_.at(k);
-    // A column tile's shape is fixed.
-    if (autotune_ && !st.source.column) {
+    // A column tile's shape is fixed, and so is a thread-per-row kernel's (its block only
+    // spreads rows).
+    if (autotune_ && !st.source.column && !st.source.thread_rows && !st.source.warp_rows &&
+        st.source.parts == 0) {
       std::call_once(st.tune_once, [&] { tune(st, args, symbols); });
     }
     run(st, *st.kernel, st.config, args, symbols, ctx_.current_stream());

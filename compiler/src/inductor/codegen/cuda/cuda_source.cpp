@@ -81,9 +81,10 @@ std::string init_text(ReductionType t, DType d) {
   return "0";
 }
 
-// "x1 = (xindex / (19)) % (7)" for each variable of a row-major nest over `sizes`.
+// "x1 = (xindex / (19)) % (7)" for each variable of a row-major nest over `sizes`, declared as
+// `type` (the kernel's index type, kernel_index_type()).
 std::vector<std::string> delinearized(char prefix, const std::string& linear,
-                                      const std::vector<Expr>& sizes) {
+                                      const std::vector<Expr>& sizes, const std::string& type) {
   std::vector<std::string> out;
   const std::size_t n = sizes.size();
   for (std::size_t d = 0; d < n; ++d) {
@@ -98,7 +99,7 @@ std::vector<std::string> delinearized(char prefix, const std::string& linear,
     if (d > 0) {
       v = "(" + v + " % (" + sizes[d].str() + "))";
     }
-    out.push_back("const long long " + std::string(1, prefix) + std::to_string(d) + " = " + v +
+    out.push_back("const " + type + " " + std::string(1, prefix) + std::to_string(d) + " = " + v +
                   ";");
   }
   return out;
@@ -288,7 +289,15 @@ public:
       e = a[0] + " / " + a[1];
       break;
     case LoopOp::pow:
-      e = fp ? "powf(" + a[0] + ", " + a[1] + ")" : "ts_int_pow(" + a[0] + ", " + a[1] + ")";
+      // A constant exponent of -1 (sigmoid's decomposition) or 2 is a reciprocal or a product,
+      // as exact as powf and a fraction of its cost; other exponents keep powf's special cases.
+      if (fp && a[1] == cuda_literal(-1.0, DType::Float32)) {
+        e = "__frcp_rn(" + a[0] + ")"; // IEEE's 1 / x, without the division's slow path
+      } else if (fp && a[1] == cuda_literal(2.0, DType::Float32)) {
+        e = a[0] + " * " + a[0];
+      } else {
+        e = fp ? "powf(" + a[0] + ", " + a[1] + ")" : "ts_int_pow(" + a[0] + ", " + a[1] + ")";
+      }
       break;
     case LoopOp::maximum:
       e = "ts_maximum(" + a[0] + ", " + a[1] + ")";
@@ -560,7 +569,8 @@ bool args_may_alias(const Schedule& s, const KernelPlan& k, const std::set<Buffe
 // stores of a result computed in place over another argument (a backward kernel's inputs
 // beside its in-place gradient), and read-only ones go through the non-coherent cache.
 std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan& k,
-                      const LoweredGraph& ir, const std::string& name, int max_threads) {
+                      const LoweredGraph& ir, const std::string& name, int max_threads,
+                      bool split) {
   const std::set<BufferId> aliased = aliased_args(s, k, p.rows_only());
   std::string out = "extern \"C\" __global__ void __launch_bounds__(" +
                     std::to_string(max_threads) + ") " + name + "(";
@@ -571,10 +581,42 @@ std::string signature(const CudaPrinter& p, const Schedule& s, const KernelPlan&
   for (std::size_t i = 0; i < ir.symbol_count; ++i) {
     out += ", const long long s" + std::to_string(i);
   }
+  if (split) {
+    out += ", unsigned long long* __restrict__ ts_scratch, unsigned int* __restrict__ ts_counters";
+  }
   return out + ")";
 }
 
-void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LaunchConfig& c, bool may_alias) {
+// The type of `k`'s loop indices and the variables computed from them: `int` when every size
+// is a constant and every index the kernel forms fits in 31 bits (no iteration space, and no
+// buffer it reads or writes, reaches 2^31 elements), else `long long`. A 64-bit division or
+// modulo by a constant is a call of dozens of instructions on the GPU, a 32-bit one a
+// multiply-high and a shift: a 2-D broadcast over an odd width spent more time delinearizing
+// its index than moving its data (issue 31). The loop counters stay 64-bit (they may step past
+// 2^31 before the bound check); only the values inside the bound are narrowed.
+std::string kernel_index_type(const KernelPlan& k, const LoweredGraph& ir) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 31;
+  auto fits = [&](const Expr& e) {
+    return e.is_constant() && e.constant_value() >= 0 && e.constant_value() < kLimit;
+  };
+  if (!fits(product(k.outer))) {
+    return "long long";
+  }
+  for (const LoopStage& st : k.stages) {
+    if (!fits(product(st.inner)) || !fits(product(k.outer) * product(st.inner))) {
+      return "long long";
+    }
+  }
+  for (const KernelArg& a : k.args) {
+    if (!fits(ir.buffer(a.buffer).layout.storage_extent())) {
+      return "long long";
+    }
+  }
+  return "int";
+}
+
+void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LaunchConfig& c, bool may_alias,
+                     const std::string& it) {
   const Expr xnumel = product(k.outer);
   const std::string u = std::to_string(c.unroll);
   p.line("const long long xnumel = " + xnumel.str() + ";");
@@ -589,9 +631,10 @@ void print_pointwise(CudaPrinter& p, const KernelPlan& k, const LaunchConfig& c,
   for (int pass = 0; pass < (may_alias ? 2 : 1); ++pass) {
     p.line("#pragma unroll");
     p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
-    p.line("const long long xindex = ts_base + (long long)ts_u * blockDim.x;");
-    p.open("if (xindex < xnumel)");
-    for (const std::string& d : delinearized('x', "xindex", k.outer)) {
+    p.line("const long long ts_x = ts_base + (long long)ts_u * blockDim.x;");
+    p.open("if (ts_x < xnumel)");
+    p.line("const " + it + " xindex = (" + it + ")ts_x;");
+    for (const std::string& d : delinearized('x', "xindex", k.outer, it)) {
       p.line(d);
     }
     if (pass == 0) {
@@ -680,8 +723,9 @@ using Accumulator = CLikePrinter::Accumulator;
 
 // One element of stage `st` (inside its loop, at rindex): its variables from rindex, then every
 // node's body, each reduction's value folded into this thread's accumulator.
-void accumulate_element(CudaPrinter& p, const LoopStage& st, const std::vector<Accumulator>& accs) {
-  for (const std::string& d : delinearized('r', "rindex", st.inner)) {
+void accumulate_element(CudaPrinter& p, const LoopStage& st, const std::vector<Accumulator>& accs,
+                        const std::string& it) {
+  for (const std::string& d : delinearized('r', "rindex", st.inner, it)) {
     p.line(d);
   }
   p.accumulate(st, accs);
@@ -707,18 +751,34 @@ void combine_accumulators(CudaPrinter& p, const std::vector<Accumulator>& accs,
              init_text(ReductionType::min, b.accumulate) + ");");
       break;
     case ReductionType::argmax:
-      p.line("ts_block_argmax(" + a.value + ", " + a.index + ");");
+      p.line(std::string(combine == "ts_lane_reduce" ? "ts_warp_argmax(" : "ts_block_argmax(") +
+             a.value + ", " + a.index + ");");
       break;
     }
   }
 }
 
+// A block per row, or with `warp_rows` a warp per row (blockDim.x / 32 rows a block, the lane
+// in place of the thread, warp shuffles in place of the block's shared memory).
 void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
-                     const LaunchConfig& c, std::vector<Expr>& rnumels, int persistent_block) {
+                     const LaunchConfig& c, std::vector<Expr>& rnumels, int persistent_block,
+                     const std::string& it, bool warp_rows) {
   const Expr xnumel = product(k.outer);
   p.line("const long long xnumel = " + xnumel.str() + ";");
-  p.open("for (long long xindex = blockIdx.x; xindex < xnumel; xindex += gridDim.x)");
-  for (const std::string& d : delinearized('x', "xindex", k.outer)) {
+  std::string lane = "threadIdx.x";
+  std::string combine = "ts_block_reduce";
+  if (warp_rows) {
+    p.line("const int ts_lane = threadIdx.x & 31;");
+    p.open("for (long long ts_x = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); "
+           "ts_x < xnumel; ts_x += (long long)gridDim.x * (blockDim.x >> 5))");
+    lane = "ts_lane";
+    combine = "ts_lane_reduce";
+    p.set_row_guard("ts_lane == 0");
+  } else {
+    p.open("for (long long ts_x = blockIdx.x; ts_x < xnumel; ts_x += gridDim.x)");
+  }
+  p.line("const " + it + " xindex = (" + it + ")ts_x;");
+  for (const std::string& d : delinearized('x', "xindex", k.outer, it)) {
     p.line(d);
   }
   int rounds = 0;
@@ -755,14 +815,14 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
       p.open("for (int ts_r = 0; ts_r < " + std::to_string(rounds) + "; ++ts_r)");
       p.line("#pragma unroll");
       p.open("for (int ts_u = 0; ts_u < " + u + "; ++ts_u)");
-      p.line("const long long rindex = threadIdx.x + (long long)(ts_r * " + u + " + ts_u) * " +
+      p.line("const " + it + " rindex = " + lane + " + (" + it + ")(ts_r * " + u + " + ts_u) * " +
              std::to_string(persistent_block) + ";");
     } else {
       p.open("for (long long ts_rbase = threadIdx.x; ts_rbase < " + rn +
              "; ts_rbase += (long long)blockDim.x * " + u + ")");
       p.line("#pragma unroll");
       p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
-      p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.x;");
+      p.line("const " + it + " rindex = (" + it + ")(ts_rbase + (long long)ts_ru * blockDim.x);");
     }
     // A persistent row that the rounds cover exactly needs no bound check: without it every
     // load of the rounds is issued at once (behind a branch each waited for the one before).
@@ -772,18 +832,204 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     if (!exact) {
       p.open("if (rindex < " + rn + ")");
     }
-    accumulate_element(p, st, accs);
+    accumulate_element(p, st, accs, it);
     if (!exact) {
       p.close();
     }
     p.close();
     p.close();
     p.set_row_level(true);
-    combine_accumulators(p, accs, ir, "ts_block_reduce");
+    combine_accumulators(p, accs, ir, combine);
     p.store_accumulators(accs);
   }
   p.set_row_level(false);
   p.close();
+}
+
+// The longest constant row a thread reduces alone (thread_rows()).
+constexpr std::int64_t kThreadRowMax = 32;
+
+// Whether every looping stage of `k` runs over the same constant row of at most kThreadRowMax
+// elements: one thread per row then reads it whole (a warp's 32 rows are contiguous memory, so
+// its loads share cache lines), with no block reduction. A block per row of 7 elements left 25
+// of its 32 threads idle and launched a block per row: softmax over 4.8M rows of 7 ran at 2% of
+// the copy's bandwidth (issue 31).
+bool thread_rows(const KernelPlan& k) {
+  std::optional<std::int64_t> row;
+  for (const LoopStage& st : k.stages) {
+    if (st.inner.empty()) {
+      continue;
+    }
+    const Expr r = product(st.inner);
+    if (!r.is_constant() || r.constant_value() > kThreadRowMax ||
+        (row && *row != r.constant_value())) {
+      return false;
+    }
+    row = r.constant_value();
+  }
+  return row.has_value();
+}
+
+// The longest constant row a warp reduces alone (warp_rows()).
+constexpr std::int64_t kWarpRowMax = 256;
+
+// Whether `k` is a persistent row (persistent_rows()) longer than a thread's row and at most
+// kWarpRowMax: a warp per row, 8 rows a block. A block of 32 threads per row of 129 elements
+// ran one warp per block, a quarter of the occupancy rows of that length need (issue 31).
+bool warp_rows(const KernelPlan& k) {
+  const std::optional<Expr> r = persistent_rows(k);
+  return r && r->constant_value() > kThreadRowMax && r->constant_value() <= kWarpRowMax;
+}
+
+// Threads along the rows: each thread runs its row's stages in order, a looping stage as a
+// sequential, unrolled loop into its own accumulators. The row's inputs are kept in register
+// arrays from the stage that reads them to the last (as a persistent row's are), and what only
+// later stages of the row read is never stored; every store is the thread's own (no guard).
+void print_thread_rows(CudaPrinter& p, const Schedule& s, std::size_t index, const KernelPlan& k,
+                       const LoweredGraph& ir, std::vector<Expr>& rnumels, const std::string& it) {
+  std::int64_t row = 0;
+  for (const LoopStage& st : k.stages) {
+    row = st.inner.empty() ? row : product(st.inner).constant_value();
+  }
+  p.line("const long long xnumel = " + product(k.outer).str() + ";");
+  p.open("for (long long ts_x = (long long)blockIdx.x * blockDim.x + threadIdx.x; ts_x < xnumel; "
+         "ts_x += (long long)gridDim.x * blockDim.x)");
+  p.line("const " + it + " xindex = (" + it + ")ts_x;");
+  for (const std::string& d : delinearized('x', "xindex", k.outer, it)) {
+    p.line(d);
+  }
+  p.set_row_guard("true");
+  p.set_row_cache(static_cast<int>(row), "rindex");
+  p.set_rows_only(rows_only(s, index, k, ir));
+  p.mark_declarations();
+  for (const LoopStage& st : k.stages) {
+    p.set_row_level(true);
+    if (st.inner.empty()) {
+      p.straight_line(st);
+      continue;
+    }
+    const std::vector<Accumulator> accs = p.declare_accumulators(st);
+    const Expr rnumel = product(st.inner);
+    rnumels.push_back(rnumel);
+    p.set_row_level(false);
+    p.line("#pragma unroll");
+    p.open("for (" + it + " rindex = 0; rindex < " + rnumel.str() + "; ++rindex)");
+    accumulate_element(p, st, accs, it);
+    p.close();
+    p.set_row_level(true);
+    p.store_accumulators(accs);
+  }
+  p.set_row_level(false);
+  p.close();
+}
+
+// The parts of each row of a split reduction (split_parts()): 0 when `k` is not one.
+// A row of millions of elements in one block used one of the GPU's 132 multiprocessors: a sum
+// over 33M elements ran at 1% of the copy's bandwidth (issue 31). Split, each row is reduced by
+// `parts` blocks into partials, and the last block to finish folds them (in a fixed order, so
+// the result does not depend on which block is last) and runs the row's epilogue.
+int split_parts(const KernelPlan& k, const LoweredGraph& ir) {
+  constexpr std::int64_t kMinRow = std::int64_t{1} << 16; // shorter rows fill a block well
+  constexpr std::int64_t kPerPart = std::int64_t{1} << 15;
+  constexpr std::int64_t kMaxParts = 1024;
+  constexpr std::int64_t kMaxBlocks = 4096; // rows x parts
+  const Expr xnumel = product(k.outer);
+  if (k.stages.empty() || k.stages[0].inner.empty() || !xnumel.is_constant() ||
+      xnumel.constant_value() < 1) {
+    return 0;
+  }
+  for (std::size_t i = 1; i < k.stages.size(); ++i) {
+    if (!k.stages[i].inner.empty()) {
+      return 0; // one looping stage, first: the later ones need the whole row's values
+    }
+  }
+  for (const FusedNode& n : k.stages[0].nodes) {
+    const Buffer& b = ir.buffer(n.buffer);
+    if (b.kind == BufferKind::Reduction && b.reduction == ReductionType::argmax) {
+      return 0;
+    }
+  }
+  const Expr rnumel = product(k.stages[0].inner);
+  if (!rnumel.is_constant() || rnumel.constant_value() < kMinRow) {
+    return 0;
+  }
+  const std::int64_t rows = xnumel.constant_value();
+  const std::int64_t parts =
+      std::min({kMaxParts, rnumel.constant_value() / kPerPart, kMaxBlocks / rows});
+  return parts >= 2 ? static_cast<int>(parts) : 0;
+}
+
+// One block per (row, part): the part's elements, a block reduction, the partial published to
+// ts_scratch (8 bytes a slot, row-major over rows, parts, accumulators) and counted in
+// ts_counters[row]; the block that counts last folds the row's partials, resets the counter for
+// the next launch, and stores the row's results and epilogue (thread 0).
+void print_split_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
+                           const LaunchConfig& c, std::vector<Expr>& rnumels, int parts,
+                           const std::string& it) {
+  const std::string np = std::to_string(parts);
+  p.line("const long long ts_x = blockIdx.x / " + np + ";");
+  p.line("const int ts_part = blockIdx.x % " + np + ";");
+  p.line("const " + it + " xindex = (" + it + ")ts_x;");
+  for (const std::string& d : delinearized('x', "xindex", k.outer, it)) {
+    p.line(d);
+  }
+  const LoopStage& st = k.stages[0];
+  p.set_row_level(true);
+  const std::vector<Accumulator> accs = p.declare_accumulators(st);
+  const Expr rnumel = product(st.inner);
+  rnumels.push_back(rnumel);
+  p.set_row_level(false);
+  const std::string u = std::to_string(c.unroll);
+  p.line("const long long rnumel0 = " + rnumel.str() + ";");
+  p.open("for (long long ts_rbase = (long long)ts_part * blockDim.x * " + u +
+         " + threadIdx.x; ts_rbase < rnumel0; ts_rbase += (long long)" + np + " * blockDim.x * " +
+         u + ")");
+  p.line("#pragma unroll");
+  p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
+  p.line("const " + it + " rindex = (" + it + ")(ts_rbase + (long long)ts_ru * blockDim.x);");
+  p.open("if (rindex < rnumel0)");
+  accumulate_element(p, st, accs, it);
+  p.close();
+  p.close();
+  p.close();
+  p.set_row_level(true);
+  combine_accumulators(p, accs, ir, "ts_block_reduce");
+  const std::string na = std::to_string(accs.size());
+  auto slot = [&](std::size_t a, const std::string& part) {
+    return "ts_scratch + (ts_x * " + np + " + " + part + ") * " + na + " + " + std::to_string(a);
+  };
+  p.line("__shared__ bool ts_last;");
+  p.open("if (threadIdx.x == 0)");
+  for (std::size_t a = 0; a < accs.size(); ++a) {
+    const std::string t = value_type(ir.buffer(accs[a].node->buffer).accumulate);
+    p.line("*(" + t + "*)(" + slot(a, "ts_part") + ") = " + accs[a].value + ";");
+  }
+  p.line("__threadfence();");
+  p.line("ts_last = atomicAdd(ts_counters + ts_x, 1u) == " + np + "u - 1u;");
+  p.close();
+  p.line("__syncthreads();");
+  p.open("if (ts_last)");
+  p.line("__threadfence();");
+  for (std::size_t a = 0; a < accs.size(); ++a) {
+    const Buffer& b = ir.buffer(accs[a].node->buffer);
+    const std::string t = value_type(b.accumulate);
+    const char* fold = b.reduction == ReductionType::sum   ? "TsSum()"
+                       : b.reduction == ReductionType::max ? "TsMax()"
+                                                           : "TsMin()";
+    p.line(accs[a].value + " = " + init_text(b.reduction, b.accumulate) + ";");
+    p.open("for (int ts_i = threadIdx.x; ts_i < " + np + "; ts_i += blockDim.x)");
+    p.line(accs[a].value + " = " + fold + "(" + accs[a].value + ", *(volatile " + t + "*)(" +
+           slot(a, "ts_i") + "));");
+    p.close();
+  }
+  combine_accumulators(p, accs, ir, "ts_block_reduce");
+  p.line("if (threadIdx.x == 0) ts_counters[ts_x] = 0u;");
+  p.store_accumulators(accs);
+  for (std::size_t i = 1; i < k.stages.size(); ++i) {
+    p.straight_line(k.stages[i]);
+  }
+  p.close();
+  p.set_row_level(false);
 }
 
 // Whether `k` reduces columns: one looping stage (the first; the others straight-line), no
@@ -827,13 +1073,14 @@ bool column_reduction(const KernelPlan& k, const LoweredGraph& ir) {
 constexpr int kColumnTile = 32;
 
 void print_column_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
-                            const LaunchConfig& c, std::vector<Expr>& rnumels) {
+                            const LaunchConfig& c, std::vector<Expr>& rnumels,
+                            const std::string& it) {
   p.line("const long long xnumel = " + product(k.outer).str() + ";");
   p.open("for (long long ts_xbase = (long long)blockIdx.x * blockDim.x; ts_xbase < xnumel; "
          "ts_xbase += (long long)gridDim.x * blockDim.x)");
-  p.line("const long long xindex = ts_xbase + threadIdx.x;");
-  p.line("const bool ts_xmask = xindex < xnumel;");
-  p.line("const long long x0 = xindex;");
+  p.line("const bool ts_xmask = ts_xbase + threadIdx.x < xnumel;");
+  p.line("const " + it + " xindex = (" + it + ")(ts_xbase + threadIdx.x);");
+  p.line("const " + it + " x0 = xindex;");
   p.set_row_guard("threadIdx.y == 0");
   const LoopStage& st = k.stages[0];
   p.set_row_level(true);
@@ -855,11 +1102,11 @@ void print_column_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGr
          u + ")");
   p.line("#pragma unroll");
   p.open("for (int ts_ru = 0; ts_ru < " + u + "; ++ts_ru)");
-  p.line("const long long rindex = ts_rbase + (long long)ts_ru * blockDim.y;");
+  p.line("const " + it + " rindex = (" + it + ")(ts_rbase + (long long)ts_ru * blockDim.y);");
   if (!exact) {
     p.open("if (ts_xmask && rindex < rnumel0)");
   }
-  accumulate_element(p, st, accs);
+  accumulate_element(p, st, accs, it);
   p.close();
   p.close();
   p.close();
@@ -895,8 +1142,9 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
   out.name = k.name;
   out.xnumel = product(k.outer);
   CudaPrinter p(k, ir);
+  const std::string it = kernel_index_type(k, ir);
   if (out.shape == KernelShape::Pointwise) {
-    print_pointwise(p, k, config, args_may_alias(s, k, {}));
+    print_pointwise(p, k, config, args_may_alias(s, k, {}), it);
   } else {
     // A column reduction reads across rows; otherwise a constant row short enough is
     // persistent: its block is fixed here (the rounds and the register arrays depend on it).
@@ -905,7 +1153,23 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
     if (column_reduction(k, ir)) {
       out.column = true;
       out.config.block = kColumnTile;
-      print_column_reduction(p, k, ir, out.config, out.rnumels);
+      print_column_reduction(p, k, ir, out.config, out.rnumels, it);
+    } else if (const int parts = split_parts(k, ir); parts > 0) {
+      out.parts = parts;
+      for (const FusedNode& n : k.stages[0].nodes) {
+        out.accumulators += ir.buffer(n.buffer).kind == BufferKind::Reduction ? 1 : 0;
+      }
+      print_split_reduction(p, k, ir, out.config, out.rnumels, parts, it);
+    } else if (thread_rows(k)) {
+      out.thread_rows = true;
+      out.config.block = kThreadRowBlock;
+      print_thread_rows(p, s, index, k, ir, out.rnumels, it);
+    } else if (warp_rows(k)) {
+      out.warp_rows = true;
+      out.persistent = true;
+      out.config.block = kWarpRowBlock;
+      persistent_block = 32;
+      p.set_rows_only(rows_only(s, index, k, ir));
     } else if (std::optional<Expr> r = persistent_rows(k)) {
       persistent_block =
           config.block > 0 ? config.block : row_block(r->constant_value(), config.unroll);
@@ -913,13 +1177,14 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
       out.persistent = true;
       p.set_rows_only(rows_only(s, index, k, ir));
     }
-    if (!out.column) {
-      print_reduction(p, k, ir, out.config, out.rnumels, persistent_block);
+    if (!out.column && !out.thread_rows && out.parts == 0) {
+      print_reduction(p, k, ir, out.config, out.rnumels, persistent_block, it, out.warp_rows);
     }
   }
   out.checks_indices = p.checks_indices();
   const int max_threads = 1024; // max-autotune launches any block size up to this
-  out.text = signature(p, s, k, ir, out.name, max_threads) + " {\n" + p.text() + "}\n";
+  out.text =
+      signature(p, s, k, ir, out.name, max_threads, out.parts > 0) + " {\n" + p.text() + "}\n";
   return out;
 }
 
@@ -988,6 +1253,10 @@ template <class T, class F> __device__ __forceinline__ T ts_warp_reduce(T v, F f
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
+}
+// ts_warp_reduce with ts_block_reduce's signature (a warp-per-row kernel's combine).
+template <class T, class F> __device__ __forceinline__ T ts_lane_reduce(T v, F f, T) {
+  return ts_warp_reduce(v, f);
 }
 // Every thread of the block gets the block's result (blockDim.x a multiple of 32).
 template <class T, class F> __device__ T ts_block_reduce(T v, F f, T identity) {

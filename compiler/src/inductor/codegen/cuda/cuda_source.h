@@ -63,7 +63,23 @@ struct KernelSource {
   // A reduction over columns (its reads contiguous along the outer index): blocks of 32 x 32
   // threads, x along the outer index, y over the rows (config.block is the tile's width).
   bool column = false;
+  // A reduction over a constant row of at most 32 elements: each thread reduces whole rows
+  // alone, kThreadRowBlock threads a block along the rows (launched as a pointwise kernel over
+  // the rows, one element a thread).
+  bool thread_rows = false;
+  // A persistent row of 33 to 256 elements: a warp per row, kWarpRowBlock threads a block
+  // (launched over ceil(rows / 8) blocks; config.block is fixed).
+  bool warp_rows = false;
+  // A split reduction: each of its constant rows reduced by `parts` blocks (grid = rows x
+  // parts), which take two more arguments after the symbols: 8-byte partials (rows x parts x
+  // accumulators) and a counter per row, zero between launches.
+  int parts = 0;
+  int accumulators = 0; // a split reduction's accumulators (slots per part)
 };
+
+// The block of a thread_rows kernel, and of a warp_rows one (8 rows).
+inline constexpr int kThreadRowBlock = 256;
+inline constexpr int kWarpRowBlock = 256;
 
 KernelShape kernel_shape(const KernelPlan& k);
 

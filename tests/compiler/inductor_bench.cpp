@@ -239,7 +239,8 @@ Tensor two_hundred_ops(const Tensor& x) {
 
 int main(int argc, char** argv) {
   // Arguments: the groups to run (stream, pointwise, transcendental, softmax, layer_norm,
-  // matmul, mlp, compile); none: all.
+  // matmul, mlp, train_step, compile); none: all. TORCHSCOPE_NUM_THREADS sets the generated
+  // code's threads (scripts/bench-inductor-peer.sh runs 1, 4 and 16).
   auto wanted = [&](const char* group) {
     if (argc < 2) {
       return true;
@@ -344,6 +345,28 @@ int main(int argc, char** argv) {
     };
     figure("mlp_forward_compiled", many([&] { compiled(model, x); }), "us");
     figure("mlp_forward_eager", many([&] { forward(model, x); }), "us");
+  }
+  if (wanted("train_step")) {
+    // The train_mlp sample's step (bench_aot's model: batch 64, 256 -> 512 -> 10, GELU,
+    // LayerNorm, cross-entropy): the compiled forward and the AOT stage's compiled backward.
+    auto model =
+        std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+            std::make_shared<nn::Linear>(256, 512, true, 11), std::make_shared<nn::GELU>(),
+            std::make_shared<nn::LayerNorm>(std::vector<std::int64_t>{512}),
+            std::make_shared<nn::Linear>(512, 10, true, 12)});
+    auto forward = [](nn::Sequential& m, const Tensor& x) { return m(x); };
+    auto compiled = compile(forward, {.name = "train_step", .arg_names = {"model", "x"}});
+    const Tensor x = wave({64, 256}, 13);
+    const Tensor y = Tensor::from_values(std::vector<double>(64, 3.0), {64}, DType::Int64);
+    auto step = [&](auto&& fwd) {
+      for (const Tensor& p : model->parameters()) {
+        p.set_grad(Tensor());
+      }
+      cross_entropy(fwd(), y).backward();
+    };
+    figure("train_step_compiled", median_ms([&] { step([&] { return compiled(*model, x); }); }),
+           "ms");
+    figure("train_step_eager", median_ms([&] { step([&] { return forward(*model, x); }); }), "ms");
   }
   if (wanted("compile")) {
     const Tensor x = wave({64, 256}, 12);

@@ -5,6 +5,10 @@
 # a machine with many cores and PyTorch 2 (the GPU machine: 16 cores, PyTorch 2.11); bench_inductor
 # can be a copy built elsewhere, with its libraries beside it (LD_LIBRARY_PATH).
 #   scripts/bench-inductor-peer.sh [path/to/bench_inductor] [THREADS ...]   (default 1 4 16)
+#   PEER_PRELOAD=/path/libjemalloc.so.2   run both sides over that allocator (LD_PRELOAD), as
+#   PyTorch's CPU tuning guide advises: glibc maps every allocation of 32 MB or more afresh, so
+#   each call of a function with a 64 MB result page-faults it in, on one thread, whatever the
+#   threads of the code that then fills it.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bench="${1:-$here/../build/release/bench/bench_inductor}"
@@ -14,14 +18,14 @@ threads=("$@")
 [ -x "$bench" ] || { echo "bench-inductor-peer: no bench_inductor at $bench" >&2; exit 2; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)${PEER_PRELOAD:+, both sides over $PEER_PRELOAD}"
 groups="pointwise transcendental softmax layer_norm matmul mlp train_step"
 for t in "${threads[@]}"; do
   echo "== $t threads: bench_inductor" >&2
-  TORCHSCOPE_NUM_THREADS=$t OMP_NUM_THREADS=$t "$bench" $groups >"$work/ours.$t" 2>&1 ||
+  LD_PRELOAD="${PEER_PRELOAD:-}" TORCHSCOPE_NUM_THREADS=$t OMP_NUM_THREADS=$t "$bench" $groups >"$work/ours.$t" 2>&1 ||
     echo "bench-inductor-peer: bench_inductor failed at $t threads; its rows read n/a" >&2
   echo "== $t threads: PyTorch torch.compile" >&2
-  env -u TORCH_TRACE OMP_NUM_THREADS=$t python3 "$here/bench_inductor_torch_compile.py" "$t" \
+  env -u TORCH_TRACE LD_PRELOAD="${PEER_PRELOAD:-}" OMP_NUM_THREADS=$t python3 "$here/bench_inductor_torch_compile.py" "$t" \
     >"$work/theirs.$t" 2>"$work/theirs_err.$t" ||
     { echo "bench-inductor-peer: PyTorch failed at $t threads; its rows read n/a" >&2; tail -5 "$work/theirs_err.$t" >&2; }
 done

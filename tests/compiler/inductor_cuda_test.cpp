@@ -141,6 +141,47 @@ TEST_CASE("cuda codegen: pointwise, reduction and fused kernels compile to PTX w
   CHECK(src.find("const long long s0") != std::string::npos);
 }
 
+// pointwise, more: each new loop op in a kernel NVRTC compiles.
+TEST_CASE("cuda codegen: the pointwise-more ops compile to PTX with NVRTC", "[inductor][cuda]") {
+  REQUIRE_NVRTC();
+  if (inductor::kernel_compiler("cpu") == nullptr) {
+    TORCHSCOPE_SKIP("this build has no host code generator (LLVM) whose schedules to check");
+  }
+  const Tensor x = wave({9, 33}, 1, 3.0);
+  const Tensor r = wave({33}, 2);
+  std::string src = checked_source(
+      [](const Tensor& a) {
+        const Tensor rounded = add(add(floor(a), ceil(a)), add(round(a), trunc(a)));
+        const Tensor curved = add(add(log1p(abs(a)), expm1(a)), add(tan(a), atan(a)));
+        const Tensor hyper = add(add(asin(mul(a, 0.1)), acos(mul(a, 0.1))), add(sinh(a), cosh(a)));
+        return add(add(rounded, sign(a)), add(curved, hyper));
+      },
+      x);
+  for (const char* f : {"floorf(", "ceilf(", "rintf(", "truncf(", "log1pf(", "expm1f(", "tanf(",
+                        "atanf(", "asinf(", "acosf(", "sinhf(", "coshf("}) {
+    INFO(f);
+    CHECK(src.find(f) != std::string::npos);
+  }
+  src = checked_source(
+      [](const Tensor& a, const Tensor& b) {
+        const Tensor masks = to_dtype(stack({logical_xor(a, gt(b, 0.0)), isinf(div(a, 0.0)),
+                                             bitwise_not(gt(a, 0.0)), isnan(a)},
+                                            0),
+                                      DType::Float32);
+        const Tensor i = to_dtype(mul(a, 4.0), DType::Int64);
+        const Tensor j = to_dtype(mul(b, 4.0), DType::Int32);
+        const Tensor bits = bitwise_not(bitwise_xor(bitwise_or(bitwise_and(i, j), j), i));
+        return add(add(sum(masks, {0}), to_dtype(add(bits, sign(i)), DType::Float32)),
+                   add(clamp(a, b, Tensor()), hardswish(a)));
+      },
+      x, r);
+  CHECK(src.find("isinf(") != std::string::npos);
+  CHECK(src.find(" & ") != std::string::npos);
+  CHECK(src.find(" ^ ") != std::string::npos);
+  CHECK(src.find("~") != std::string::npos);
+  CHECK(src.find("ts_minimum(") != std::string::npos);
+}
+
 TEST_CASE("cuda codegen: relu, layer_norm, softmax and addmm + GELU decomposed on the GPU run "
           "as few kernels, no eager kernel",
           "[inductor][cuda][gpu]") {

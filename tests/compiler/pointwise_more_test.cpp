@@ -75,6 +75,32 @@ void compiled_like_eager(F f, const Args&... args) {
   CHECK(c.fallback_runs == 0);
 }
 
+// f(x [6, 5], lo [5]) compiled for training: forward and backward are generated code (no
+// fallback) and the loss and both gradients equal eager's.
+template <class F>
+void training_like_eager(F f) {
+  auto leaf = [](std::vector<std::int64_t> sizes, double seed) {
+    Tensor t = wave(std::move(sizes), seed, 2.0);
+    t.set_requires_grad(true);
+    return t;
+  };
+  const Tensor x = leaf({6, 5}, 1);
+  const Tensor lo = leaf({5}, 2);
+  const Tensor x2 = leaf({6, 5}, 1);
+  const Tensor lo2 = leaf({5}, 2);
+  f(x, lo).backward();
+  auto cf = compile(f, {.backend = "inductor"});
+  inductor::reset_counters();
+  const Tensor loss = cf(x2, lo2);
+  loss.backward();
+  const inductor::Counters c = inductor::counters();
+  CHECK(c.graphs_compiled == 2);
+  CHECK(c.fallback_runs == 0);
+  CHECK_CLOSE(loss, f(x, lo));
+  CHECK_CLOSE(x2.grad(), x.grad());
+  CHECK_CLOSE(lo2.grad(), lo.grad());
+}
+
 // Ordinary and special values for the unary ops.
 Tensor special_values(DType dtype = DType::Float32) {
   std::vector<double> v;
@@ -369,7 +395,7 @@ TEST_CASE("pointwise more: compiled on the host equals eager, with no fallback",
   compiled_like_eager([](const Tensor& p) { return sign(p); }, bp);
 }
 
-TEST_CASE("pointwise more: a training graph's backward compiles and equals eager's gradients",
+TEST_CASE("pointwise more: training graphs' backward compiles and equals eager's gradients",
           "[compiler][pointwise_more][inductor]") {
   auto f = [](const Tensor& x, const Tensor& lo) {
     const Tensor y = add(clamp(x, lo, Tensor()), add(hardswish(x), softplus(x, 2.0, 1.0)));
@@ -377,24 +403,14 @@ TEST_CASE("pointwise more: a training graph's backward compiles and equals eager
     const Tensor w = add(add(tan(mul(x, 0.3)), asin(mul(x, 0.2))), add(sinh(x), cosh(x)));
     return sum(add(masked_fill(add(y, z), gt(x, 1.0), 0.0), add(w, nan_to_num(x))));
   };
-  auto leaf = [](std::vector<std::int64_t> sizes, double seed) {
-    Tensor t = wave(std::move(sizes), seed, 2.0);
-    t.set_requires_grad(true);
-    return t;
-  };
-  const Tensor x = leaf({6, 5}, 1);
-  const Tensor lo = leaf({5}, 2);
-  const Tensor x2 = leaf({6, 5}, 1);
-  const Tensor lo2 = leaf({5}, 2);
-  f(x, lo).backward();
-  auto cf = compile(f, {.backend = "inductor"});
-  inductor::reset_counters();
-  const Tensor loss = cf(x2, lo2);
-  loss.backward();
-  const inductor::Counters c = inductor::counters();
-  CHECK(c.graphs_compiled == 2);
-  CHECK(c.fallback_runs == 0);
-  CHECK_CLOSE(loss, f(x, lo));
-  CHECK_CLOSE(x2.grad(), x.grad());
-  CHECK_CLOSE(lo2.grad(), lo.grad());
+  training_like_eager(f);
+  // The other differentiable ops: tensor bounds on both sides, rounding (zeros in the backward
+  // graph), acos, expm1.
+  training_like_eager([](const Tensor& x, const Tensor& lo) {
+    const Tensor bounded = add(clamp(x, neg(abs(lo)), abs(lo)), minimum(x, lo));
+    const Tensor sides = add(clamp_min(x, lo), clamp_max(x, mul(lo, 0.5)));
+    const Tensor steps = add(add(floor(x), round(x)), add(sign(x), mul(trunc(x), ceil(x))));
+    const Tensor curves = add(acos(mul(tanh(x), 0.9)), expm1(tanh(x)));
+    return sum(mul(add(add(bounded, sides), add(steps, curves)), x));
+  });
 }

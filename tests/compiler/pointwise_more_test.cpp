@@ -140,6 +140,8 @@ TEST_CASE("pointwise more: clamp, clamp_min, clamp_max and minimum as PyTorch's"
   expect(minimum(b, b), DType::Bool, {1, 0});
   CHECK_THROWS_AS(clamp(f, std::nullopt, std::nullopt), UserError);
   CHECK_THROWS_AS(clamp(f, Tensor(), Tensor()), UserError);
+  CHECK_THROWS_WITH(clamp_min(f, Tensor()), Catch::Contains("clamp_min:"));
+  CHECK_THROWS_WITH(clamp_max(f, Tensor()), Catch::Contains("clamp_max:"));
 }
 
 TEST_CASE("pointwise more: rounding and sign keep the dtype; round is half to even",

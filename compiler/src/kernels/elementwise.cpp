@@ -1050,17 +1050,26 @@ Value eager_clamp(std::span<const Value> args) {
 Value meta_clamp(std::span<const Value> args) {
   return clamp_with<&meta_maximum, &meta_minimum>(args);
 }
+// clamp_min = maximum, clamp_max = minimum, with errors that name the op called.
+template <Value (*Kernel)(std::span<const Value>)>
+Value one_bound(std::span<const Value> args, const char* name) {
+  const Tensor* bound = args.size() == 2 ? std::get_if<Tensor>(&args[1]) : nullptr;
+  if (args.size() != 2 || (bound != nullptr && !bound->defined())) {
+    user_error(std::string(name) + ": expects a tensor and a defined bound (a tensor or a number)");
+  }
+  return Kernel(args);
+}
 Value eager_clamp_min(std::span<const Value> args) {
-  return eager_maximum(args);
+  return one_bound<&eager_maximum>(args, "clamp_min");
 }
 Value meta_clamp_min(std::span<const Value> args) {
-  return meta_maximum(args);
+  return one_bound<&meta_maximum>(args, "clamp_min");
 }
 Value eager_clamp_max(std::span<const Value> args) {
-  return eager_minimum(args);
+  return one_bound<&eager_minimum>(args, "clamp_max");
 }
 Value meta_clamp_max(std::span<const Value> args) {
-  return meta_minimum(args);
+  return one_bound<&meta_minimum>(args, "clamp_max");
 }
 
 // bitwise_not of a bool tensor is logical_not (~true as an integer would stay nonzero).

@@ -416,3 +416,30 @@ TEST_CASE("pointwise more: training graphs' backward compiles and equals eager's
     return sum(mul(add(add(bounded, sides), add(steps, curves)), x));
   });
 }
+
+TEST_CASE("pointwise more: compiled log1p (vectorised) keeps small arguments' digits",
+          "[compiler][pointwise_more][inductor]") {
+  // log(1 + x) alone would lose them: 1 + 1e-7 rounds to 1 + 1.19e-7 in f32.
+  std::vector<double> v;
+  for (double m = 1e-9; m < 1e3; m *= 1.7) {
+    v.push_back(m);
+    v.push_back(-std::min(m, 0.999));
+  }
+  for (double s : {-1.0, -1.5, 0.0, -0.0, 3e38, kInf, -kInf, kNan}) {
+    v.push_back(s);
+  }
+  const Tensor x = f32(v);
+  auto cf = compile([](const Tensor& t) { return log1p(t); }, {.backend = "inductor"});
+  inductor::reset_counters();
+  const std::vector<double> got = cf(x).to_vector();
+  CHECK(inductor::counters().fallback_runs == 0);
+  const std::vector<double> want = log1p(x).to_vector();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    INFO("log1p(" << v[i] << "): compiled " << got[i] << ", eager " << want[i]);
+    if (std::isnan(want[i]) || std::isinf(want[i])) {
+      CHECK((std::isnan(got[i]) ? std::isnan(want[i]) : got[i] == want[i]));
+    } else {
+      CHECK(std::abs(got[i] - want[i]) <= 4e-7 * std::abs(want[i]));
+    }
+  }
+}

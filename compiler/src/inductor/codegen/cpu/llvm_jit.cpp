@@ -99,7 +99,6 @@ public:
     add("sinf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::sinf)));
     add("cosf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::cosf)));
     // pointwise, more: the f32 libm functions generated code calls per lane
-    add("log1pf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::log1pf)));
     add("tanf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::tanf)));
     add("atanf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::atanf)));
     add("asinf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::asinf)));

@@ -467,10 +467,10 @@ public:
     case LoopOp::expm1:
       r = emit_expm1(b_, a[0]);
       break;
-    // libm per lane, so compiled code gives the eager kernels' values exactly.
     case LoopOp::log1p:
-      r = per_lane1("log1pf", a[0]);
+      r = emit_log1p(b_, a[0]);
       break;
+    // libm per lane (no vector form yet), so compiled code gives the eager kernels' values.
     case LoopOp::tan:
       r = per_lane1("tanf", a[0]);
       break;

@@ -417,6 +417,28 @@ TEST_CASE("pointwise more: training graphs' backward compiles and equals eager's
   });
 }
 
+namespace {
+// `f` compiled (no fallback) against eager over `v`: within `rel` of eager's value relative to
+// it, NaN and infinities exactly.
+template <class F>
+void relative_like_eager(F f, const std::vector<double>& v, double rel) {
+  const Tensor x = f32(v);
+  auto cf = compile(f, {.backend = "inductor"});
+  inductor::reset_counters();
+  const std::vector<double> got = cf(x).to_vector();
+  CHECK(inductor::counters().fallback_runs == 0);
+  const std::vector<double> want = f(x).to_vector();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    INFO("at " << v[i] << ": compiled " << got[i] << ", eager " << want[i]);
+    if (std::isnan(want[i]) || std::isinf(want[i])) {
+      CHECK((std::isnan(got[i]) ? std::isnan(want[i]) : got[i] == want[i]));
+    } else {
+      CHECK(std::abs(got[i] - want[i]) <= rel * std::abs(want[i]));
+    }
+  }
+}
+} // namespace
+
 TEST_CASE("pointwise more: compiled log1p (vectorised) keeps small arguments' digits",
           "[compiler][pointwise_more][inductor]") {
   // log(1 + x) alone would lose them: 1 + 1e-7 rounds to 1 + 1.19e-7 in f32.
@@ -428,18 +450,19 @@ TEST_CASE("pointwise more: compiled log1p (vectorised) keeps small arguments' di
   for (double s : {-1.0, -1.5, 0.0, -0.0, 3e38, kInf, -kInf, kNan}) {
     v.push_back(s);
   }
-  const Tensor x = f32(v);
-  auto cf = compile([](const Tensor& t) { return log1p(t); }, {.backend = "inductor"});
-  inductor::reset_counters();
-  const std::vector<double> got = cf(x).to_vector();
-  CHECK(inductor::counters().fallback_runs == 0);
-  const std::vector<double> want = log1p(x).to_vector();
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    INFO("log1p(" << v[i] << "): compiled " << got[i] << ", eager " << want[i]);
-    if (std::isnan(want[i]) || std::isinf(want[i])) {
-      CHECK((std::isnan(got[i]) ? std::isnan(want[i]) : got[i] == want[i]));
-    } else {
-      CHECK(std::abs(got[i] - want[i]) <= 4e-7 * std::abs(want[i]));
-    }
+  relative_like_eager([](const Tensor& t) { return log1p(t); }, v, 4e-7);
+}
+
+TEST_CASE("pointwise more: compiled sinh and cosh (vectorised) near 0 and up to overflow",
+          "[compiler][pointwise_more][inductor]") {
+  std::vector<double> v;
+  for (double m = 1e-9; m < 100; m *= 1.3) {
+    v.push_back(m);
+    v.push_back(-m);
   }
+  for (double s : {0.0, -0.0, 8.99, 9.0, 9.01, 88.5, 88.8, 89.3, 89.5, kInf, -kInf, kNan}) {
+    v.push_back(s);
+  }
+  relative_like_eager([](const Tensor& t) { return sinh(t); }, v, 1e-6);
+  relative_like_eager([](const Tensor& t) { return cosh(t); }, v, 1e-6);
 }

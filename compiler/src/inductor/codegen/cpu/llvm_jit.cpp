@@ -103,8 +103,6 @@ public:
     add("atanf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::atanf)));
     add("asinf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::asinf)));
     add("acosf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::acosf)));
-    add("sinhf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::sinhf)));
-    add("coshf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::coshf)));
     add("memset", reinterpret_cast<void*>(&::memset));
     add("memcpy", reinterpret_cast<void*>(&::memcpy));
     llvm::cantFail(d.define(llvm::orc::absoluteSymbols(std::move(helpers))));

@@ -470,6 +470,12 @@ public:
     case LoopOp::log1p:
       r = emit_log1p(b_, a[0]);
       break;
+    case LoopOp::sinh:
+      r = emit_sinh(b_, a[0]);
+      break;
+    case LoopOp::cosh:
+      r = emit_cosh(b_, a[0]);
+      break;
     // libm per lane (no vector form yet), so compiled code gives the eager kernels' values.
     case LoopOp::tan:
       r = per_lane1("tanf", a[0]);
@@ -482,12 +488,6 @@ public:
       break;
     case LoopOp::acos:
       r = per_lane1("acosf", a[0]);
-      break;
-    case LoopOp::sinh:
-      r = per_lane1("sinhf", a[0]);
-      break;
-    case LoopOp::cosh:
-      r = per_lane1("coshf", a[0]);
       break;
     case LoopOp::logical_xor:
       r = b_.CreateXor(a[0], a[1]);

@@ -144,7 +144,7 @@ TEST_CASE("pointwise more: clamp, clamp_min, clamp_max and minimum as PyTorch's"
   CHECK_THROWS_WITH(clamp_max(f, Tensor()), Catch::Contains("clamp_max:"));
 }
 
-TEST_CASE("pointwise more: rounding and sign keep the dtype; round is half to even",
+TEST_CASE("pointwise more: rounding and sign keep the dtype, round is half to even",
           "[compiler][pointwise_more]") {
   const Tensor f = f32({1.5, kNan, -2.5, 0.5, kInf, -kInf, -0.7});
   expect(floor(f), DType::Float32, {1, kNan, -3, 0, kInf, -kInf, -1});

@@ -182,6 +182,51 @@ TEST_CASE("cuda codegen: the pointwise-more ops compile to PTX with NVRTC", "[in
   CHECK(src.find("ts_minimum(") != std::string::npos);
 }
 
+TEST_CASE("cuda codegen: the pointwise-more ops on the GPU equal eager on the host",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  std::vector<double> v;
+  for (int i = -400; i <= 400; ++i) {
+    v.push_back(i * 0.0731);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double s : {0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 1e-30, 88.5, 89.0, -104.0, 1e4, inf, -inf,
+                   std::numeric_limits<double>::quiet_NaN()}) {
+    v.push_back(s);
+  }
+  const Tensor x = Tensor::from_values(v, {static_cast<std::int64_t>(v.size())});
+  check_gpu([](const Tensor& t) { return add(add(floor(t), ceil(t)), add(round(t), trunc(t))); },
+            x);
+  check_gpu([](const Tensor& t) { return sign(t); }, x);
+  check_gpu([](const Tensor& t) { return add(log1p(abs(t)), expm1(t)); }, x);
+  check_gpu([](const Tensor& t) { return add(tan(tanh(t)), atan(t)); }, x);
+  check_gpu([](const Tensor& t) { return add(asin(mul(tanh(t), 0.9)), acos(mul(tanh(t), 0.9))); },
+            x);
+  check_gpu([](const Tensor& t) { return sinh(t); }, x);
+  check_gpu([](const Tensor& t) { return cosh(t); }, x);
+  check_gpu([](const Tensor& t) { return add(clamp(t, -0.5, 0.75), minimum(t, 0.25)); }, x);
+  check_gpu([](const Tensor& t) { return nan_to_num(t); }, x);
+  check_gpu([](const Tensor& t) { return add(leaky_relu(t, 0.2), elu(t)); }, x);
+  check_gpu([](const Tensor& t) { return add(softplus(t, 2.0, 3.0), hardswish(t)); }, x);
+  check_gpu([](const Tensor& t) { return masked_fill(t, gt(t, 0.3), -7.0); }, x);
+  check_gpu(
+      [](const Tensor& t) {
+        return to_dtype(stack({isnan(t), isinf(t), logical_not(t), logical_xor(t, gt(t, 1.0))}, 0),
+                        DType::Float32);
+      },
+      x);
+  const Tensor i = to_dtype(wave({64}, 1, 300.0), DType::Int64);
+  const Tensor j = to_dtype(wave({64}, 2, 300.0), DType::Int32);
+  check_gpu(
+      [](const Tensor& p, const Tensor& q) {
+        return bitwise_not(bitwise_xor(bitwise_or(bitwise_and(p, q), q), p));
+      },
+      i, j);
+  check_gpu([](const Tensor& p) { return add(sign(p), clamp(p, -50.0, 50.0)); }, j);
+  check_gpu([](const Tensor& p, const Tensor& q) { return bitwise_and(gt(p, 0.0), lt(q, 0.0)); }, i,
+            j);
+}
+
 TEST_CASE("cuda codegen: relu, layer_norm, softmax and addmm + GELU decomposed on the GPU run "
           "as few kernels, no eager kernel",
           "[inductor][cuda][gpu]") {

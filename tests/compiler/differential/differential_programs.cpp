@@ -569,8 +569,13 @@ private:
             {"log", {Ref{c}}}, {"nan_to_num", {Ref{next()}}}, {"mul", {Ref{a}, Ref{next() + 1}}}};
       }
     }
-    default: {
+    default: { // a sum over every element: its length sets the tolerance, as other reductions'
       const std::size_t b = operand_like(sa);
+      std::int64_t len = 1;
+      for (std::int64_t d : sa) {
+        len *= d;
+      }
+      note_reduction(len);
       return {{"mul", {Ref{a}, Ref{b}}},
               {"sum", {Ref{next()}, std::vector<std::int64_t>{}, false}}};
     }

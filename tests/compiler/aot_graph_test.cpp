@@ -150,3 +150,26 @@ TEST_CASE("a device transfer's gradient goes back to the device its input came f
   CHECK(p.forward.nodes().back().args.size() >= 1);
   CHECK(p.backward.nodes().back().args.size() == 1);
 }
+
+TEST_CASE("AOT printouts name the pointwise-more prims with PyTorch's overloads",
+          "[compiler][aot]") {
+  Builder b;
+  const auto x = b.input({4, 8}, false);
+  const auto i = b.call(OpKind::to_dtype, {x, Value(DType::Int64)});
+  const auto bits = b.call(OpKind::bitwise_xor, {b.call(OpKind::bitwise_and, {i, i}), i});
+  const auto mask = b.call(OpKind::logical_not, {b.call(OpKind::isnan, {x})});
+  const auto y = b.call(OpKind::minimum, {b.call(OpKind::round, {x}), x});
+  b.output(
+      {b.call(OpKind::where, {mask, y, b.call(OpKind::to_dtype, {bits, Value(DType::Float32)})})});
+  const aot::TracedGraph inference = aot::trace_inference(b.g);
+  graph::AotPrintOptions o;
+  o.read_source_lines = false;
+  const std::string text = graph::print_aot_graph(inference.graph, o);
+  INFO(text);
+  CHECK(text.find("torch.ops.aten.bitwise_and.Tensor(") != std::string::npos);
+  CHECK(text.find("torch.ops.aten.bitwise_xor.Tensor(") != std::string::npos);
+  CHECK(text.find("torch.ops.aten.isnan.default(") != std::string::npos);
+  CHECK(text.find("torch.ops.aten.logical_not.default(") != std::string::npos);
+  CHECK(text.find("torch.ops.aten.round.default(") != std::string::npos);
+  CHECK(text.find("torch.ops.aten.minimum.default(") != std::string::npos);
+}

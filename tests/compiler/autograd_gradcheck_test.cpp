@@ -254,6 +254,39 @@ std::vector<Case> cases(Rng& rng) {
   // On the host to the host: returns its input, as PyTorch's does (ToCopyBackward0 itself runs
   // when the device changes: the GPU test in autograd_test.cpp).
   unary("to", OpKind::to, -2, 2, [](V x) { return to(x[0], Device::cpu()); });
+  // pointwise, more
+  binary("minimum", OpKind::minimum, -2, 2, &minimum, &minimum);
+  binary("clamp_min", OpKind::clamp_min, -2, 2, &clamp_min, &clamp_min);
+  binary("clamp_max", OpKind::clamp_max, -2, 2, &clamp_max, &clamp_max);
+  unary("clamp scalars", OpKind::clamp, -2, 2, [](V x) { return clamp(x[0], -0.5, 0.7); });
+  {
+    const std::vector<std::int64_t> s = random_shape(rng, 1, 3);
+    out.push_back(
+        {"clamp tensors",
+         OpKind::clamp,
+         {in(s), in(broadcast_source(rng, s), -1, 0), in(broadcast_source(rng, s), -1, 1)},
+         [](V x) { return clamp(x[0], x[1], x[2]); }});
+  }
+  unary("floor", OpKind::floor, -2, 2, [](V x) { return floor(x[0]); });
+  unary("ceil", OpKind::ceil, -2, 2, [](V x) { return ceil(x[0]); });
+  unary("round", OpKind::round, -2, 2, [](V x) { return round(x[0]); });
+  unary("trunc", OpKind::trunc, -2, 2, [](V x) { return trunc(x[0]); });
+  unary("sign", OpKind::sign, -2, 2, [](V x) { return sign(x[0]); });
+  unary("log1p", OpKind::log1p, -0.5, 2, [](V x) { return log1p(x[0]); });
+  unary("expm1", OpKind::expm1, -2, 2, [](V x) { return expm1(x[0]); });
+  unary("tan", OpKind::tan, -1.2, 1.2, [](V x) { return tan(x[0]); });
+  unary("atan", OpKind::atan, -2, 2, [](V x) { return atan(x[0]); });
+  unary("asin", OpKind::asin, -0.9, 0.9, [](V x) { return asin(x[0]); });
+  unary("acos", OpKind::acos, -0.9, 0.9, [](V x) { return acos(x[0]); });
+  unary("sinh", OpKind::sinh, -2, 2, [](V x) { return sinh(x[0]); });
+  unary("cosh", OpKind::cosh, -2, 2, [](V x) { return cosh(x[0]); });
+  unary("nan_to_num", OpKind::nan_to_num, -2, 2, [](V x) { return nan_to_num(x[0]); });
+  unary("masked_fill", OpKind::masked_fill, -2, 2,
+        [](V x) { return masked_fill(x[0], gt(x[0], 0.3), -1.5); });
+  unary("leaky_relu", OpKind::leaky_relu, -2, 2, [](V x) { return leaky_relu(x[0], 0.2); });
+  unary("elu", OpKind::elu, -2, 2, [](V x) { return elu(x[0], 1.5); });
+  unary("softplus", OpKind::softplus, -2, 2, [](V x) { return softplus(x[0], 2.0, 1.0); });
+  unary("hardswish", OpKind::hardswish, -4, 4, [](V x) { return hardswish(x[0]); });
   for (bool keepdim : {false, true}) {
     const std::string kd = keepdim ? " keepdim" : "";
     const std::vector<std::int64_t> s = random_shape(rng, 2, 3);
@@ -375,6 +408,27 @@ std::vector<Case> cases(Rng& rng) {
 
 } // namespace
 
+namespace {
+// The "pointwise, more" ops whose results are bool or integer tensors (no gradient).
+bool bool_or_integer_result(OpKind op) {
+  switch (op) {
+  case OpKind::logical_and:
+  case OpKind::logical_or:
+  case OpKind::logical_xor:
+  case OpKind::logical_not:
+  case OpKind::bitwise_and:
+  case OpKind::bitwise_or:
+  case OpKind::bitwise_xor:
+  case OpKind::bitwise_not:
+  case OpKind::isnan:
+  case OpKind::isinf:
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
 TEST_CASE("gradcheck: autograd's gradients equal float64 finite differences for every "
           "differentiable op",
           "[compiler][autograd]") {
@@ -390,10 +444,10 @@ TEST_CASE("gradcheck: autograd's gradients equal float64 finite differences for 
     for (int i = 0; i < kNumOps; ++i) {
       const auto op = static_cast<OpKind>(i);
       const OpCategory cat = op_category(op);
-      const bool differentiable = cat != OpCategory::Factory && cat != OpCategory::DataDependent &&
-                                  op != OpKind::argmax && op != OpKind::detach &&
-                                  op != OpKind::eq && op != OpKind::ne && op != OpKind::lt &&
-                                  op != OpKind::le && op != OpKind::gt && op != OpKind::ge;
+      const bool differentiable =
+          cat != OpCategory::Factory && cat != OpCategory::DataDependent && op != OpKind::argmax &&
+          op != OpKind::detach && op != OpKind::eq && op != OpKind::ne && op != OpKind::lt &&
+          op != OpKind::le && op != OpKind::gt && op != OpKind::ge && !bool_or_integer_result(op);
       INFO("op " << op_name(op));
       CHECK(covered.count(op) == static_cast<std::size_t>(differentiable ? 1 : 0));
     }

@@ -64,6 +64,38 @@ std::vector<NamedCase> cases() {
   add_case("gelu_sqrt", [](const Tensor& a, const Tensor&) {
     return add(gelu(a), add(gelu(a, "tanh"), sqrt(abs(a))));
   });
+  // pointwise, more
+  add_case("clamp_minimum", [](const Tensor& a, const Tensor& b) {
+    const Tensor bounded = add(clamp(a, -0.5, 0.5), clamp(a, b, Tensor()));
+    return add(add(bounded, clamp_min(a, b)), add(clamp_max(a, 0.25), minimum(a, b)));
+  });
+  add_case("rounding_sign", [](const Tensor& a, const Tensor&) {
+    const Tensor x = mul(a, 3.0);
+    return add(add(add(floor(x), ceil(x)), add(round(x), trunc(x))), sign(a));
+  });
+  add_case("more_transcendentals", [](const Tensor& a, const Tensor&) {
+    const Tensor small = mul(a, 0.4);
+    return add(add(add(log1p(abs(a)), expm1(a)), add(tan(small), atan(a))),
+               add(add(asin(small), acos(small)), add(sinh(a), cosh(a))));
+  });
+  add_case("logical_bitwise", [](const Tensor& a, const Tensor& b) {
+    const Tensor p = gt(a, 0.0);
+    const Tensor logic = stack(
+        {logical_and(p, b), logical_or(p, lt(b, -1.0)), logical_xor(a, p), logical_not(b)}, 0);
+    const Tensor i = to_dtype(mul(a, 4.0), DType::Int64);
+    const Tensor j = to_dtype(mul(b, 4.0), DType::Int32);
+    const Tensor bits =
+        add(add(bitwise_and(i, j), bitwise_or(i, j)), add(bitwise_xor(i, j), bitwise_not(i)));
+    return add(sum(to_dtype(logic, DType::Float32), {0}), to_dtype(bits, DType::Float32));
+  });
+  add_case("nan_tests", [](const Tensor& a, const Tensor& b) {
+    const Tensor l = log(a); // NaN below 0, -inf at 0
+    const Tensor tests = to_dtype(logical_or(isnan(l), isinf(div(b, 0.0))), DType::Float32);
+    return add(add(tests, nan_to_num(l, 0.5)), masked_fill(a, gt(b, 0.0), 1.5));
+  });
+  add_case("activations", [](const Tensor& a, const Tensor&) {
+    return add(add(leaky_relu(a, 0.2), elu(a)), add(softplus(a, 2.0, 1.0), hardswish(mul(a, 2.0))));
+  });
   add_case("to_dtype", [](const Tensor& a, const Tensor&) {
     return to_dtype(to_dtype(a, DType::BFloat16), DType::Float32);
   });

@@ -205,6 +205,92 @@ TEST_CASE("cuda codegen: 32-bit indices, a thread per short row, a long row spli
   check_gpu([](const Tensor& t) { return argmax(t); }, longrow); // argmax is not split
 }
 
+// pointwise, more: each new loop op in a kernel NVRTC compiles.
+TEST_CASE("cuda codegen: the pointwise-more ops compile to PTX with NVRTC", "[inductor][cuda]") {
+  REQUIRE_NVRTC();
+  if (inductor::kernel_compiler("cpu") == nullptr) {
+    TORCHSCOPE_SKIP("this build has no host code generator (LLVM) whose schedules to check");
+  }
+  const Tensor x = wave({9, 33}, 1, 3.0);
+  const Tensor r = wave({33}, 2);
+  std::string src = checked_source(
+      [](const Tensor& a) {
+        const Tensor rounded = add(add(floor(a), ceil(a)), add(round(a), trunc(a)));
+        const Tensor curved = add(add(log1p(abs(a)), expm1(a)), add(tan(a), atan(a)));
+        const Tensor hyper = add(add(asin(mul(a, 0.1)), acos(mul(a, 0.1))), add(sinh(a), cosh(a)));
+        return add(add(rounded, sign(a)), add(curved, hyper));
+      },
+      x);
+  for (const char* f : {"floorf(", "ceilf(", "rintf(", "truncf(", "log1pf(", "expm1f(", "tanf(",
+                        "atanf(", "asinf(", "acosf(", "sinhf(", "coshf("}) {
+    INFO(f);
+    CHECK(src.find(f) != std::string::npos);
+  }
+  src = checked_source(
+      [](const Tensor& a, const Tensor& b) {
+        const Tensor masks = to_dtype(stack({logical_xor(a, gt(b, 0.0)), isinf(div(a, 0.0)),
+                                             bitwise_not(gt(a, 0.0)), isnan(a)},
+                                            0),
+                                      DType::Float32);
+        const Tensor i = to_dtype(mul(a, 4.0), DType::Int64);
+        const Tensor j = to_dtype(mul(b, 4.0), DType::Int32);
+        const Tensor bits = bitwise_not(bitwise_xor(bitwise_or(bitwise_and(i, j), j), i));
+        return add(add(sum(masks, {0}), to_dtype(add(bits, sign(i)), DType::Float32)),
+                   add(clamp(a, b, Tensor()), hardswish(a)));
+      },
+      x, r);
+  CHECK(src.find("isinf(") != std::string::npos);
+  CHECK(src.find(" & ") != std::string::npos);
+  CHECK(src.find(" ^ ") != std::string::npos);
+  CHECK(src.find("~") != std::string::npos);
+  CHECK(src.find("ts_minimum(") != std::string::npos);
+}
+
+TEST_CASE("cuda codegen: the pointwise-more ops on the GPU equal eager on the host",
+          "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  std::vector<double> v;
+  for (int i = -400; i <= 400; ++i) {
+    v.push_back(i * 0.0731);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double s : {0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 1e-30, 88.5, 89.0, -104.0, 1e4, inf, -inf,
+                   std::numeric_limits<double>::quiet_NaN()}) {
+    v.push_back(s);
+  }
+  const Tensor x = Tensor::from_values(v, {static_cast<std::int64_t>(v.size())});
+  check_gpu([](const Tensor& t) { return add(add(floor(t), ceil(t)), add(round(t), trunc(t))); },
+            x);
+  check_gpu([](const Tensor& t) { return sign(t); }, x);
+  check_gpu([](const Tensor& t) { return add(log1p(abs(t)), expm1(t)); }, x);
+  check_gpu([](const Tensor& t) { return add(tan(tanh(t)), atan(t)); }, x);
+  check_gpu([](const Tensor& t) { return add(asin(mul(tanh(t), 0.9)), acos(mul(tanh(t), 0.9))); },
+            x);
+  check_gpu([](const Tensor& t) { return sinh(t); }, x);
+  check_gpu([](const Tensor& t) { return cosh(t); }, x);
+  check_gpu([](const Tensor& t) { return add(clamp(t, -0.5, 0.75), minimum(t, 0.25)); }, x);
+  check_gpu([](const Tensor& t) { return nan_to_num(t); }, x);
+  check_gpu([](const Tensor& t) { return add(leaky_relu(t, 0.2), elu(t)); }, x);
+  check_gpu([](const Tensor& t) { return add(softplus(t, 2.0, 3.0), hardswish(t)); }, x);
+  check_gpu([](const Tensor& t) { return masked_fill(t, gt(t, 0.3), -7.0); }, x);
+  check_gpu(
+      [](const Tensor& t) {
+        return to_dtype(stack({isnan(t), isinf(t), logical_not(t), logical_xor(t, gt(t, 1.0))}, 0),
+                        DType::Float32);
+      },
+      x);
+  const Tensor i = to_dtype(wave({64}, 1, 300.0), DType::Int64);
+  const Tensor j = to_dtype(wave({64}, 2, 300.0), DType::Int32);
+  check_gpu(
+      [](const Tensor& p, const Tensor& q) {
+        return bitwise_not(bitwise_xor(bitwise_or(bitwise_and(p, q), q), p));
+      },
+      i, j);
+  check_gpu([](const Tensor& p) { return add(sign(p), clamp(p, -50.0, 50.0)); }, j);
+  check_gpu([](const Tensor& p, const Tensor& q) { return bitwise_and(gt(p, 0.0), lt(q, 0.0)); }, i,
+            j);
+}
+
 TEST_CASE("cuda codegen: relu, layer_norm, softmax and addmm + GELU decomposed on the GPU run "
           "as few kernels, no eager kernel",
           "[inductor][cuda][gpu]") {

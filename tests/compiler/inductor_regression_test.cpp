@@ -197,3 +197,28 @@ TEST_CASE("the sum of a product of two 0-dim inputs is compiled right (seeds 376
               {.arg_names = {"x"}});
   CHECK(cg(a).to_vector()[0] == Approx(-1.61018324).epsilon(1e-6));
 }
+
+TEST_CASE("reductions of a 0-dim tensor compile to its value (seeds 376, 642: sum(mul(a, b)) of "
+          "two 0-dim inputs read an unwritten buffer)",
+          "[inductor][regression]") {
+  const std::vector<std::function<Tensor(const Tensor&)>> fs = {
+      [](const Tensor& x) { return sum(mul(x, x)); },
+      [](const Tensor& x) { return mean(x); },
+      [](const Tensor& x) { return amax(x, {}, true); },
+      [](const Tensor& x) { return amin(x, {0}); },
+      [](const Tensor& x) { return add(sum(x, {}, true), 1.0); },
+  };
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    INFO("function " << i);
+    const Both r = run_both(fs[i], {}, 1.3);
+    CHECK_CLOSE(r.compiled, r.eager);
+    CHECK_CLOSE(r.compiled_grad, r.eager_grad);
+  }
+  // Without gradients: argmax (index 0) and an integer sum.
+  const Tensor x = Tensor::from_values({-2.5}, {});
+  auto index = compile([](const Tensor& t) { return argmax(t); }, {.arg_names = {"x"}});
+  CHECK_CLOSE(index(x), argmax(x));
+  auto ints =
+      compile([](const Tensor& t) { return sum(to_dtype(t, DType::Int32)); }, {.arg_names = {"x"}});
+  CHECK_CLOSE(ints(x), sum(to_dtype(x, DType::Int32)));
+}

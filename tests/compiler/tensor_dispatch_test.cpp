@@ -120,6 +120,35 @@ std::vector<Value> sample_args(OpKind op) {
     if (op == OpKind::to_dtype) {
       return {m, DType::Float16};
     }
+    // pointwise, more
+    switch (op) {
+    case OpKind::clamp:
+      return {m, row, 0.5};
+    case OpKind::clamp_min:
+    case OpKind::clamp_max:
+    case OpKind::minimum:
+    case OpKind::logical_and:
+    case OpKind::logical_or:
+    case OpKind::logical_xor:
+      return {m, row};
+    case OpKind::bitwise_and:
+    case OpKind::bitwise_or:
+    case OpKind::bitwise_xor:
+      return {t({1, 2, 3, 4, 5, 6}, {2, 3}, DType::Int32), t({3, 5, 6}, {3}, DType::Int64)};
+    case OpKind::bitwise_not:
+      return {t({1, -2, 3}, {3}, DType::Int32)};
+    case OpKind::nan_to_num:
+      return {m, 0.0, std::monostate{}, -1.0};
+    case OpKind::masked_fill:
+      return {m, gt(row, 0.0), 1.5};
+    case OpKind::leaky_relu:
+    case OpKind::elu:
+      return {m, 0.2};
+    case OpKind::softplus:
+      return {m, 2.0, 1.0};
+    default:
+      break;
+    }
     if (op == OpKind::add || op == OpKind::sub || op == OpKind::mul || op == OpKind::div ||
         op == OpKind::pow || op == OpKind::maximum || op == OpKind::eq || op == OpKind::ne ||
         op == OpKind::lt || op == OpKind::le || op == OpKind::gt || op == OpKind::ge) {

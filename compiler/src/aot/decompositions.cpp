@@ -73,6 +73,104 @@ Value gelu_decomp(Args a) {
   return mul(half_x, add(erf(mul(x, std::numbers::sqrt2 / 2.0)), 1.0));
 }
 
+// ---- pointwise, more: as Inductor decomposes them, into maximum, minimum and where.
+
+bool given(const Value& v) {
+  return !std::holds_alternative<std::monostate>(v);
+}
+
+// clamp(x, min, max) = minimum(maximum(x, min), max), each step only for a given bound.
+Value clamp_decomp(Args a) {
+  if (!given(a[1]) && !given(a[2])) {
+    user_error("clamp: at least one of min and max must be given");
+  }
+  auto step = [](const Tensor& x, const Value& bound, bool lower) {
+    if (const auto* t = std::get_if<Tensor>(&bound)) {
+      return lower ? maximum(x, *t) : minimum(x, *t);
+    }
+    return lower ? maximum(x, value_double(bound)) : minimum(x, value_double(bound));
+  };
+  Tensor r = tensor(a, 0);
+  if (given(a[1])) {
+    r = step(r, a[1], true);
+  }
+  if (given(a[2])) {
+    r = step(r, a[2], false);
+  }
+  return r;
+}
+Value clamp_min_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const auto* t = std::get_if<Tensor>(&a[1]);
+  return t != nullptr ? maximum(x, *t) : maximum(x, value_double(a[1]));
+}
+Value clamp_max_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const auto* t = std::get_if<Tensor>(&a[1]);
+  return t != nullptr ? minimum(x, *t) : minimum(x, value_double(a[1]));
+}
+
+// nan_to_num(x) = where(isnan(x), nan, where(isinf(x), where(x > 0, posinf, neginf), x)), the
+// replacements 0-dim tensors of x's dtype; integer tensors have no NaN nor infinity.
+Value nan_to_num_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  if (!is_floating(x.dtype())) {
+    return to_dtype(x, x.dtype());
+  }
+  const double posinf = given(a[2]) ? value_double(a[2]) : largest_finite(x.dtype());
+  const double neginf = given(a[3]) ? value_double(a[3]) : -largest_finite(x.dtype());
+  const Tensor inf = where(gt(x, 0.0), scalar_tensor(posinf, x), scalar_tensor(neginf, x));
+  return where(isnan(x), scalar_tensor(value_double(a[1]), x), where(isinf(x), inf, x));
+}
+
+// masked_fill(x, mask, value) = where(mask, value, x), value in x's dtype.
+Value masked_fill_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const Tensor& mask = tensor(a, 1);
+  if (mask.dtype() != DType::Bool) {
+    user_error("masked_fill: the mask must be a bool tensor, got " +
+               std::string(dtype_name(mask.dtype())));
+  }
+  return where(mask, scalar_tensor(value_double(a[2]), x), x);
+}
+
+// The activations compute 16-bit inputs in f32 and round once, as their kernels do.
+// leaky_relu(x) = where(x > 0, x, x * slope)
+Value leaky_relu_decomp(Args a) {
+  const Tensor& x0 = tensor(a, 0);
+  require_floating(x0, "leaky_relu");
+  const Tensor x = upcast(x0);
+  return downcast(where(gt(x, 0.0), x, mul(x, value_double(a[1]))), x0.dtype());
+}
+
+// elu(x) = where(x > 0, x, expm1(x) * alpha)
+Value elu_decomp(Args a) {
+  const Tensor& x0 = tensor(a, 0);
+  require_floating(x0, "elu");
+  const Tensor x = upcast(x0);
+  return downcast(where(gt(x, 0.0), x, mul(expm1(x), value_double(a[1]))), x0.dtype());
+}
+
+// softplus(x) = where(beta x > threshold, x, log1p(exp(beta x)) / beta)
+Value softplus_decomp(Args a) {
+  const Tensor& x0 = tensor(a, 0);
+  require_floating(x0, "softplus");
+  const Tensor x = upcast(x0);
+  const double beta = value_double(a[1]);
+  const Tensor scaled = mul(x, beta);
+  const Tensor soft = div(log1p(exp(scaled)), beta);
+  return downcast(where(gt(scaled, value_double(a[2])), x, soft), x0.dtype());
+}
+
+// hardswish(x) = x * min(max(x + 3, 0), 6) / 6
+Value hardswish_decomp(Args a) {
+  const Tensor& x0 = tensor(a, 0);
+  require_floating(x0, "hardswish");
+  const Tensor x = upcast(x0);
+  const Tensor clamped = minimum(maximum(add(x, 3.0), 0.0), 6.0);
+  return downcast(div(mul(x, clamped), 6.0), x0.dtype());
+}
+
 // mean = sum / count (the count may be symbolic).
 Value mean_decomp(Args a) {
   const Tensor& x = tensor(a, 0);
@@ -304,6 +402,16 @@ constexpr std::array kTable = {
   Entry{OpKind::sigmoid,       sigmoid_decomp},
   Entry{OpKind::relu,          relu_decomp},
   Entry{OpKind::gelu,          gelu_decomp},
+  // pointwise, more
+  Entry{OpKind::clamp,         clamp_decomp},
+  Entry{OpKind::clamp_min,     clamp_min_decomp},
+  Entry{OpKind::clamp_max,     clamp_max_decomp},
+  Entry{OpKind::nan_to_num,    nan_to_num_decomp},
+  Entry{OpKind::masked_fill,   masked_fill_decomp},
+  Entry{OpKind::leaky_relu,    leaky_relu_decomp},
+  Entry{OpKind::elu,           elu_decomp},
+  Entry{OpKind::softplus,      softplus_decomp},
+  Entry{OpKind::hardswish,     hardswish_decomp},
   Entry{OpKind::mean,          mean_decomp},
   Entry{OpKind::matmul,        matmul_decomp},
   Entry{OpKind::softmax,       softmax_decomp},

@@ -213,6 +213,183 @@ void to_dtype_grad(const Ctx& c, Sink& out) {
   out.set(0, to_dtype(c.grad(), c.meta(0).dtype));
 }
 
+// ---- pointwise, more
+
+// g where `keep` holds, else 0.
+Tensor grad_where(const Tensor& keep, const Tensor& g) {
+  return where(keep, g, scalar_tensor(0.0, g));
+}
+
+// clamp: {x, min|None, max|None}, each bound a tensor or a scalar. As PyTorch's
+// clamp_backward_min_max: x gets the gradient inside [min, max] (bounds included), min where
+// x < min (and min < max), max where x > max (or max < min).
+void clamp_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  // arg() holds tensors as monostate too: a bound is given when it is a tensor or a number.
+  const bool has_min = c.is_tensor(1) || !std::holds_alternative<std::monostate>(c.arg(1));
+  const bool has_max = c.is_tensor(2) || !std::holds_alternative<std::monostate>(c.arg(2));
+  auto cmp = [&](Tensor (*tensor_op)(const Tensor&, const Tensor&, SourceLoc),
+                 Tensor (*scalar_op)(const Tensor&, double, SourceLoc), const Tensor& a,
+                 std::size_t bound) {
+    return c.is_tensor(bound) ? tensor_op(a, c.saved(bound), SourceLoc::current())
+                              : scalar_op(a, value_double(c.arg(bound)), SourceLoc::current());
+  };
+  if (c.needs(0)) {
+    Tensor keep;
+    if (has_min) {
+      keep = cmp(&ge, &ge, x, 1);
+    }
+    if (has_max) {
+      const Tensor below = cmp(&le, &le, x, 2);
+      keep = keep.defined() ? logical_and(keep, below) : below;
+    }
+    out.set(0, sum_to(grad_where(keep, g), sizes_of(c, 0)));
+  }
+  if (has_min && c.is_tensor(1) && c.needs(1)) {
+    Tensor pick = lt(x, c.saved(1));
+    if (has_max) {
+      pick = logical_and(pick, cmp(&lt, &lt, c.saved(1), 2));
+    }
+    out.set(1, sum_to(grad_where(pick, g), sizes_of(c, 1)));
+  }
+  if (has_max && c.is_tensor(2) && c.needs(2)) {
+    Tensor pick = gt(x, c.saved(2));
+    if (has_min) {
+      pick = logical_or(pick, cmp(&lt, &lt, c.saved(2), 1)); // max < min
+    }
+    out.set(2, sum_to(grad_where(pick, g), sizes_of(c, 2)));
+  }
+}
+
+// clamp_min / clamp_max: {x, bound}: x keeps the gradient where it is within the bound
+// (equality included), the bound gets it elsewhere.
+void clamp_min_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  if (!c.is_tensor(1)) {
+    out.set(0, grad_where(ge(x, value_double(c.arg(1))), g));
+    return;
+  }
+  const Tensor keep = ge(x, c.saved(1));
+  if (c.needs(0)) {
+    out.set(0, sum_to(grad_where(keep, g), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, sum_to(grad_where(logical_not(keep), g), sizes_of(c, 1)));
+  }
+}
+void clamp_max_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  if (!c.is_tensor(1)) {
+    out.set(0, grad_where(le(x, value_double(c.arg(1))), g));
+    return;
+  }
+  const Tensor keep = le(x, c.saved(1));
+  if (c.needs(0)) {
+    out.set(0, sum_to(grad_where(keep, g), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, sum_to(grad_where(logical_not(keep), g), sizes_of(c, 1)));
+  }
+}
+
+void minimum_grad(const Ctx& c, Sink& out) {
+  // Ties share the gradient equally, as torch.minimum's derivative does.
+  const Tensor& a = c.saved(0);
+  const Tensor& g = c.grad();
+  const DType dt = g.dtype();
+  if (!c.is_tensor(1)) {
+    const double s = value_double(c.arg(1));
+    const Tensor w = add(mask_as(lt(a, s), dt), mul(mask_as(eq(a, s), dt), 0.5));
+    out.set(0, mul(g, w));
+    return;
+  }
+  const Tensor& b = c.saved(1);
+  const Tensor ties = mul(mask_as(eq(a, b), dt), 0.5);
+  if (c.needs(0)) {
+    out.set(0, sum_to(mul(g, add(mask_as(lt(a, b), dt), ties)), sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, sum_to(mul(g, add(mask_as(lt(b, a), dt), ties)), sizes_of(c, 1)));
+  }
+}
+
+// floor, ceil, round, trunc, sign: piecewise constant, so zeros (PyTorch's zeros_like: not
+// g * 0, which would turn an infinite or NaN incoming gradient into NaN).
+void zero_grad(const Ctx& c, Sink& out) {
+  out.set(0, zeros(sizes_of(c, 0), c.grad().dtype(), c.grad().device()));
+}
+void log1p_grad(const Ctx& c, Sink& out) {
+  out.set(0, div(c.grad(), add(c.saved(0), 1.0)));
+}
+void expm1_grad(const Ctx& c, Sink& out) {
+  out.set(0, mul(c.grad(), add(c.output(), 1.0)));
+}
+void tan_grad(const Ctx& c, Sink& out) {
+  const Tensor& y = c.output();
+  out.set(0, mul(c.grad(), add(mul(y, y), 1.0)));
+}
+void atan_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  out.set(0, div(c.grad(), add(mul(x, x), 1.0)));
+}
+void asin_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  out.set(0, mul(c.grad(), rsqrt(rsub(mul(x, x), 1.0))));
+}
+void acos_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  out.set(0, neg(mul(c.grad(), rsqrt(rsub(mul(x, x), 1.0)))));
+}
+void sinh_grad(const Ctx& c, Sink& out) {
+  out.set(0, mul(c.grad(), cosh(c.saved(0))));
+}
+void cosh_grad(const Ctx& c, Sink& out) {
+  out.set(0, mul(c.grad(), sinh(c.saved(0))));
+}
+
+// nan_to_num: {x, ...}: the gradient passes where x is finite (PyTorch's isfinite mask).
+void nan_to_num_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  out.set(0, grad_where(logical_not(logical_or(isnan(x), isinf(x))), c.grad()));
+}
+
+// masked_fill: {x, mask, value}: nothing flows from the filled places.
+void masked_fill_grad(const Ctx& c, Sink& out) {
+  out.set(0, sum_to(grad_where(logical_not(c.saved(1)), c.grad()), sizes_of(c, 0)));
+}
+
+// leaky_relu: {x, slope}
+void leaky_relu_grad(const Ctx& c, Sink& out) {
+  const Tensor& g = c.grad();
+  out.set(0, where(gt(c.saved(0), 0.0), g, mul(g, value_double(c.arg(1)))));
+}
+
+// elu: {x, alpha}: alpha e^x below and at 0.
+void elu_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  out.set(0, where(gt(x, 0.0), g, mul(g, mul(exp(x), value_double(c.arg(1))))));
+}
+
+// softplus: {x, beta, threshold}: sigmoid(beta x), or 1 where beta x > threshold.
+void softplus_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  const Tensor scaled = mul(x, value_double(c.arg(1)));
+  out.set(0, where(gt(scaled, value_double(c.arg(2))), g, mul(g, sigmoid(scaled))));
+}
+
+// hardswish: {x}: 0 below -3, x/3 + 1/2 on [-3, 3], 1 above.
+void hardswish_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  const Tensor middle = mul(g, add(div(x, 3.0), 0.5));
+  out.set(0, where(lt(x, -3.0), scalar_tensor(0.0, g), where(le(x, 3.0), middle, g)));
+}
+
 // ---- reductions: {x, int[] dims, bool keepdim}
 
 void sum_grad(const Ctx& c, Sink& out) {
@@ -511,8 +688,8 @@ void addmm_grad(const Ctx& c, Sink& out) {
 
 constexpr std::uint32_t kNone = 0;
 
-// Not differentiable: comparisons (bool results), argmax (indices), detach, factories, and the
-// data-dependent ops (host values).
+// Not differentiable: comparisons, logical ops and NaN tests (bool results), bitwise ops
+// (integers), argmax (indices), detach, factories, and the data-dependent ops (host values).
 constexpr Derivative none(OpKind op) {
   return {op, kNone, kNone, false, nullptr, ""};
 }
@@ -547,6 +724,40 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::abs,               args({0}),      kNone,            false,  abs_grad,          "AbsBackward0"},
   {OpKind::erf,               args({0}),      kNone,            false,  erf_grad,          "ErfBackward0"},
   {OpKind::to_dtype,          kNone,          kNone,            false,  to_dtype_grad,     "ToCopyBackward0"},
+  // pointwise, more
+  {OpKind::clamp,             args({0, 1, 2}), kNone,           false,  clamp_grad,        "ClampBackward1"},
+  {OpKind::clamp_min,         args({0, 1}),   kNone,            false,  clamp_min_grad,    "ClampMinBackward0"},
+  {OpKind::clamp_max,         args({0, 1}),   kNone,            false,  clamp_max_grad,    "ClampMaxBackward0"},
+  {OpKind::minimum,           args({0, 1}),   kNone,            false,  minimum_grad,      "MinimumBackward0"},
+  {OpKind::floor,             kNone,          kNone,            false,  zero_grad,         "FloorBackward0"},
+  {OpKind::ceil,              kNone,          kNone,            false,  zero_grad,         "CeilBackward0"},
+  {OpKind::round,             kNone,          kNone,            false,  zero_grad,         "RoundBackward0"},
+  {OpKind::trunc,             kNone,          kNone,            false,  zero_grad,         "TruncBackward0"},
+  {OpKind::log1p,             args({0}),      kNone,            false,  log1p_grad,        "Log1PBackward0"},
+  {OpKind::expm1,             kNone,          kNone,            true,   expm1_grad,        "Expm1Backward0"},
+  {OpKind::tan,               kNone,          kNone,            true,   tan_grad,          "TanBackward0"},
+  {OpKind::atan,              args({0}),      kNone,            false,  atan_grad,         "AtanBackward0"},
+  {OpKind::asin,              args({0}),      kNone,            false,  asin_grad,         "AsinBackward0"},
+  {OpKind::acos,              args({0}),      kNone,            false,  acos_grad,         "AcosBackward0"},
+  {OpKind::sinh,              args({0}),      kNone,            false,  sinh_grad,         "SinhBackward0"},
+  {OpKind::cosh,              args({0}),      kNone,            false,  cosh_grad,         "CoshBackward0"},
+  {OpKind::sign,              kNone,          kNone,            false,  zero_grad,         "SignBackward0"},
+  none(OpKind::logical_and),
+  none(OpKind::logical_or),
+  none(OpKind::logical_xor),
+  none(OpKind::logical_not),
+  none(OpKind::bitwise_and),
+  none(OpKind::bitwise_or),
+  none(OpKind::bitwise_xor),
+  none(OpKind::bitwise_not),
+  none(OpKind::isnan),
+  none(OpKind::isinf),
+  {OpKind::nan_to_num,        args({0}),      kNone,            false,  nan_to_num_grad,   "NanToNumBackward0"},
+  {OpKind::masked_fill,       args({1}),      kNone,            false,  masked_fill_grad,  "MaskedFillBackward0"},
+  {OpKind::leaky_relu,        args({0}),      kNone,            false,  leaky_relu_grad,   "LeakyReluBackward0"},
+  {OpKind::elu,               args({0}),      kNone,            false,  elu_grad,          "EluBackward0"},
+  {OpKind::softplus,          args({0}),      kNone,            false,  softplus_grad,     "SoftplusBackward0"},
+  {OpKind::hardswish,         args({0}),      kNone,            false,  hardswish_grad,    "HardswishBackward0"},
   {OpKind::sum,               kNone,          kNone,            false,  sum_grad,          "SumBackward1"},
   {OpKind::mean,              kNone,          kNone,            false,  mean_grad,         "MeanBackward1"},
   {OpKind::amax,              args({0}),      kNone,            true,   extremum_grad,     "AmaxBackward0"},

@@ -87,6 +87,11 @@ std::string_view op_overload(const Node& n) {
     return scalar_second(n) ? "Scalar" : "Tensor";
   case OpKind::where:
     return "self";
+  // pointwise, more: the bitwise ops on two tensors (the rest of the block is "default")
+  case OpKind::bitwise_and:
+  case OpKind::bitwise_or:
+  case OpKind::bitwise_xor:
+    return "Tensor";
   case OpKind::sum: {
     const auto* dims =
         n.args.size() > 1 ? std::get_if<std::vector<std::int64_t>>(&n.args[1].constant) : nullptr;

@@ -1,5 +1,8 @@
-// Pointwise ops: binary (with broadcasting and type promotion, maximum included), where, unary,
-// and to_dtype.
+// Pointwise ops: binary (with broadcasting and type promotion, maximum, minimum, the bitwise and
+// logical ops included), where, unary, and to_dtype; then the rest of the "pointwise, more"
+// block of the op list: the bool tests (isnan, isinf, logical_not), the activations and
+// nan_to_num (one pass with scalar parameters), clamp and masked_fill (by the kernels they
+// decompose into).
 //
 // Every pointwise kernel has the same three steps, written once:
 //   1. plan: output shape (broadcast over SymInt sizes) and dtypes (result and compute type);
@@ -14,6 +17,8 @@
 #include "kernels/parallel.h"
 #include "kernels/shape_util.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -47,15 +52,42 @@ DType result_type(const Tensor& a, const Tensor& b) {
   return promote_types(a.dtype(), b.dtype());
 }
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Eq, Ne, Lt, Le, Gt, Ge };
+// The ops from Eq on give bool results (comparisons, then the logical ops).
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr,
+  LogicalXor
+};
 
 bool is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq;
 }
 
+bool is_bitwise(BinaryOp op) {
+  return op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor;
+}
+
 const char* binary_name(BinaryOp op) {
-  static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "pow", "maximum",
-                                           "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
+  static constexpr const char* kNames[] = {
+      "add",         "sub",        "mul",         "div",        "pow",        "maximum", "minimum",
+      "bitwise_and", "bitwise_or", "bitwise_xor", "eq",         "ne",         "lt",      "le",
+      "gt",          "ge",         "logical_and", "logical_or", "logical_xor"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -93,6 +125,10 @@ Plan plan_binary(BinaryOp op, std::span<const Value> args) {
   }
   if (op == BinaryOp::Div && !is_floating(promoted)) {
     promoted = DType::Float32; // true division
+  }
+  if (is_bitwise(op) && is_floating(promoted)) {
+    user_error(std::string(binary_name(op)) + ": needs integer or bool tensors, got " +
+               std::string(dtype_name(promoted)));
   }
   const DType compute = compute_type(promoted);
   return Plan{std::move(sizes), is_comparison(op) ? DType::Bool : promoted, compute};
@@ -151,6 +187,20 @@ C apply_arith(BinaryOp op, C x, C y) {
       }
     }
     return x > y ? x : y;
+  case BinaryOp::Minimum:
+    if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(x) || std::isnan(y)) {
+        return std::numeric_limits<C>::quiet_NaN();
+      }
+    }
+    return x < y ? x : y;
+  case BinaryOp::BitwiseAnd:
+  case BinaryOp::BitwiseOr:
+  case BinaryOp::BitwiseXor:
+    if constexpr (std::is_integral_v<C>) { // planned for integer compute types only
+      return op == BinaryOp::BitwiseAnd ? (x & y) : op == BinaryOp::BitwiseOr ? (x | y) : (x ^ y);
+    }
+    break;
   default:
     break;
   }
@@ -172,6 +222,12 @@ bool apply_compare(BinaryOp op, C x, C y) {
     return x > y;
   case BinaryOp::Ge:
     return x >= y;
+  case BinaryOp::LogicalAnd:
+    return x != C{0} && y != C{0};
+  case BinaryOp::LogicalOr:
+    return x != C{0} || y != C{0};
+  case BinaryOp::LogicalXor:
+    return (x != C{0}) != (y != C{0});
   default:
     break;
   }
@@ -396,6 +452,14 @@ void binary_dispatch(BinaryOp op, const Operand<C>& x, const Operand<C>& y, void
     return binary_kernel<C, BinaryOp::Pow>(x, y, o, n);
   case BinaryOp::Maximum:
     return binary_kernel<C, BinaryOp::Maximum>(x, y, o, n);
+  case BinaryOp::Minimum:
+    return binary_kernel<C, BinaryOp::Minimum>(x, y, o, n);
+  case BinaryOp::BitwiseAnd:
+    return binary_kernel<C, BinaryOp::BitwiseAnd>(x, y, o, n);
+  case BinaryOp::BitwiseOr:
+    return binary_kernel<C, BinaryOp::BitwiseOr>(x, y, o, n);
+  case BinaryOp::BitwiseXor:
+    return binary_kernel<C, BinaryOp::BitwiseXor>(x, y, o, n);
   case BinaryOp::Eq:
     return binary_kernel<C, BinaryOp::Eq>(x, y, ob, n);
   case BinaryOp::Ne:
@@ -408,6 +472,12 @@ void binary_dispatch(BinaryOp op, const Operand<C>& x, const Operand<C>& y, void
     return binary_kernel<C, BinaryOp::Gt>(x, y, ob, n);
   case BinaryOp::Ge:
     return binary_kernel<C, BinaryOp::Ge>(x, y, ob, n);
+  case BinaryOp::LogicalAnd:
+    return binary_kernel<C, BinaryOp::LogicalAnd>(x, y, ob, n);
+  case BinaryOp::LogicalOr:
+    return binary_kernel<C, BinaryOp::LogicalOr>(x, y, ob, n);
+  case BinaryOp::LogicalXor:
+    return binary_kernel<C, BinaryOp::LogicalXor>(x, y, ob, n);
   }
 }
 
@@ -459,12 +529,45 @@ enum class UnaryOp {
   Sqrt,
   Rsqrt,
   Abs,
-  Erf
+  Erf,
+  // pointwise, more
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Sign,
+  Log1p,
+  Expm1,
+  Tan,
+  Atan,
+  Asin,
+  Acos,
+  Sinh,
+  Cosh,
+  BitwiseNot
 };
+
+// Ops that keep the dtype (integers stay integers).
+bool keeps_dtype(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg:
+  case UnaryOp::Relu:
+  case UnaryOp::Abs:
+  case UnaryOp::Floor:
+  case UnaryOp::Ceil:
+  case UnaryOp::Round:
+  case UnaryOp::Trunc:
+  case UnaryOp::Sign:
+  case UnaryOp::BitwiseNot:
+    return true;
+  default:
+    return false;
+  }
+}
 
 // Transcendental ops promote integers to the default float type; the rest keep the dtype.
 bool is_float_op(UnaryOp op) {
-  return op != UnaryOp::Neg && op != UnaryOp::Relu && op != UnaryOp::Abs;
+  return !keeps_dtype(op);
 }
 
 template <class C>
@@ -501,6 +604,34 @@ C apply_unary(UnaryOp op, C x) {
       return std::abs(x);
     case UnaryOp::Erf:
       return std::erf(x);
+    case UnaryOp::Floor:
+      return std::floor(x);
+    case UnaryOp::Ceil:
+      return std::ceil(x);
+    case UnaryOp::Round:
+      return std::nearbyint(x); // the default rounding mode: half to even, as torch.round
+    case UnaryOp::Trunc:
+      return std::trunc(x);
+    case UnaryOp::Sign:
+      return static_cast<C>((C{0} < x) - (x < C{0})); // NaN gives 0, as PyTorch 1.13's sign
+    case UnaryOp::Log1p:
+      return std::log1p(x);
+    case UnaryOp::Expm1:
+      return std::expm1(x);
+    case UnaryOp::Tan:
+      return std::tan(x);
+    case UnaryOp::Atan:
+      return std::atan(x);
+    case UnaryOp::Asin:
+      return std::asin(x);
+    case UnaryOp::Acos:
+      return std::acos(x);
+    case UnaryOp::Sinh:
+      return std::sinh(x);
+    case UnaryOp::Cosh:
+      return std::cosh(x);
+    case UnaryOp::BitwiseNot:
+      break; // refused for floats (plan_unary)
     }
   } else {
     switch (op) {
@@ -510,8 +641,12 @@ C apply_unary(UnaryOp op, C x) {
       return x > 0 ? x : 0;
     case UnaryOp::Abs:
       return x < 0 ? -x : x;
+    case UnaryOp::Sign:
+      return static_cast<C>((C{0} < x) - (x < C{0}));
+    case UnaryOp::BitwiseNot:
+      return ~x;
     default:
-      break;
+      break; // floor, ceil, round and trunc leave integers as they are
     }
   }
   return x;
@@ -524,9 +659,13 @@ struct UnaryPlan {
 };
 
 UnaryPlan plan_unary(UnaryOp op, const Tensor& x, const char* name) {
-  if (x.dtype() == DType::Bool &&
-      (op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Relu)) {
+  if (x.dtype() == DType::Bool && keeps_dtype(op) && op != UnaryOp::Sign &&
+      op != UnaryOp::BitwiseNot) {
     user_error(std::string(name) + " is not supported on bool tensors");
+  }
+  if (op == UnaryOp::BitwiseNot && is_floating(x.dtype())) {
+    user_error(std::string(name) + ": needs an integer or bool tensor, got " +
+               std::string(dtype_name(x.dtype())));
   }
   const DType result = is_float_op(op) ? promote_with_float_scalar(x.dtype()) : x.dtype();
   return UnaryPlan{op, result, compute_type(result)};
@@ -573,6 +712,34 @@ void unary_dispatch(UnaryOp op, const C* src, C* dst, std::int64_t n) {
     return unary_kernel<C, UnaryOp::Abs>(src, dst, n);
   case UnaryOp::Erf:
     return unary_kernel<C, UnaryOp::Erf>(src, dst, n);
+  case UnaryOp::Floor:
+    return unary_kernel<C, UnaryOp::Floor>(src, dst, n);
+  case UnaryOp::Ceil:
+    return unary_kernel<C, UnaryOp::Ceil>(src, dst, n);
+  case UnaryOp::Round:
+    return unary_kernel<C, UnaryOp::Round>(src, dst, n);
+  case UnaryOp::Trunc:
+    return unary_kernel<C, UnaryOp::Trunc>(src, dst, n);
+  case UnaryOp::Sign:
+    return unary_kernel<C, UnaryOp::Sign>(src, dst, n);
+  case UnaryOp::Log1p:
+    return unary_kernel<C, UnaryOp::Log1p>(src, dst, n);
+  case UnaryOp::Expm1:
+    return unary_kernel<C, UnaryOp::Expm1>(src, dst, n);
+  case UnaryOp::Tan:
+    return unary_kernel<C, UnaryOp::Tan>(src, dst, n);
+  case UnaryOp::Atan:
+    return unary_kernel<C, UnaryOp::Atan>(src, dst, n);
+  case UnaryOp::Asin:
+    return unary_kernel<C, UnaryOp::Asin>(src, dst, n);
+  case UnaryOp::Acos:
+    return unary_kernel<C, UnaryOp::Acos>(src, dst, n);
+  case UnaryOp::Sinh:
+    return unary_kernel<C, UnaryOp::Sinh>(src, dst, n);
+  case UnaryOp::Cosh:
+    return unary_kernel<C, UnaryOp::Cosh>(src, dst, n);
+  case UnaryOp::BitwiseNot:
+    return unary_kernel<C, UnaryOp::BitwiseNot>(src, dst, n);
   }
 }
 
@@ -648,6 +815,129 @@ Tensor run_where(const WherePlan& plan, const Tensor& cond, const Tensor& a, con
   return finish(std::move(out), plan.result);
 }
 
+// ---------------------------------------------------------------- pointwise, more
+
+// Bool-valued tests of one input: isnan, isinf, logical_not (bitwise_not of a bool tensor).
+enum class Predicate { IsNan, IsInf, LogicalNot };
+
+template <class C>
+bool apply_predicate(Predicate p, C x) {
+  switch (p) {
+  case Predicate::IsNan:
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::isnan(x);
+    }
+    return false;
+  case Predicate::IsInf:
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::isinf(x);
+    }
+    return false;
+  case Predicate::LogicalNot:
+    return x == C{0};
+  }
+  return false;
+}
+
+Value eager_predicate(Predicate p, std::span<const Value> args, const char* name) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_real(x, name);
+  const DType compute = compute_type(x.dtype());
+  return visit_compute(compute, [&](auto c) -> Value {
+    using C = decltype(c);
+    const Tensor in = contiguous_as(x, compute);
+    Tensor out = make_overwritten_output(x.sym_sizes(), DType::Bool);
+    const C* src = static_cast<const C*>(in.raw_data());
+    bool* dst = static_cast<bool*>(out.raw_data());
+    parallel_for(x.numel(), kDefaultGrain, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        dst[i] = apply_predicate<C>(p, src[i]);
+      }
+    });
+    return out;
+  });
+}
+
+Value meta_predicate(std::span<const Value> args) {
+  return make_output(tensor_arg(args, 0).sym_sizes(), DType::Bool, true);
+}
+
+void require_floating(const Tensor& x, const char* name) {
+  if (!is_floating(x.dtype())) {
+    user_error(std::string(name) + ": needs a floating tensor, got " +
+               std::string(dtype_name(x.dtype())));
+  }
+}
+
+// x mapped elementwise by f in x's compute type (f32 for 16-bit floats, rounded once at the
+// end), for the ops with scalar parameters: the activations and nan_to_num.
+template <class F>
+Tensor map_floating(const Tensor& x, F f) {
+  const DType compute = compute_type(x.dtype());
+  return visit_compute(compute, [&](auto c) -> Tensor {
+    using C = decltype(c);
+    const Tensor in = contiguous_as(x, compute);
+    Tensor out = make_overwritten_output(x.sym_sizes(), compute);
+    if constexpr (std::is_floating_point_v<C>) {
+      const C* src = static_cast<const C*>(in.raw_data());
+      C* dst = static_cast<C*>(out.raw_data());
+      parallel_for(x.numel(), kDefaultGrain / 8, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+          dst[i] = f(src[i]);
+        }
+      });
+    }
+    return finish(std::move(out), x.dtype());
+  });
+}
+
+// An activation's meta function: a floating input of the same shape and dtype.
+Value meta_activation(std::span<const Value> args, const char* name) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_floating(x, name);
+  return make_output(x.sym_sizes(), x.dtype(), true);
+}
+
+// The composites computed by the kernels of the ops they decompose into (as fused_ops.cpp
+// does), so eager and decomposed results round alike.
+//   clamp {x, min|None, max|None} = minimum(maximum(x, min), max)
+template <Value (*Maximum)(std::span<const Value>), Value (*Minimum)(std::span<const Value>)>
+Value clamp_with(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const bool has_min = args.size() > 1 && !std::holds_alternative<std::monostate>(arg(args, 1));
+  const bool has_max = args.size() > 2 && !std::holds_alternative<std::monostate>(arg(args, 2));
+  if (!has_min && !has_max) {
+    user_error("clamp: at least one of min and max must be given");
+  }
+  Value r = x;
+  if (has_min) {
+    const std::array<Value, 2> a = {r, arg(args, 1)};
+    r = Maximum(a);
+  }
+  if (has_max) {
+    const std::array<Value, 2> a = {r, arg(args, 2)};
+    r = Minimum(a);
+  }
+  return r;
+}
+
+// masked_fill {x, mask, value} = where(mask, full((), value, x.dtype), x)
+template <Value (*Full)(std::span<const Value>), Value (*Where)(std::span<const Value>)>
+Value masked_fill_with(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& mask = tensor_arg(args, 1);
+  if (mask.dtype() != DType::Bool) {
+    user_error("masked_fill: the mask must be a bool tensor, got " +
+               std::string(dtype_name(mask.dtype())));
+  }
+  std::vector<Value> full_args = {std::vector<SymInt>{}, value_double(arg(args, 2)), x.dtype()};
+  if (!x.device().is_cpu()) {
+    full_args.emplace_back(x.device());
+  }
+  const std::array<Value, 3> where_args = {mask, Full(full_args), x};
+  return Where(where_args);
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- entry points
@@ -665,6 +955,13 @@ TORCHSCOPE_BINARY_KERNELS(mul, Mul)
 TORCHSCOPE_BINARY_KERNELS(div, Div)
 TORCHSCOPE_BINARY_KERNELS(pow, Pow)
 TORCHSCOPE_BINARY_KERNELS(maximum, Maximum)
+TORCHSCOPE_BINARY_KERNELS(minimum, Minimum)
+TORCHSCOPE_BINARY_KERNELS(bitwise_and, BitwiseAnd)
+TORCHSCOPE_BINARY_KERNELS(bitwise_or, BitwiseOr)
+TORCHSCOPE_BINARY_KERNELS(bitwise_xor, BitwiseXor)
+TORCHSCOPE_BINARY_KERNELS(logical_and, LogicalAnd)
+TORCHSCOPE_BINARY_KERNELS(logical_or, LogicalOr)
+TORCHSCOPE_BINARY_KERNELS(logical_xor, LogicalXor)
 TORCHSCOPE_BINARY_KERNELS(eq, Eq)
 TORCHSCOPE_BINARY_KERNELS(ne, Ne)
 TORCHSCOPE_BINARY_KERNELS(lt, Lt)
@@ -692,6 +989,19 @@ TORCHSCOPE_UNARY_KERNELS(sqrt, Sqrt)
 TORCHSCOPE_UNARY_KERNELS(rsqrt, Rsqrt)
 TORCHSCOPE_UNARY_KERNELS(abs, Abs)
 TORCHSCOPE_UNARY_KERNELS(erf, Erf)
+TORCHSCOPE_UNARY_KERNELS(floor, Floor)
+TORCHSCOPE_UNARY_KERNELS(ceil, Ceil)
+TORCHSCOPE_UNARY_KERNELS(round, Round)
+TORCHSCOPE_UNARY_KERNELS(trunc, Trunc)
+TORCHSCOPE_UNARY_KERNELS(sign, Sign)
+TORCHSCOPE_UNARY_KERNELS(log1p, Log1p)
+TORCHSCOPE_UNARY_KERNELS(expm1, Expm1)
+TORCHSCOPE_UNARY_KERNELS(tan, Tan)
+TORCHSCOPE_UNARY_KERNELS(atan, Atan)
+TORCHSCOPE_UNARY_KERNELS(asin, Asin)
+TORCHSCOPE_UNARY_KERNELS(acos, Acos)
+TORCHSCOPE_UNARY_KERNELS(sinh, Sinh)
+TORCHSCOPE_UNARY_KERNELS(cosh, Cosh)
 #undef TORCHSCOPE_UNARY_KERNELS
 
 Value eager_gelu(std::span<const Value> args) {
@@ -730,6 +1040,162 @@ Value eager_to_dtype(std::span<const Value> args) {
 Value meta_to_dtype(std::span<const Value> args) {
   const Tensor& x = tensor_arg(args, 0);
   return make_output(x.sym_sizes(), value_dtype(arg(args, 1)), true);
+}
+
+// ---------------------------------------------------------------- pointwise, more
+
+Value eager_clamp(std::span<const Value> args) {
+  return clamp_with<&eager_maximum, &eager_minimum>(args);
+}
+Value meta_clamp(std::span<const Value> args) {
+  return clamp_with<&meta_maximum, &meta_minimum>(args);
+}
+// clamp_min = maximum, clamp_max = minimum, with errors that name the op called.
+template <Value (*Kernel)(std::span<const Value>)>
+Value one_bound(std::span<const Value> args, const char* name) {
+  const Tensor* bound = args.size() == 2 ? std::get_if<Tensor>(&args[1]) : nullptr;
+  if (args.size() != 2 || (bound != nullptr && !bound->defined())) {
+    user_error(std::string(name) + ": expects a tensor and a defined bound (a tensor or a number)");
+  }
+  return Kernel(args);
+}
+Value eager_clamp_min(std::span<const Value> args) {
+  return one_bound<&eager_maximum>(args, "clamp_min");
+}
+Value meta_clamp_min(std::span<const Value> args) {
+  return one_bound<&meta_maximum>(args, "clamp_min");
+}
+Value eager_clamp_max(std::span<const Value> args) {
+  return one_bound<&eager_minimum>(args, "clamp_max");
+}
+Value meta_clamp_max(std::span<const Value> args) {
+  return one_bound<&meta_minimum>(args, "clamp_max");
+}
+
+// bitwise_not of a bool tensor is logical_not (~true as an integer would stay nonzero).
+Value eager_bitwise_not(std::span<const Value> args) {
+  if (tensor_arg(args, 0).dtype() == DType::Bool) {
+    return eager_predicate(Predicate::LogicalNot, args, "bitwise_not");
+  }
+  return eager_unary(UnaryOp::BitwiseNot, args, "bitwise_not");
+}
+Value meta_bitwise_not(std::span<const Value> args) {
+  return meta_unary(UnaryOp::BitwiseNot, args, "bitwise_not");
+}
+
+Value eager_logical_not(std::span<const Value> args) {
+  return eager_predicate(Predicate::LogicalNot, args, "logical_not");
+}
+Value meta_logical_not(std::span<const Value> args) {
+  return meta_predicate(args);
+}
+Value eager_isnan(std::span<const Value> args) {
+  return eager_predicate(Predicate::IsNan, args, "isnan");
+}
+Value meta_isnan(std::span<const Value> args) {
+  return meta_predicate(args);
+}
+Value eager_isinf(std::span<const Value> args) {
+  return eager_predicate(Predicate::IsInf, args, "isinf");
+}
+Value meta_isinf(std::span<const Value> args) {
+  return meta_predicate(args);
+}
+
+// nan_to_num {x, nan, posinf|None, neginf|None}: integer tensors come back as a copy.
+Value eager_nan_to_num(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_real(x, "nan_to_num");
+  if (!is_floating(x.dtype())) {
+    const std::array<Value, 2> copy_args = {x, x.dtype()};
+    return eager_to_dtype(copy_args);
+  }
+  const double nan = value_double(arg(args, 1));
+  auto bound = [&](std::size_t i, double fallback) {
+    return args.size() > i && !std::holds_alternative<std::monostate>(arg(args, i))
+               ? value_double(arg(args, i))
+               : fallback;
+  };
+  const double posinf = bound(2, largest_finite(x.dtype()));
+  const double neginf = bound(3, -largest_finite(x.dtype()));
+  return map_floating(x, [=](auto v) {
+    using C = decltype(v);
+    if (std::isnan(v)) {
+      return static_cast<C>(nan);
+    }
+    if (std::isinf(v)) {
+      return static_cast<C>(v > 0 ? posinf : neginf);
+    }
+    return v;
+  });
+}
+Value meta_nan_to_num(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  return make_output(x.sym_sizes(), x.dtype(), true);
+}
+
+Value eager_masked_fill(std::span<const Value> args) {
+  return masked_fill_with<&eager_full, &eager_where>(args);
+}
+Value meta_masked_fill(std::span<const Value> args) {
+  return masked_fill_with<&meta_full, &meta_where>(args);
+}
+
+// The activations compute as their decompositions do (aot/decompositions.cpp), in one pass.
+Value eager_leaky_relu(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_floating(x, "leaky_relu");
+  require_real(x, "leaky_relu");
+  const double slope = value_double(arg(args, 1));
+  return map_floating(x, [=](auto v) { return v > 0 ? v : v * static_cast<decltype(v)>(slope); });
+}
+Value meta_leaky_relu(std::span<const Value> args) {
+  return meta_activation(args, "leaky_relu");
+}
+
+Value eager_elu(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_floating(x, "elu");
+  require_real(x, "elu");
+  const double alpha = value_double(arg(args, 1));
+  return map_floating(
+      x, [=](auto v) { return v > 0 ? v : std::expm1(v) * static_cast<decltype(v)>(alpha); });
+}
+Value meta_elu(std::span<const Value> args) {
+  return meta_activation(args, "elu");
+}
+
+Value eager_softplus(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_floating(x, "softplus");
+  require_real(x, "softplus");
+  const double beta = value_double(arg(args, 1));
+  const double threshold = value_double(arg(args, 2));
+  return map_floating(x, [=](auto v) {
+    using C = decltype(v);
+    const C scaled = v * static_cast<C>(beta);
+    return scaled > static_cast<C>(threshold) ? v
+                                              : std::log1p(std::exp(scaled)) / static_cast<C>(beta);
+  });
+}
+Value meta_softplus(std::span<const Value> args) {
+  return meta_activation(args, "softplus");
+}
+
+Value eager_hardswish(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  require_floating(x, "hardswish");
+  require_real(x, "hardswish");
+  return map_floating(x, [](auto v) {
+    using C = decltype(v);
+    const C shifted = v + C{3};
+    // max and min propagate NaN, as the decomposition's maximum and minimum do.
+    const C clamped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, C{0}), C{6});
+    return v * clamped / C{6};
+  });
+}
+Value meta_hardswish(std::span<const Value> args) {
+  return meta_activation(args, "hardswish");
 }
 
 } // namespace compiler::kernels

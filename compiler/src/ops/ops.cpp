@@ -20,6 +20,11 @@
 //   silu               {x}                                addmm {Tensor bias, Tensor a, Tensor b}
 //   every factory      ... then `device` last when it is not the host
 //   to                 {x, device}
+//   clamp              {x, Tensor|double|None min, Tensor|double|None max}
+//   clamp_min/clamp_max/minimum {x, Tensor|double}     logical_*/bitwise_* {a, b} or {x}
+//   nan_to_num         {x, double nan, double|None posinf, double|None neginf}
+//   masked_fill        {x, Tensor mask, double value}
+//   leaky_relu {x, slope}  elu {x, alpha}  softplus {x, beta, threshold}  hardswish {x}
 #include "compiler/ops/ops.h"
 
 #include "compiler/core/errors.h"
@@ -112,6 +117,87 @@ Tensor gelu(const Tensor& x, std::string approximate, SourceLoc loc) {
 
 Tensor to_dtype(const Tensor& x, DType dtype, SourceLoc loc) {
   return call_tensor(OpKind::to_dtype, {x, dtype}, loc);
+}
+
+// ---- pointwise, more
+
+namespace {
+Value optional_double(std::optional<double> v) {
+  return v ? Value(*v) : Value(std::monostate{});
+}
+} // namespace
+
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max, SourceLoc loc) {
+  return call_tensor(OpKind::clamp, {x, optional_double(min), optional_double(max)}, loc);
+}
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max, SourceLoc loc) {
+  return call_tensor(OpKind::clamp, {x, optional_tensor(min), optional_tensor(max)}, loc);
+}
+
+#define TORCHSCOPE_BINARY_OP(name)                                                                 \
+  Tensor name(const Tensor& a, const Tensor& b, SourceLoc loc) {                                   \
+    return call_tensor(OpKind::name, {a, b}, loc);                                                 \
+  }                                                                                                \
+  Tensor name(const Tensor& a, double b, SourceLoc loc) {                                          \
+    return call_tensor(OpKind::name, {a, b}, loc);                                                 \
+  }
+TORCHSCOPE_BINARY_OP(clamp_min)
+TORCHSCOPE_BINARY_OP(clamp_max)
+TORCHSCOPE_BINARY_OP(minimum)
+#undef TORCHSCOPE_BINARY_OP
+
+#define TORCHSCOPE_TENSOR_BINARY_OP(name)                                                          \
+  Tensor name(const Tensor& a, const Tensor& b, SourceLoc loc) {                                   \
+    return call_tensor(OpKind::name, {a, b}, loc);                                                 \
+  }
+TORCHSCOPE_TENSOR_BINARY_OP(logical_and)
+TORCHSCOPE_TENSOR_BINARY_OP(logical_or)
+TORCHSCOPE_TENSOR_BINARY_OP(logical_xor)
+TORCHSCOPE_TENSOR_BINARY_OP(bitwise_and)
+TORCHSCOPE_TENSOR_BINARY_OP(bitwise_or)
+TORCHSCOPE_TENSOR_BINARY_OP(bitwise_xor)
+#undef TORCHSCOPE_TENSOR_BINARY_OP
+
+#define TORCHSCOPE_UNARY_OP(name)                                                                  \
+  Tensor name(const Tensor& x, SourceLoc loc) {                                                    \
+    return call_tensor(OpKind::name, {x}, loc);                                                    \
+  }
+TORCHSCOPE_UNARY_OP(floor)
+TORCHSCOPE_UNARY_OP(ceil)
+TORCHSCOPE_UNARY_OP(round)
+TORCHSCOPE_UNARY_OP(trunc)
+TORCHSCOPE_UNARY_OP(log1p)
+TORCHSCOPE_UNARY_OP(expm1)
+TORCHSCOPE_UNARY_OP(tan)
+TORCHSCOPE_UNARY_OP(atan)
+TORCHSCOPE_UNARY_OP(asin)
+TORCHSCOPE_UNARY_OP(acos)
+TORCHSCOPE_UNARY_OP(sinh)
+TORCHSCOPE_UNARY_OP(cosh)
+TORCHSCOPE_UNARY_OP(sign)
+TORCHSCOPE_UNARY_OP(logical_not)
+TORCHSCOPE_UNARY_OP(bitwise_not)
+TORCHSCOPE_UNARY_OP(isnan)
+TORCHSCOPE_UNARY_OP(isinf)
+TORCHSCOPE_UNARY_OP(hardswish)
+#undef TORCHSCOPE_UNARY_OP
+
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf, SourceLoc loc) {
+  return call_tensor(OpKind::nan_to_num, {x, nan, optional_double(posinf), optional_double(neginf)},
+                     loc);
+}
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, SourceLoc loc) {
+  return call_tensor(OpKind::masked_fill, {x, mask, value}, loc);
+}
+Tensor leaky_relu(const Tensor& x, double negative_slope, SourceLoc loc) {
+  return call_tensor(OpKind::leaky_relu, {x, negative_slope}, loc);
+}
+Tensor elu(const Tensor& x, double alpha, SourceLoc loc) {
+  return call_tensor(OpKind::elu, {x, alpha}, loc);
+}
+Tensor softplus(const Tensor& x, double beta, double threshold, SourceLoc loc) {
+  return call_tensor(OpKind::softplus, {x, beta, threshold}, loc);
 }
 
 #define TORCHSCOPE_REDUCTION_OP(name)                                                              \

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace compiler {
 
@@ -86,6 +87,19 @@ DType compute_type(DType t) noexcept {
     return DType::Float64;
   }
   return is_floating(t) ? DType::Float32 : DType::Int64;
+}
+
+double largest_finite(DType t) noexcept {
+  switch (t) {
+  case DType::Float16:
+    return 65504.0;
+  case DType::BFloat16:
+    return 3.3895313892515355e38; // bits 0x7f7f
+  case DType::Float64:
+    return std::numeric_limits<double>::max();
+  default:
+    return std::numeric_limits<float>::max();
+  }
 }
 
 std::uint16_t float_to_half_bits(float f) noexcept {

@@ -44,6 +44,35 @@ def run_op(op, a, pool):
         return binary[op](t[0], t[1])
     if op == "where":
         return torch.where(t[0], t[1], t[2])
+    # pointwise, more
+    more_unary = {
+        "floor": torch.floor, "ceil": torch.ceil, "round": torch.round, "trunc": torch.trunc,
+        "sign": torch.sign, "log1p": torch.log1p, "expm1": torch.expm1, "tan": torch.tan,
+        "atan": torch.atan, "asin": torch.asin, "acos": torch.acos, "sinh": torch.sinh,
+        "cosh": torch.cosh, "isnan": torch.isnan, "isinf": torch.isinf,
+        "logical_not": torch.logical_not, "bitwise_not": torch.bitwise_not,
+        "hardswish": F.hardswish, "nan_to_num": torch.nan_to_num,
+    }
+    if op in more_unary:
+        return more_unary[op](t[0])
+    more_binary = {
+        "minimum": torch.minimum, "clamp_min": torch.clamp_min, "clamp_max": torch.clamp_max,
+        "logical_and": torch.logical_and, "logical_or": torch.logical_or,
+        "logical_xor": torch.logical_xor, "bitwise_and": torch.bitwise_and,
+        "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor,
+    }
+    if op in more_binary:
+        return more_binary[op](t[0], t[1])
+    if op == "clamp":
+        return torch.clamp(t[0], t[1], t[2])
+    if op == "masked_fill":
+        return t[0].masked_fill(t[1], t[2])
+    if op == "leaky_relu":
+        return F.leaky_relu(t[0], t[1])
+    if op == "elu":
+        return F.elu(t[0], t[1])
+    if op == "softplus":
+        return F.softplus(t[0], t[1], t[2])
     if op in ("sum", "mean", "amax", "amin"):
         x, dims, keepdim = t
         fn = getattr(torch, op)

@@ -26,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -129,6 +130,48 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& pool) {
     return gt(t(0), d(1));
   if (op == "where")
     return where(t(0), t(1), t(2));
+  // pointwise, more
+  static const std::map<std::string, Tensor (*)(const Tensor&, SourceLoc)> kMoreUnary = {
+      {"floor", &floor},
+      {"ceil", &ceil},
+      {"round", &round},
+      {"trunc", &trunc},
+      {"sign", &sign},
+      {"log1p", &log1p},
+      {"expm1", &expm1},
+      {"tan", &tan},
+      {"atan", &atan},
+      {"asin", &asin},
+      {"acos", &acos},
+      {"sinh", &sinh},
+      {"cosh", &cosh},
+      {"isnan", &isnan},
+      {"isinf", &isinf},
+      {"logical_not", &logical_not},
+      {"bitwise_not", &bitwise_not},
+      {"hardswish", &hardswish}};
+  static const std::map<std::string, Tensor (*)(const Tensor&, const Tensor&, SourceLoc)>
+      kMoreBinary = {{"minimum", &minimum},         {"clamp_min", &clamp_min},
+                     {"clamp_max", &clamp_max},     {"logical_and", &logical_and},
+                     {"logical_or", &logical_or},   {"logical_xor", &logical_xor},
+                     {"bitwise_and", &bitwise_and}, {"bitwise_or", &bitwise_or},
+                     {"bitwise_xor", &bitwise_xor}};
+  if (const auto u = kMoreUnary.find(op); u != kMoreUnary.end())
+    return u->second(t(0), SourceLoc::current());
+  if (const auto b = kMoreBinary.find(op); b != kMoreBinary.end())
+    return b->second(t(0), t(1), SourceLoc::current());
+  if (op == "clamp")
+    return scalar ? clamp(t(0), d(1), d(2)) : clamp(t(0), t(1), t(2));
+  if (op == "nan_to_num")
+    return nan_to_num(t(0));
+  if (op == "masked_fill")
+    return masked_fill(t(0), t(1), d(2));
+  if (op == "leaky_relu")
+    return leaky_relu(t(0), d(1));
+  if (op == "elu")
+    return elu(t(0), d(1));
+  if (op == "softplus")
+    return softplus(t(0), d(1), d(2));
   // reductions
   if (op == "sum")
     return sum(t(0), ints(1), flag(2));
@@ -308,7 +351,7 @@ private:
     const std::size_t a = pick_float();
     const std::vector<std::int64_t> sa = pool_[a].sizes();
     const auto rank = static_cast<std::int64_t>(sa.size());
-    switch (coin(20)) {
+    switch (coin(23)) {
     case 0:
     case 1:
       return {{kUnary[coin(static_cast<int>(std::size(kUnary)))], {Ref{a}}}};
@@ -453,8 +496,86 @@ private:
       }
       return {{"cat", {Ref{a}, Ref{a}, dim_of(a)}}};
     }
-    default: {
+    // pointwise, more
+    case 19: { // unary: activations on any value; the rest of tanh(x) (exp-like growth, poles)
+      switch (coin(13)) {
+      case 0:
+        return {{"atan", {Ref{a}}}};
+      case 1:
+        return {{"hardswish", {Ref{a}}}};
+      case 2:
+        return {{"leaky_relu", {Ref{a}, 0.1}}};
+      case 3:
+        return {{"elu", {Ref{a}, 1.3}}};
+      case 4:
+        return {{"softplus", {Ref{a}, 2.0, 1.0}}};
+      case 5:
+        return {{"abs", {Ref{a}}}, {"log1p", {Ref{next()}}}};
+      case 6:
+      case 7: { // asin, acos inside (-0.9, 0.9): finite gradients in f32
+        return {{"tanh", {Ref{a}}},
+                {"mul", {Ref{next()}, 0.9}},
+                {coin(2) == 0 ? "asin" : "acos", {Ref{next() + 1}}}};
+      }
+      default: {
+        static const char* kOfTanh[] = {"expm1", "tan", "sinh", "cosh", "nan_to_num"};
+        return {{"tanh", {Ref{a}}}, {kOfTanh[coin(5)], {Ref{next()}}}};
+      }
+      }
+    }
+    case 20: { // minimum and clamps against a tensor or scalars
+      static const char* kBinary[] = {"minimum", "clamp_min", "clamp_max"};
+      const int pick = coin(5);
+      if (pick < 3) {
+        const std::size_t b = operand_like(sa);
+        return {{kBinary[pick], {Ref{a}, Ref{b}}}};
+      }
+      if (pick == 3) {
+        return {{"clamp", {Ref{a}, -0.5, 0.75}}};
+      }
+      const std::size_t lo = operand_like(sa);
+      const std::size_t hi = operand_like(sa);
+      return {{"clamp", {Ref{a}, Ref{lo}, Ref{hi}}}};
+    }
+    case 21: { // rounding, masks and NaN tests of graph inputs (no upstream rounding to flip)
+      const std::size_t c = add_input(sa, true);
+      switch (coin(5)) {
+      case 0: {
+        static const char* kRound[] = {"floor", "ceil", "round", "trunc", "sign"};
+        return {{kRound[coin(5)], {Ref{c}}}, {"mul", {Ref{a}, Ref{next()}}}};
+      }
+      case 1: { // a mask of two masks, then where
+        static const char* kCombine[] = {"logical_and", "logical_or", "logical_xor",
+                                         "bitwise_and", "bitwise_or", "bitwise_xor"};
+        const std::size_t d = add_input(sa, true);
+        const std::size_t b = operand_like(sa);
+        return {{"gt", {Ref{c}, 0.0}},
+                {"gt", {Ref{d}, 0.5}},
+                {kCombine[coin(6)], {Ref{next()}, Ref{next() + 1}}},
+                {"where", {Ref{next() + 2}, Ref{a}, Ref{b}}}};
+      }
+      case 2:
+        return {{"gt", {Ref{c}, 0.0}},
+                {coin(2) == 0 ? "logical_not" : "bitwise_not", {Ref{next()}}},
+                {"masked_fill", {Ref{a}, Ref{next() + 1}, -1.25}}};
+      case 3: { // log of an input: NaN below 0
+        const std::size_t b = operand_like(sa);
+        return {{"log", {Ref{c}}},
+                {"isnan", {Ref{next()}}},
+                {"where", {Ref{next() + 1}, Ref{a}, Ref{b}}}};
+      }
+      default:
+        return {
+            {"log", {Ref{c}}}, {"nan_to_num", {Ref{next()}}}, {"mul", {Ref{a}, Ref{next() + 1}}}};
+      }
+    }
+    default: { // a sum over every element: its length sets the tolerance, as other reductions'
       const std::size_t b = operand_like(sa);
+      std::int64_t len = 1;
+      for (std::int64_t d : sa) {
+        len *= d;
+      }
+      note_reduction(len);
       return {{"mul", {Ref{a}, Ref{b}}},
               {"sum", {Ref{next()}, std::vector<std::int64_t>{}, false}}};
     }

@@ -51,6 +51,41 @@
   X(abs,           "aten.abs",           Pointwise,     Prim)                   \
   X(erf,           "aten.erf",           Pointwise,     Prim)                   \
   X(to_dtype,      "aten._to_copy",      Pointwise,     Prim)                   \
+  /* pointwise, more: clamping, rounding, more transcendentals, logical and      \
+     bitwise ops, NaN tests, activations */                                     \
+  X(clamp,         "aten.clamp",         Pointwise,     Composite)              \
+  X(clamp_min,     "aten.clamp_min",     Pointwise,     Composite)              \
+  X(clamp_max,     "aten.clamp_max",     Pointwise,     Composite)              \
+  X(minimum,       "aten.minimum",       Pointwise,     Prim)                   \
+  X(floor,         "aten.floor",         Pointwise,     Prim)                   \
+  X(ceil,          "aten.ceil",          Pointwise,     Prim)                   \
+  X(round,         "aten.round",         Pointwise,     Prim)                   \
+  X(trunc,         "aten.trunc",         Pointwise,     Prim)                   \
+  X(log1p,         "aten.log1p",         Pointwise,     Prim)                   \
+  X(expm1,         "aten.expm1",         Pointwise,     Prim)                   \
+  X(tan,           "aten.tan",           Pointwise,     Prim)                   \
+  X(atan,          "aten.atan",          Pointwise,     Prim)                   \
+  X(asin,          "aten.asin",          Pointwise,     Prim)                   \
+  X(acos,          "aten.acos",          Pointwise,     Prim)                   \
+  X(sinh,          "aten.sinh",          Pointwise,     Prim)                   \
+  X(cosh,          "aten.cosh",          Pointwise,     Prim)                   \
+  X(sign,          "aten.sign",          Pointwise,     Prim)                   \
+  X(logical_and,   "aten.logical_and",   Pointwise,     Prim)                   \
+  X(logical_or,    "aten.logical_or",    Pointwise,     Prim)                   \
+  X(logical_xor,   "aten.logical_xor",   Pointwise,     Prim)                   \
+  X(logical_not,   "aten.logical_not",   Pointwise,     Prim)                   \
+  X(bitwise_and,   "aten.bitwise_and",   Pointwise,     Prim)                   \
+  X(bitwise_or,    "aten.bitwise_or",    Pointwise,     Prim)                   \
+  X(bitwise_xor,   "aten.bitwise_xor",   Pointwise,     Prim)                   \
+  X(bitwise_not,   "aten.bitwise_not",   Pointwise,     Prim)                   \
+  X(isnan,         "aten.isnan",         Pointwise,     Prim)                   \
+  X(isinf,         "aten.isinf",         Pointwise,     Prim)                   \
+  X(nan_to_num,    "aten.nan_to_num",    Pointwise,     Composite)              \
+  X(masked_fill,   "aten.masked_fill",   Pointwise,     Composite)              \
+  X(leaky_relu,    "aten.leaky_relu",    Pointwise,     Composite)              \
+  X(elu,           "aten.elu",           Pointwise,     Composite)              \
+  X(softplus,      "aten.softplus",      Pointwise,     Composite)              \
+  X(hardswish,     "aten.hardswish",     Pointwise,     Composite)              \
   /* reductions */                                                              \
   X(sum,           "aten.sum",           Reduction,     Prim)                   \
   X(mean,          "aten.mean",          Reduction,     Composite)              \

@@ -75,6 +75,68 @@ Tensor erf(const Tensor& x, SourceLoc loc = SourceLoc::current());
 // A copy converted to `dtype` (floats to integers truncate toward zero; to bool is != 0).
 Tensor to_dtype(const Tensor& x, DType dtype, SourceLoc loc = SourceLoc::current());
 
+// ---- pointwise, more ----
+// x limited to [min, max]; either bound may be absent (not both). Bounds promote as a binary
+// op's operands do (an integer x with a float bound gives f32); where min > max the result is
+// max. An undefined Tensor bound is absent.
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max,
+             SourceLoc loc = SourceLoc::current());
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max,
+             SourceLoc loc = SourceLoc::current());
+Tensor clamp_min(const Tensor& x, const Tensor& min, SourceLoc loc = SourceLoc::current());
+Tensor clamp_min(const Tensor& x, double min, SourceLoc loc = SourceLoc::current());
+Tensor clamp_max(const Tensor& x, const Tensor& max, SourceLoc loc = SourceLoc::current());
+Tensor clamp_max(const Tensor& x, double max, SourceLoc loc = SourceLoc::current());
+// The smaller of a and b, elementwise (NaN propagates).
+Tensor minimum(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor minimum(const Tensor& a, double b, SourceLoc loc = SourceLoc::current());
+// floor, ceil, round (half to even), trunc and sign keep the dtype (integers unchanged; sign of
+// NaN is 0, as in PyTorch 1.13); not for bool, except sign.
+Tensor floor(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor ceil(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor round(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor trunc(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor sign(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// log1p, expm1, tan, atan, asin, acos, sinh, cosh: integer and bool inputs give f32.
+Tensor log1p(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor expm1(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor tan(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor atan(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor asin(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor acos(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor sinh(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor cosh(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// Logical ops take any dtype (nonzero is true) and give bool tensors.
+Tensor logical_and(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor logical_or(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor logical_xor(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor logical_not(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// Bitwise ops: integer and bool tensors only (promoted as a binary op's operands).
+Tensor bitwise_and(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor bitwise_or(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor bitwise_xor(const Tensor& a, const Tensor& b, SourceLoc loc = SourceLoc::current());
+Tensor bitwise_not(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// Bool tensors: where x is NaN, where x is +-infinity (false throughout for integers).
+Tensor isnan(const Tensor& x, SourceLoc loc = SourceLoc::current());
+Tensor isinf(const Tensor& x, SourceLoc loc = SourceLoc::current());
+// NaN, +inf and -inf replaced; an absent posinf/neginf is the dtype's largest/lowest finite
+// value. Integer tensors come back unchanged.
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt,
+                  SourceLoc loc = SourceLoc::current());
+// x with `value` (converted to x's dtype) where the bool `mask` holds; mask and x broadcast.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value,
+                   SourceLoc loc = SourceLoc::current());
+// Activations, floating tensors only: x > 0 ? x : negative_slope * x;
+// x > 0 ? x : alpha * (exp(x) - 1); beta x > threshold ? x : log(1 + exp(beta x)) / beta;
+// x * min(max(x + 3, 0), 6) / 6.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01,
+                  SourceLoc loc = SourceLoc::current());
+Tensor elu(const Tensor& x, double alpha = 1.0, SourceLoc loc = SourceLoc::current());
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0,
+                SourceLoc loc = SourceLoc::current());
+Tensor hardswish(const Tensor& x, SourceLoc loc = SourceLoc::current());
+
 // ---- reductions: `dims` empty reduces every dim ----
 // sum: bool and integer inputs give i64.
 Tensor sum(const Tensor& x, std::vector<std::int64_t> dims = {}, bool keepdim = false,

@@ -37,6 +37,9 @@ DType promote_with_float_scalar(DType t) noexcept;
 // The type a kernel computes in: f64 for f64, f32 for the other float types (16-bit types are
 // widened), i64 for integers and bool.
 DType compute_type(DType t) noexcept;
+// The largest finite value of a floating type (nan_to_num's default for +inf; its negation
+// for -inf).
+double largest_finite(DType t) noexcept;
 
 // IEEE 754 binary16, stored as bits.
 struct Half {

@@ -114,6 +114,17 @@ std::string CLikePrinter::operation(LoopOp op, const std::vector<std::string>& a
     return a[0] + " ? " + a[1] + " : " + a[2];
   case LoopOp::neg:
     return "-" + a[0];
+  // pointwise, more
+  case LoopOp::logical_xor:
+    return a[0] + " != " + a[1];
+  case LoopOp::bitwise_and:
+    return a[0] + " & " + a[1];
+  case LoopOp::bitwise_or:
+    return a[0] + " | " + a[1];
+  case LoopOp::bitwise_xor:
+    return a[0] + " ^ " + a[1];
+  case LoopOp::bitwise_not:
+    return "~" + a[0];
   default:
     return intrinsic(op, a, operand);
   }

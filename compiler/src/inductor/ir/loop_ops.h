@@ -27,6 +27,8 @@ namespace compiler::inductor {
 // clang-format off
 // X(name, arity, category): category is Arith (f32 or i64 in and out), Float (f32 only),
 // Compare (two operands of one dtype, Bool out), Logic (Bool), Select (Bool, a, b).
+// floor, ceil, round (half to even), trunc and sign leave i64 values as they are (sign gives
+// -1, 0 or 1); the bitwise ops take i64 only (the lowering never gives them floats).
 #define TORCHSCOPE_LOOP_OPS(X)                                                                \
   X(add,         2, Arith)   X(sub,        2, Arith)   X(mul,        2, Arith)               \
   X(truediv,     2, Float)   X(pow,        2, Arith)   X(maximum,    2, Arith)               \
@@ -39,7 +41,16 @@ namespace compiler::inductor {
   X(exp,         1, Float)   X(log,        1, Float)   X(sin,        1, Float)               \
   X(cos,         1, Float)   X(tanh,       1, Float)   X(sigmoid,    1, Float)               \
   X(sqrt,        1, Float)   X(rsqrt,      1, Float)   X(erf,        1, Float)               \
-  X(isnan,       1, Compare)
+  X(isnan,       1, Compare)                                                              \
+  /* pointwise, more */                                                                    \
+  X(floor,       1, Arith)   X(ceil,       1, Arith)   X(round,      1, Arith)               \
+  X(trunc,       1, Arith)   X(sign,       1, Arith)                                         \
+  X(log1p,       1, Float)   X(expm1,      1, Float)   X(tan,        1, Float)               \
+  X(atan,        1, Float)   X(asin,       1, Float)   X(acos,       1, Float)               \
+  X(sinh,        1, Float)   X(cosh,       1, Float)                                         \
+  X(logical_xor, 2, Logic)   X(isinf,      1, Compare)                                       \
+  X(bitwise_and, 2, Arith)   X(bitwise_or, 2, Arith)   X(bitwise_xor, 2, Arith)             \
+  X(bitwise_not, 1, Arith)
 // clang-format on
 
 enum class LoopOp : std::uint8_t {

@@ -64,6 +64,21 @@ std::optional<LoopOp> binary_loop_op(OpKind op) {
     return LoopOp::gt;
   case OpKind::ge:
     return LoopOp::ge;
+  // pointwise, more
+  case OpKind::minimum:
+    return LoopOp::minimum;
+  case OpKind::logical_and:
+    return LoopOp::logical_and;
+  case OpKind::logical_or:
+    return LoopOp::logical_or;
+  case OpKind::logical_xor:
+    return LoopOp::logical_xor;
+  case OpKind::bitwise_and:
+    return LoopOp::bitwise_and;
+  case OpKind::bitwise_or:
+    return LoopOp::bitwise_or;
+  case OpKind::bitwise_xor:
+    return LoopOp::bitwise_xor;
   default:
     return std::nullopt;
   }
@@ -95,6 +110,41 @@ std::optional<LoopOp> unary_loop_op(OpKind op) {
     return LoopOp::erf;
   case OpKind::abs:
     return LoopOp::abs;
+  // pointwise, more
+  case OpKind::floor:
+    return LoopOp::floor;
+  case OpKind::ceil:
+    return LoopOp::ceil;
+  case OpKind::round:
+    return LoopOp::round;
+  case OpKind::trunc:
+    return LoopOp::trunc;
+  case OpKind::sign:
+    return LoopOp::sign;
+  case OpKind::log1p:
+    return LoopOp::log1p;
+  case OpKind::expm1:
+    return LoopOp::expm1;
+  case OpKind::tan:
+    return LoopOp::tan;
+  case OpKind::atan:
+    return LoopOp::atan;
+  case OpKind::asin:
+    return LoopOp::asin;
+  case OpKind::acos:
+    return LoopOp::acos;
+  case OpKind::sinh:
+    return LoopOp::sinh;
+  case OpKind::cosh:
+    return LoopOp::cosh;
+  case OpKind::logical_not:
+    return LoopOp::logical_not;
+  case OpKind::bitwise_not:
+    return LoopOp::bitwise_not;
+  case OpKind::isnan:
+    return LoopOp::isnan;
+  case OpKind::isinf:
+    return LoopOp::isinf;
   default:
     return std::nullopt;
   }
@@ -139,11 +189,15 @@ std::optional<TensorValue> lower_pointwise(Context& ctx, const graph::Node& n) {
       compute = DType::Float32;
     }
     const LoopOp lop = *op;
+    // A logical op reads each operand in its own compute type (0.5 is true, not 0 as an i64).
+    const bool logic = loop_op_category(lop) == LoopOpCategory::Logic;
+    const DType compute_a = logic ? compute_dtype(a.dtype) : compute;
+    const DType compute_b = logic ? compute_dtype(b.dtype) : compute;
     return ctx.pointwise(
         result, std::move(sizes),
-        [a, b, lop, compute, result](OpsHandler& ops, std::span<const Expr> index) {
-          const std::array<LoopValue, 2> args = {read(ops, a, index, compute),
-                                                 read(ops, b, index, compute)};
+        [a, b, lop, compute_a, compute_b, result](OpsHandler& ops, std::span<const Expr> index) {
+          const std::array<LoopValue, 2> args = {read(ops, a, index, compute_a),
+                                                 read(ops, b, index, compute_b)};
           return ops.cast(ops.apply(lop, args), result);
         },
         {a.tensor.get(), b.tensor.get()});
@@ -206,9 +260,22 @@ std::optional<TensorValue> lower_pointwise(Context& ctx, const graph::Node& n) {
   if (!op) {
     return std::nullopt;
   }
-  const LoopOp lop = *op;
-  const DType compute =
-      loop_op_category(lop) == LoopOpCategory::Float ? DType::Float32 : compute_type(result);
+  // bitwise_not of bools is logical_not (~1 as an i64 would stay true).
+  const LoopOp lop =
+      *op == LoopOp::bitwise_not && x->dtype == DType::Bool ? LoopOp::logical_not : *op;
+  const LoopOpCategory cat = loop_op_category(lop);
+  if (cat == LoopOpCategory::Compare && !is_floating(x->dtype)) {
+    // isnan, isinf of integers and bools: false throughout.
+    return ctx.pointwise(
+        result, std::move(sizes),
+        [](OpsHandler& ops, std::span<const Expr>) { return ops.constant(0.0, DType::Bool); },
+        {x.get()});
+  }
+  // Tests and logical_not read x in its own compute type; the rest compute in the result's.
+  const DType compute = cat == LoopOpCategory::Float ? DType::Float32
+                        : cat == LoopOpCategory::Compare || cat == LoopOpCategory::Logic
+                            ? compute_dtype(x->dtype)
+                            : compute_type(result);
   return ctx.pointwise(result, std::move(sizes),
                        [x, lop, compute, result](OpsHandler& ops, std::span<const Expr> index) {
                          const std::array<LoopValue, 1> args = {

@@ -106,6 +106,20 @@ std::optional<TensorValue> lower_reduction(Context& ctx, const graph::Node& n) {
   default:
     return std::nullopt;
   }
+  if (reduction_ranges.empty()) {
+    // Nothing reduced (a 0-dim input): each result is its one element (argmax: index 0), a
+    // pointwise value rather than a reduction buffer without reduction ranges.
+    const bool index = n.op == OpKind::argmax;
+    return ctx.pointwise(
+        result, std::move(ranges),
+        [x, input_index, index, result](OpsHandler& ops, std::span<const Expr> out_index) {
+          if (index) {
+            return ops.constant(0.0, result);
+          }
+          return ops.cast(x->loader(ops, input_index(out_index, {})), result);
+        },
+        {x.get()});
+  }
   ReductionFn body = [x, input_index, compute](OpsHandler& ops, std::span<const Expr> index,
                                                std::span<const Expr> rindex) {
     return ops.cast(x->loader(ops, input_index(index, rindex)), compute);

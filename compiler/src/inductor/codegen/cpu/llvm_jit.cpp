@@ -98,6 +98,11 @@ public:
     add("powf", reinterpret_cast<void*>(static_cast<float (*)(float, float)>(&::powf)));
     add("sinf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::sinf)));
     add("cosf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::cosf)));
+    // pointwise, more: the f32 libm functions generated code calls per lane
+    add("tanf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::tanf)));
+    add("atanf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::atanf)));
+    add("asinf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::asinf)));
+    add("acosf", reinterpret_cast<void*>(static_cast<float (*)(float)>(&::acosf)));
     add("memset", reinterpret_cast<void*>(&::memset));
     add("memcpy", reinterpret_cast<void*>(&::memcpy));
     llvm::cantFail(d.define(llvm::orc::absoluteSymbols(std::move(helpers))));

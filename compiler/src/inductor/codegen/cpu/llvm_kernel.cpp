@@ -439,6 +439,75 @@ public:
     case LoopOp::isnan:
       r = b_.CreateFCmpUNO(a[0], a[0]);
       break;
+    // pointwise, more
+    case LoopOp::floor:
+      r = fp ? b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]) : a[0];
+      break;
+    case LoopOp::ceil:
+      r = fp ? b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a[0]) : a[0];
+      break;
+    case LoopOp::round:
+      // rint rounds in the default mode, to nearest even, as torch.round.
+      r = fp ? b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, a[0]) : a[0];
+      break;
+    case LoopOp::trunc:
+      r = fp ? b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, a[0]) : a[0];
+      break;
+    case LoopOp::sign: {
+      // (x > 0) - (x < 0): NaN gives 0, as the eager kernel (PyTorch 1.13).
+      llvm::Value* pos =
+          fp ? b_.CreateFCmpOGT(a[0], zero_like(a[0])) : b_.CreateICmpSGT(a[0], zero_like(a[0]));
+      llvm::Value* negative =
+          fp ? b_.CreateFCmpOLT(a[0], zero_like(a[0])) : b_.CreateICmpSLT(a[0], zero_like(a[0]));
+      llvm::Type* t = a[0]->getType();
+      r = fp ? b_.CreateFSub(b_.CreateUIToFP(pos, t), b_.CreateUIToFP(negative, t))
+             : b_.CreateSub(b_.CreateZExt(pos, t), b_.CreateZExt(negative, t));
+      break;
+    }
+    case LoopOp::expm1:
+      r = emit_expm1(b_, a[0]);
+      break;
+    case LoopOp::log1p:
+      r = emit_log1p(b_, a[0]);
+      break;
+    case LoopOp::sinh:
+      r = emit_sinh(b_, a[0]);
+      break;
+    case LoopOp::cosh:
+      r = emit_cosh(b_, a[0]);
+      break;
+    // libm per lane (no vector form yet), so compiled code gives the eager kernels' values.
+    case LoopOp::tan:
+      r = per_lane1("tanf", a[0]);
+      break;
+    case LoopOp::atan:
+      r = per_lane1("atanf", a[0]);
+      break;
+    case LoopOp::asin:
+      r = per_lane1("asinf", a[0]);
+      break;
+    case LoopOp::acos:
+      r = per_lane1("acosf", a[0]);
+      break;
+    case LoopOp::logical_xor:
+      r = b_.CreateXor(a[0], a[1]);
+      break;
+    case LoopOp::isinf:
+      r = b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]),
+                           llvm::ConstantFP::getInfinity(a[0]->getType()));
+      break;
+    case LoopOp::bitwise_and:
+      r = b_.CreateAnd(a[0], a[1]);
+      break;
+    case LoopOp::bitwise_or:
+      r = b_.CreateOr(a[0], a[1]);
+      break;
+    case LoopOp::bitwise_xor:
+      r = b_.CreateXor(a[0], a[1]);
+      break;
+    case LoopOp::bitwise_not:
+      r = b_.CreateNot(a[0]);
+      break;
     }
     return make(r, loop_op_result(op, dtype));
   }
@@ -542,6 +611,22 @@ private:
     llvm::Value* out = b_.CreateLShr(rounded, 16);
     out = b_.CreateSelect(b_.CreateFCmpUNO(f, f), llvm::ConstantInt::get(i32, 0x7fc0), out);
     return b_.CreateTrunc(out, with_lanes(b_.getInt16Ty(), f));
+  }
+
+  // A unary f32 libm function applied lane by lane.
+  llvm::Value* per_lane1(const char* name, llvm::Value* x) {
+    llvm::Type* t = b_.getFloatTy();
+    llvm::FunctionCallee fn = m_.getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false));
+    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+    if (vt == nullptr) {
+      return b_.CreateCall(fn, {x});
+    }
+    llvm::Value* out = llvm::UndefValue::get(vt);
+    for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+      llvm::Value* r = b_.CreateCall(fn, {b_.CreateExtractElement(x, b_.getInt32(i))});
+      out = b_.CreateInsertElement(out, r, b_.getInt32(i));
+    }
+    return out;
   }
 
   // A binary libm-style function applied lane by lane.

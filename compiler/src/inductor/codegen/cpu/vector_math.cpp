@@ -9,6 +9,11 @@
 //   sin/cos  q = rint(x * 2/pi), r = x - q*pi/2 with pi/2 split into three parts of 12 bits
 //         (exact products for |q| < 2^12); Taylor polynomials of degree 9 (sin) and 10 (cos) on
 //         [-pi/4, pi/4]; the quadrant picks the sign and function.
+//   log1p log(u) * (x / (u - 1)), u = 1 + x rounded: the quotient corrects the rounding of u
+//         (Goldberg's method), so small x keep their digits; x itself where u == 1; inf at inf.
+//   sinh, cosh  E = expm1(|x|) up to |x| = 9: sinh = sign(x) (E + E / (E + 1)) / 2 (no
+//         cancellation near 0), cosh = (E + 1 + 1 / (E + 1)) / 2; beyond, h = exp(|x| / 2) and
+//         (h / 2) h, which stays finite up to sinhf's and coshf's own overflow (|x| = 89.4).
 //   tanh  sign(x) * t / (t + 2) with t = expm1(2|x|); 1 beyond |x| = 9.
 //   erf   |x| < 0.84375: Taylor series to x^19; below 4: 1 - exp(-x^2) g(t), g a degree-8
 //         least-squares polynomial in t = 1/(1 + |x|/2) fitted to erfc(x) exp(x^2) (relative
@@ -228,6 +233,38 @@ llvm::Value* emit_log(llvm::IRBuilderBase& b, llvm::Value* x) {
   y = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, x, 0.0)), fconst(b, x, -INFINITY), y);
   y = b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, x, INFINITY)), x, y);
   return b.CreateSelect(b.CreateFCmpULT(x, fconst(b, x, 0.0)), fconst(b, x, NAN), y);
+}
+
+llvm::Value* emit_log1p(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* u = b.CreateFAdd(x, fconst(b, x, 1.0));
+  llvm::Value* correction = b.CreateFDiv(x, b.CreateFSub(u, fconst(b, x, 1.0)));
+  llvm::Value* y = b.CreateFMul(emit_log(b, u), correction);
+  y = b.CreateSelect(b.CreateFCmpOEQ(u, fconst(b, x, 1.0)), x, y);
+  return b.CreateSelect(b.CreateFCmpOEQ(x, fconst(b, x, INFINITY)), x, y);
+}
+
+namespace {
+// sinh(|x|) (or cosh) as described at the top of this file.
+llvm::Value* hyperbolic(llvm::IRBuilderBase& b, llvm::Value* x, bool cosine) {
+  llvm::Value* a = unary(b, llvm::Intrinsic::fabs, x);
+  llvm::Value* e = emit_expm1(b, a);
+  llvm::Value* ep1 = b.CreateFAdd(e, fconst(b, x, 1.0));
+  llvm::Value* half = fconst(b, x, 0.5);
+  llvm::Value* small = cosine ? b.CreateFAdd(ep1, b.CreateFDiv(fconst(b, x, 1.0), ep1))
+                              : b.CreateFAdd(e, b.CreateFDiv(e, ep1));
+  small = b.CreateFMul(small, half);
+  llvm::Value* h = emit_exp(b, b.CreateFMul(a, half));
+  llvm::Value* large = b.CreateFMul(b.CreateFMul(h, half), h);
+  return b.CreateSelect(b.CreateFCmpOGT(a, fconst(b, x, 9.0)), large, small);
+}
+} // namespace
+
+llvm::Value* emit_sinh(llvm::IRBuilderBase& b, llvm::Value* x) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, hyperbolic(b, x, false), x);
+}
+
+llvm::Value* emit_cosh(llvm::IRBuilderBase& b, llvm::Value* x) {
+  return hyperbolic(b, x, true);
 }
 
 llvm::Value* emit_tanh(llvm::IRBuilderBase& b, llvm::Value* x) {

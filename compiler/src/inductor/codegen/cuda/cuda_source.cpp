@@ -374,6 +374,65 @@ public:
     case LoopOp::isnan:
       e = "(" + a[0] + " != " + a[0] + ")";
       break;
+    // pointwise, more (floor, ceil, round, trunc leave i64 values as they are)
+    case LoopOp::floor:
+      e = fp ? "floorf(" + a[0] + ")" : a[0];
+      break;
+    case LoopOp::ceil:
+      e = fp ? "ceilf(" + a[0] + ")" : a[0];
+      break;
+    case LoopOp::round:
+      e = fp ? "rintf(" + a[0] + ")" : a[0]; // to nearest even
+      break;
+    case LoopOp::trunc:
+      e = fp ? "truncf(" + a[0] + ")" : a[0];
+      break;
+    case LoopOp::sign:
+      e = fp ? "(float)((" + a[0] + " > 0.0f) - (" + a[0] + " < 0.0f))"
+             : "(long long)((" + a[0] + " > 0LL) - (" + a[0] + " < 0LL))";
+      break;
+    case LoopOp::log1p:
+      e = "log1pf(" + a[0] + ")";
+      break;
+    case LoopOp::expm1:
+      e = "expm1f(" + a[0] + ")";
+      break;
+    case LoopOp::tan:
+      e = "tanf(" + a[0] + ")";
+      break;
+    case LoopOp::atan:
+      e = "atanf(" + a[0] + ")";
+      break;
+    case LoopOp::asin:
+      e = "asinf(" + a[0] + ")";
+      break;
+    case LoopOp::acos:
+      e = "acosf(" + a[0] + ")";
+      break;
+    case LoopOp::sinh:
+      e = "sinhf(" + a[0] + ")";
+      break;
+    case LoopOp::cosh:
+      e = "coshf(" + a[0] + ")";
+      break;
+    case LoopOp::logical_xor:
+      e = a[0] + " != " + a[1];
+      break;
+    case LoopOp::isinf:
+      e = "isinf(" + a[0] + ")";
+      break;
+    case LoopOp::bitwise_and:
+      e = a[0] + " & " + a[1];
+      break;
+    case LoopOp::bitwise_or:
+      e = a[0] + " | " + a[1];
+      break;
+    case LoopOp::bitwise_xor:
+      e = a[0] + " ^ " + a[1];
+      break;
+    case LoopOp::bitwise_not:
+      e = "~" + a[0];
+      break;
     }
     return define(e, loop_op_result(op, dtype));
   }

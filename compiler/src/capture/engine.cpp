@@ -107,7 +107,18 @@ struct Entry {
   // Dynamo makes one resume function per jump target: `resume` for true, `resume_false`.
   std::unique_ptr<Frame> resume;
   std::unique_ptr<Frame> resume_false;
+  // Runtime facts (the runtime_facts artifact): the calls this entry served, and the run time
+  // of a sample of them. Counted only while tracing is on.
+  std::atomic<std::int64_t> calls{0};
+  std::atomic<std::int64_t> timed_calls{0};
+  std::atomic<std::int64_t> timed_ns{0};
 };
+
+// Whether the `n`th call (from 1) of an entry is timed: the first 8, then one in 64, so a hot
+// entry pays two clock reads every 64 calls.
+bool timed_call(std::int64_t n) noexcept {
+  return n <= 8 || (n & 63) == 0;
+}
 
 struct Frame {
   std::int64_t id = -1; // assigned at the first compile, as Dynamo numbers frames
@@ -239,6 +250,39 @@ struct Engine::Impl {
     root.where = w;
     root.name = options.name.empty() ? std::string(tracing::short_function_name(w.function_name()))
                                      : options.name;
+  }
+
+  // The compiled function ends (usually at exit): each entry that served calls says how many
+  // and how long they ran, under its own compile id (docs/COMPILER.md, "Runtime facts").
+  ~Impl() { write_runtime_facts(root); }
+
+  static void write_runtime_facts(const Frame& f) {
+    for (const std::unique_ptr<Entry>& e : f.entries) {
+      const std::int64_t calls = e->calls.load(std::memory_order_relaxed);
+      const std::int64_t timed = e->timed_calls.load(std::memory_order_relaxed);
+      if (calls > 0 && timed > 0) {
+        const double mean_ms =
+            static_cast<double>(e->timed_ns.load(std::memory_order_relaxed)) / 1e6 /
+            static_cast<double>(timed);
+        tracer::CompileScope scope(e->id);
+        tracer::artifact(artifacts::runtime_facts, tracer::Encoding::Json,
+                         [&](std::string& out) {
+                           tracer::JsonWriter w(out);
+                           w.begin_object();
+                           w.member("calls", calls);
+                           w.member("timed_calls", timed);
+                           w.member("mean_run_ms", mean_ms);
+                           w.member("total_run_ms", mean_ms * static_cast<double>(calls));
+                           w.end_object();
+                         });
+      }
+      if (e->resume) {
+        write_runtime_facts(*e->resume);
+      }
+      if (e->resume_false) {
+        write_runtime_facts(*e->resume_false);
+      }
+    }
   }
 
   // The user stack of a compile of frame `f`, as dynamo_start logs it: the caller of the
@@ -937,7 +981,19 @@ struct Engine::Impl {
           placeholders.push_back(input_value(n.input, st));
         }
       }
-      std::vector<Value> values = hit->compiled->run(placeholders, sv);
+      std::vector<Value> values;
+      const std::int64_t nth =
+          tracer::enabled() ? hit->calls.fetch_add(1, std::memory_order_relaxed) + 1 : 0;
+      if (nth > 0 && timed_call(nth)) {
+        const auto t0 = Clock::now();
+        values = hit->compiled->run(placeholders, sv);
+        const auto ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+        hit->timed_calls.fetch_add(1, std::memory_order_relaxed);
+        hit->timed_ns.fetch_add(ns, std::memory_order_relaxed);
+      } else {
+        values = hit->compiled->run(placeholders, sv);
+      }
       if (!hit->breaks) {
         std::size_t out = hit->graph.output_index();
         TORCHSCOPE_ASSERT(out < hit->graph.size(), "a final frame has an output node");
@@ -990,6 +1046,7 @@ const std::vector<CompileRecord>& Engine::records() const noexcept {
 
 void Engine::reset() {
   std::unique_lock lock(impl_->mutex);
+  Impl::write_runtime_facts(impl_->root); // the entries about to go
   impl_->root.entries.clear();
   impl_->root.dims.clear();
   impl_->root.compiles = 0;

@@ -103,6 +103,9 @@ std::map<std::string, std::set<std::string>> kinds_per_compile(const std::vector
     if (e.label.rfind("chromium:", 0) == 0 || (drop_inductor && is_inductor_kind(e.label))) {
       continue;
     }
+    if (e.label == "artifact:runtime_facts") {
+      continue; // ours alone: how each entry served its calls (PyTorch writes no such artifact)
+    }
     out[e.compile].insert(e.label);
   }
   return out;

@@ -268,3 +268,50 @@ TEST_CASE("chromium spans open and close in pairs within each compile",
   CHECK(open.count("bytecode_tracing") == 1);
   CHECK(open.count("build_guards") == 1);
 }
+
+TEST_CASE("each cache entry says at its compiled function's end how many calls it served",
+          "[compiler][capture][trace]") {
+  test_support::TempDir dir("capture-runtime-facts");
+  tracer::Options o;
+  o.directory = dir.path().string();
+  REQUIRE(tracer::start(o));
+  {
+    auto f = compile([](const Tensor& x) { return relu(mul(x, 2.0)); }, {.name = "f"});
+    for (int i = 0; i < 10; ++i) {
+      f(ramp({8, 4}));
+    }
+    f(ramp({3, 3})); // a recompile: its own entry, one call
+    auto g = compile(
+        [](const Tensor& x) {
+          Tensor a = cos(x);
+          double total = sum(a).item_double(); // a graph break: two entries per call
+          return mul(a, total > 0.0 ? 2.0 : 1.0);
+        },
+        {.name = "g"});
+    for (int i = 0; i < 3; ++i) {
+      g(ramp({4, 4}));
+    }
+  } // f and g end here: their entries write runtime_facts
+  std::string path = tracer::log_path();
+  tracer::stop();
+  const std::vector<Event> events = parse_log(test_support::read_file(path));
+  std::map<std::string, std::string> facts; // compile id -> payload
+  for (const Event& e : events) {
+    if (e.kind == "artifact" && e.envelope.find("\"runtime_facts\"") != std::string::npos) {
+      facts[e.compile] = e.payload;
+    }
+  }
+  REQUIRE(facts.size() == 4);
+  CHECK(facts.begin()->second.find("\"calls\": 10") != std::string::npos);
+  CHECK(facts.begin()->second.find("\"timed_calls\": 8") != std::string::npos);
+  std::size_t three = 0;
+  std::size_t one = 0;
+  for (const auto& [id, payload] : facts) {
+    INFO(id << ": " << payload);
+    CHECK(payload.find("\"mean_run_ms\": ") != std::string::npos);
+    three += payload.find("\"calls\": 3,") != std::string::npos ? 1 : 0;
+    one += payload.find("\"calls\": 1,") != std::string::npos ? 1 : 0;
+  }
+  CHECK(three == 2); // g's graph and its resume frame
+  CHECK(one == 1);   // f's recompile
+}

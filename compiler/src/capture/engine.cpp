@@ -261,20 +261,18 @@ struct Engine::Impl {
       const std::int64_t calls = e->calls.load(std::memory_order_relaxed);
       const std::int64_t timed = e->timed_calls.load(std::memory_order_relaxed);
       if (calls > 0 && timed > 0) {
-        const double mean_ms =
-            static_cast<double>(e->timed_ns.load(std::memory_order_relaxed)) / 1e6 /
-            static_cast<double>(timed);
+        const double mean_ms = static_cast<double>(e->timed_ns.load(std::memory_order_relaxed)) /
+                               1e6 / static_cast<double>(timed);
         tracer::CompileScope scope(e->id);
-        tracer::artifact(artifacts::runtime_facts, tracer::Encoding::Json,
-                         [&](std::string& out) {
-                           tracer::JsonWriter w(out);
-                           w.begin_object();
-                           w.member("calls", calls);
-                           w.member("timed_calls", timed);
-                           w.member("mean_run_ms", mean_ms);
-                           w.member("total_run_ms", mean_ms * static_cast<double>(calls));
-                           w.end_object();
-                         });
+        tracer::artifact(artifacts::runtime_facts, tracer::Encoding::Json, [&](std::string& out) {
+          tracer::JsonWriter w(out);
+          w.begin_object();
+          w.member("calls", calls);
+          w.member("timed_calls", timed);
+          w.member("mean_run_ms", mean_ms);
+          w.member("total_run_ms", mean_ms * static_cast<double>(calls));
+          w.end_object();
+        });
       }
       if (e->resume) {
         write_runtime_facts(*e->resume);

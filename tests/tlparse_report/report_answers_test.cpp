@@ -278,3 +278,36 @@ TEST_CASE("the report's flame chart draws the shared layout's bars, labels escap
   CHECK(svg.find("never closed") != std::string::npos);
   CHECK(svg.find("3 span(s) too short") != std::string::npos); // "tiny" and the 2 left out
 }
+
+TEST_CASE("the recompilation explorer says how many calls each compile served, from our "
+          "compiler's runtime_facts",
+          "[tlparse][answers]") {
+  test_support::TempDir tmp;
+  const auto cid = [](int frame_compile) {
+    return R"J("frame_id": 0, "frame_compile_id": )J" + std::to_string(frame_compile) +
+           R"J(, "attempt": 0)J";
+  };
+  std::string log;
+  for (int fc = 0; fc < 3; ++fc) {
+    log += glog(
+        R"J({"compilation_metrics": {"co_name": "f", "co_filename": "/x/m.py", "co_firstlineno": 4}, )J" +
+        cid(fc) + "}");
+  }
+  const auto facts = [&](int fc, const std::string& payload) {
+    return with_payload(
+        R"J({"artifact": {"name": "runtime_facts", "encoding": "json"}, )J" + cid(fc), payload);
+  };
+  log += facts(0, R"J({"calls": 1, "timed_calls": 1, "mean_run_ms": 0.5, "total_run_ms": 0.5})J");
+  log +=
+      facts(1, R"J({"calls": 640, "timed_calls": 17, "mean_run_ms": 0.25, "total_run_ms": 160})J");
+  log += facts(2, "<script>not json</script>"); // hostile: no facts for [0/2]
+  const fs::path path = tmp.path() / "served.log";
+  std::ofstream(path, std::ios::binary) << log;
+  const std::string page = index_html_of(tmp, path);
+  CHECK(page.find("<table><tr><th>compile</th><th>status</th><th>served</th>") !=
+        std::string::npos);
+  CHECK(page.find("<td rowspan=\"1\">1 call, 0.5 ms</td>") != std::string::npos);
+  CHECK(page.find("<td rowspan=\"1\">640 calls, 0.25 ms each</td>") != std::string::npos);
+  CHECK(page.find("<td rowspan=\"1\">no call</td>") != std::string::npos);
+  CHECK(page.find("<script>not json") == std::string::npos);
+}

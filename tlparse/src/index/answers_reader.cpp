@@ -81,6 +81,21 @@ Result<std::vector<RecompileExplained>> AnswersReader::recompiles_explained(int6
       });
 }
 
+Result<std::vector<RuntimeFacts>> AnswersReader::runtime_facts(int64_t file_id) const {
+  return core_->view_rows<RuntimeFacts>(
+      "runtime_facts",
+      "SELECT key_id, compile, calls, timed_calls, mean_run_ms, total_run_ms FROM "
+      "temp.runtime_facts WHERE file_id=? ORDER BY key_id",
+      file_id, [](const Stmt& s, RuntimeFacts& r, int& c) {
+        std::optional<std::string> compile;
+        const bool ok = read_column(s, c++, r.key_id) && read_column(s, c++, compile) &&
+                        read_column(s, c++, r.calls) && read_column(s, c++, r.timed_calls) &&
+                        read_column(s, c++, r.mean_run_ms) && read_column(s, c++, r.total_run_ms);
+        r.compile = compile.value_or("");
+        return ok;
+      });
+}
+
 Result<std::vector<GraphBreakSummary>> AnswersReader::graph_break_summary(int64_t file_id) const {
   return core_->view_rows<GraphBreakSummary>(
       "graph_break_summary",

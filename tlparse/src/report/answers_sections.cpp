@@ -61,7 +61,27 @@ void user_stack_details(std::string& page, const std::optional<std::string>& sta
 
 // A frame compiled `count` times (at least twice), introduced by its first compile: its heading,
 // the recompile-limit warning when it reached the limit, and its table's header row.
-void frame_heading(std::string& page, const index::Compile& first, std::size_t count) {
+// How a compile's cache entries served their calls (our compiler's runtime_facts), by compile.
+struct Served {
+  int64_t calls = 0;
+  double total_ms = 0.0;
+};
+using ServedByCompile = std::unordered_map<std::string, Served>;
+
+// "3 calls, 0.12 ms each": the cell of a compile that served calls; "no call" for one that
+// served none in a log that has the facts (a compile that failed, or was replaced at once).
+std::string served_text(const Served* s) {
+  if (s == nullptr || s->calls <= 0) {
+    return "no call";
+  }
+  char mean[32];
+  std::snprintf(mean, sizeof mean, "%.3g", s->total_ms / static_cast<double>(s->calls));
+  return std::to_string(s->calls) + (s->calls == 1 ? " call, " : " calls, ") + mean +
+         (s->calls == 1 ? " ms" : " ms each");
+}
+
+void frame_heading(std::string& page, const index::Compile& first, std::size_t count,
+                   bool with_served) {
   page += "<h3>";
   if (first.co_name) {
     page += "<code>";
@@ -82,7 +102,11 @@ void frame_heading(std::string& page, const index::Compile& first, std::size_t c
             "eagerly. Fix the cause below, or raise "
             "<code>torch._dynamo.config.recompile_limit</code>.</p>\n";
   }
-  page += "<table><tr><th>compile</th><th>status</th><th>failed guard (of the cached "
+  page += "<table><tr><th>compile</th><th>status</th>";
+  if (with_served) {
+    page += "<th>served</th>";
+  }
+  page += "<th>failed guard (of the cached "
           "compile)</th><th>category</th><th>where the guard comes from</th><th>suggestion"
           "</th></tr>\n";
 }
@@ -114,7 +138,8 @@ void reason_cells(std::string& page, const index::RecompileExplained& r) {
 // has none for it), the compile and its status spanning them; without a reason, one row saying
 // why there is none.
 void compile_rows(StreamedFile& file, const index::Compile& c,
-                  const std::vector<const index::RecompileExplained*>* reasons) {
+                  const std::vector<const index::RecompileExplained*>* reasons,
+                  const ServedByCompile* served) {
   std::string& page = file.buffer();
   const std::size_t rows = reasons == nullptr ? 1 : reasons->size();
   for (std::size_t k = 0; k < rows; ++k) {
@@ -125,6 +150,11 @@ void compile_rows(StreamedFile& file, const index::Compile& c,
       page += "</td><td rowspan=\"" + std::to_string(rows) + "\"><span class=\"" +
               std::string(status_class(c.status)) + "\">" + std::string(to_string(c.status)) +
               "</span></td>";
+      if (served != nullptr) {
+        const auto it = served->find(c.display);
+        page += "<td rowspan=\"" + std::to_string(rows) + "\">" +
+                served_text(it == served->end() ? nullptr : &it->second) + "</td>";
+      }
     }
     if (reasons == nullptr) {
       page += "<td colspan=\"4\" class=\"note\">";
@@ -148,30 +178,41 @@ void recompilation_explorer(RenderContext& ctx, StreamedFile& file) {
   for (const auto& r : reasons) {
     by_compile[r.compile].push_back(&r);
   }
+  // Logs of our compiler say how each cache entry served its calls: a "served" column then
+  // tells hot compiles from cold ones.
+  ServedByCompile served;
+  for (const auto& f : ctx.take(ctx.reader.runtime_facts(ctx.file.id))) {
+    if (f.calls && f.mean_run_ms && *f.calls > 0 && *f.mean_run_ms >= 0.0) {
+      Served& s = served[f.compile];
+      s.calls += *f.calls;
+      s.total_ms += *f.mean_run_ms * static_cast<double>(*f.calls);
+    }
+  }
+  const ServedByCompile* served_or_null = served.empty() ? nullptr : &served;
   page += "<h2 id=\"recompilations\">Recompilations</h2>\n";
   std::size_t shown = 0;
   std::optional<std::pair<int64_t, int64_t>> frame; // the frame being listed
   bool open_table = false;                          // whether it is listed (compiled twice)
-  ctx.check(ctx.reader.for_each_compile_by_frame(
-      ctx.file.id, [&](const index::Compile& c, int64_t frame_compiles) {
-        if (const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
-            frame != key) {
-          frame = key;
-          if (open_table) {
-            page += "</table>\n";
-          }
-          open_table = frame_compiles >= 2;
-          if (open_table) {
-            ++shown;
-            frame_heading(page, c, static_cast<std::size_t>(frame_compiles));
-          }
-        }
-        if (open_table) {
-          const auto it = by_compile.find(c.display);
-          compile_rows(file, c, it == by_compile.end() ? nullptr : &it->second);
-        }
-        return true;
-      }));
+  ctx.check(ctx.reader.for_each_compile_by_frame(ctx.file.id, [&](const index::Compile& c,
+                                                                  int64_t frame_compiles) {
+    if (const auto key = std::make_pair(c.caid.value_or(-1), c.frame_id.value_or(-1));
+        frame != key) {
+      frame = key;
+      if (open_table) {
+        page += "</table>\n";
+      }
+      open_table = frame_compiles >= 2;
+      if (open_table) {
+        ++shown;
+        frame_heading(page, c, static_cast<std::size_t>(frame_compiles), served_or_null != nullptr);
+      }
+    }
+    if (open_table) {
+      const auto it = by_compile.find(c.display);
+      compile_rows(file, c, it == by_compile.end() ? nullptr : &it->second, served_or_null);
+    }
+    return true;
+  }));
   if (open_table) {
     page += "</table>\n";
   }

@@ -34,6 +34,15 @@ struct GraphBreakSummary {
   std::string compile_ids; // comma-separated, as PyTorch prints them
 };
 
+// A row of the `runtime_facts` view: how one compiled cache entry of our compiler served its
+// calls (its runtime_facts artifact). Values are absent where the payload lacked them.
+struct RuntimeFacts {
+  std::optional<int64_t> key_id; // its compile-directory entry
+  std::string compile;           // as PyTorch prints it: [0/1]
+  std::optional<int64_t> calls, timed_calls;
+  std::optional<double> mean_run_ms, total_run_ms;
+};
+
 // One value of a query's result row, with SQLite's storage class.
 struct QueryValue {
   enum class Type { null, integer, real, text, blob };
@@ -76,6 +85,8 @@ public:
   Result<std::vector<RecompileExplained>> recompiles_explained(int64_t file_id) const;
   // Most frequent first.
   Result<std::vector<GraphBreakSummary>> graph_break_summary(int64_t file_id) const;
+  // In log order.
+  Result<std::vector<RuntimeFacts>> runtime_facts(int64_t file_id) const;
 
   // Runs one SQL statement of the caller's (`tlparse query`) over the index and its views and
   // calls on_columns once, then on_row per row (return false to stop). The statement may only

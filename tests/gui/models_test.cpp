@@ -179,7 +179,7 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   QList<RecompileRow> rows;
   for (qint64 id : {100, 101, 102}) {
     const CompileDetail d = backend.compileDetail(id);
-    rows.append({d.summary, d.recompileReasons, d.recompileExplained, d.recompileNote});
+    rows.append({d.summary, d.recompileReasons, d.recompileExplained, d.recompileNote, d.served});
   }
   recompiles.setRows(rows);
   // The note the backend read from the read API's rule, as the report's explorer words it.
@@ -198,6 +198,14 @@ TEST_CASE("flat models show artifacts, recompile reasons and health counters", "
   recompiles.setRows({rows[0], explained});
   CHECK(recompiles.columnCount() == RecompileModel::ColumnCount);
   CHECK(recompiles.index(1, RecompileModel::ReasonColumn).data().toString().startsWith("[0/0]: "));
+  // Runtime facts (our compiler's logs) show in the Served column; PyTorch's logs leave it empty.
+  CHECK(recompiles.index(0, RecompileModel::ServedColumn).data().toString().isEmpty());
+  QList<RecompileRow> served = recompiles.rows();
+  served[0].served = QStringLiteral("640 calls, 0.25 ms each");
+  recompiles.setRows(served);
+  CHECK(recompiles.index(0, RecompileModel::ServedColumn).data().toString() ==
+        "640 calls, 0.25 ms each");
+  CHECK(recompiles.headerData(RecompileModel::ServedColumn, Qt::Horizontal).toString() == "Served");
   CHECK(recompiles.index(1, RecompileModel::CategoryColumn).data().toString() == "shape");
   CHECK(recompiles.index(1, RecompileModel::SuggestionColumn).data().toString() == "mark_dynamic");
   CHECK(recompiles.index(1, RecompileModel::WhereColumn).data().toString() == "model.py:12");

@@ -103,6 +103,9 @@ struct CompileDetail {
   // tlparse/answers/recompile_explanation.h): "first compile of the frame", or that the log
   // recorded none. Empty when recompileReasons is not.
   QString recompileNote;
+  // How its cache entries served their calls ("640 calls, 0.25 ms each", "no call"); empty when
+  // the log has no runtime facts (PyTorch's logs): answers::served_text, the report's rule.
+  QString served;
   QStringList userStack; // outermost first, "file:line in function"
   QList<ArtifactRef> artifacts;
   // Why the compile has no generated code, or lacks the later stages' graphs (a cache hit, a
@@ -198,6 +201,7 @@ struct RecompileRow {
   QStringList reasons;              // its recompile reasons; empty for the first compile
   QList<RecompileReason> explained; // its failed guards, when it is a recompile
   QString note;                     // shown when `reasons` is empty (CompileDetail::recompileNote)
+  QString served;                   // CompileDetail::served
 };
 
 // One distinct graph break of a log (the read API's graph_break_summary): the same reason at

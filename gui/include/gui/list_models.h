@@ -65,6 +65,7 @@ public:
   enum Column {
     CompileColumn,
     OutcomeColumn,
+    ServedColumn, // empty for PyTorch's logs (no runtime facts)
     ReasonColumn,
     CategoryColumn,
     WhereColumn,

@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace gui {
 
@@ -72,6 +73,10 @@ void RecompilePage::setRows(int rank, int frameId, const QList<RecompileRow>& ro
   t.remove(tr(" (loading)"));
   title_->setText(tr("%1: %n compile(s)", nullptr, int(rows.size())).arg(t));
   model_->setRows(rows);
+  // The Served column only where the log has runtime facts (our compiler's logs).
+  const bool served = std::any_of(rows.begin(), rows.end(),
+                                  [](const RecompileRow& r) { return !r.served.isEmpty(); });
+  table_->setColumnHidden(RecompileModel::ServedColumn, !served);
   table_->resizeColumnsToContents();
   if (!rows.isEmpty()) {
     table_->selectRow(int(rows.size()) - 1);

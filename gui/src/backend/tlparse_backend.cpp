@@ -17,6 +17,7 @@
 #include "tlparse/answers/compile_time_chart.h"
 #include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/recompile_explanation.h"
+#include "tlparse/answers/runtime_facts.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -177,6 +178,9 @@ struct FileCache {
   // Each reason with its category and a suggestion (the read API's `recompiles` view).
   std::unordered_map<int64_t, std::vector<ti::RecompileExplained>> reasonsByKey;
   std::unordered_map<int64_t, std::vector<ti::GraphBreak>> breaksByKey;
+  // How each compile served its calls (our compiler's runtime_facts), by display; empty for
+  // PyTorch's logs.
+  std::unordered_map<std::string, tlparse::answers::Served> servedByCompile;
   // Where the file's spans lie (read on the first chart), and each charted compile's.
   std::optional<ti::SpanExtent> spanExtent;
   std::unordered_map<int64_t, ti::SpanExtent> compileSpanExtent; // by compiles.id
@@ -281,6 +285,11 @@ public:
     }
     if (d.recompileReasons.isEmpty()) {
       d.recompileNote = qs(tlparse::answers::no_recompile_reason_note(info.compile));
+    }
+    if (!fc.servedByCompile.empty()) {
+      const auto it = fc.servedByCompile.find(info.compile.display);
+      d.served =
+          qs(tlparse::answers::served_text(it == fc.servedByCompile.end() ? nullptr : &it->second));
     }
     if (auto it = fc.breaksByKey.find(compileId); it != fc.breaksByKey.end()) {
       for (const ti::GraphBreak& b : it->second) {
@@ -777,6 +786,7 @@ private:
     for (ti::GraphBreak& b : must(reader_->graph_breaks(fileId))) {
       fc.breaksByKey[b.key_id].push_back(std::move(b));
     }
+    fc.servedByCompile = tlparse::answers::served_by_compile(must(reader_->runtime_facts(fileId)));
     return files_cache_.emplace(fileId, std::move(fc)).first->second;
   }
 

@@ -278,6 +278,7 @@ void IndexWorker::recompiles(int rank, int frameId) {
           row.reasons = d.recompileReasons;
           row.explained = d.recompileExplained;
           row.note = d.recompileNote;
+          row.served = d.served;
           rows.append(row);
         }
       }

@@ -92,6 +92,8 @@ QVariant RecompileModel::data(const QModelIndex& index, int role) const {
       return r.compile.label();
     case OutcomeColumn:
       return outcomeName(r.compile.outcome);
+    case ServedColumn:
+      return r.served;
     case ReasonColumn:
       if (!r.explained.isEmpty()) {
         return joined(r.explained, role, [](const RecompileReason& x) { return x.guard; });
@@ -134,6 +136,8 @@ QVariant RecompileModel::headerData(int section, Qt::Orientation orientation, in
     return tr("Compile");
   case OutcomeColumn:
     return tr("Outcome");
+  case ServedColumn:
+    return tr("Served");
   case ReasonColumn:
     return tr("Why it happened (failed guard)");
   case CategoryColumn:

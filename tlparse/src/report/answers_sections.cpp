@@ -8,6 +8,7 @@
 #include "tlparse/answers/compile_time_chart.h"
 #include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/recompile_explanation.h"
+#include "tlparse/answers/runtime_facts.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,24 +62,7 @@ void user_stack_details(std::string& page, const std::optional<std::string>& sta
 
 // A frame compiled `count` times (at least twice), introduced by its first compile: its heading,
 // the recompile-limit warning when it reached the limit, and its table's header row.
-// How a compile's cache entries served their calls (our compiler's runtime_facts), by compile.
-struct Served {
-  int64_t calls = 0;
-  double total_ms = 0.0;
-};
-using ServedByCompile = std::unordered_map<std::string, Served>;
-
-// "3 calls, 0.12 ms each": the cell of a compile that served calls; "no call" for one that
-// served none in a log that has the facts (a compile that failed, or was replaced at once).
-std::string served_text(const Served* s) {
-  if (s == nullptr || s->calls <= 0) {
-    return "no call";
-  }
-  char mean[32];
-  std::snprintf(mean, sizeof mean, "%.3g", s->total_ms / static_cast<double>(s->calls));
-  return std::to_string(s->calls) + (s->calls == 1 ? " call, " : " calls, ") + mean +
-         (s->calls == 1 ? " ms" : " ms each");
-}
+using ServedByCompile = std::unordered_map<std::string, answers::Served>;
 
 void frame_heading(std::string& page, const index::Compile& first, std::size_t count,
                    bool with_served) {
@@ -153,7 +137,7 @@ void compile_rows(StreamedFile& file, const index::Compile& c,
       if (served != nullptr) {
         const auto it = served->find(c.display);
         page += "<td rowspan=\"" + std::to_string(rows) + "\">" +
-                served_text(it == served->end() ? nullptr : &it->second) + "</td>";
+                answers::served_text(it == served->end() ? nullptr : &it->second) + "</td>";
       }
     }
     if (reasons == nullptr) {
@@ -180,14 +164,8 @@ void recompilation_explorer(RenderContext& ctx, StreamedFile& file) {
   }
   // Logs of our compiler say how each cache entry served its calls: a "served" column then
   // tells hot compiles from cold ones.
-  ServedByCompile served;
-  for (const auto& f : ctx.take(ctx.reader.runtime_facts(ctx.file.id))) {
-    if (f.calls && f.mean_run_ms && *f.calls > 0 && *f.mean_run_ms >= 0.0) {
-      Served& s = served[f.compile];
-      s.calls += *f.calls;
-      s.total_ms += *f.mean_run_ms * static_cast<double>(*f.calls);
-    }
-  }
+  const ServedByCompile served =
+      answers::served_by_compile(ctx.take(ctx.reader.runtime_facts(ctx.file.id)));
   const ServedByCompile* served_or_null = served.empty() ? nullptr : &served;
   page += "<h2 id=\"recompilations\">Recompilations</h2>\n";
   std::size_t shown = 0;

@@ -93,6 +93,12 @@ std::vector<Sample> samples(DType dt) {
       {"embedding", OpKind::embedding, {col, ints({4, 0, 4, 2, 1, 3}, {2, 3})}},
       {"cross_entropy", OpKind::cross_entropy, {m, ints({4, 0, 2, 2}, {4})}},
       {"cross_entropy single", OpKind::cross_entropy, {row, ints({3}, {})}},
+      // indexing, more
+      {"index_select", OpKind::index_select, {m3, SymInt(-1), ints({4, 0, 4, 1}, {4})}},
+      {"index_select 0-dim index", OpKind::index_select, {m3, SymInt(1), ints({2}, {})}},
+      {"narrow", OpKind::narrow, {m3, SymInt(2), SymInt(-3), SymInt(2)}},
+      {"tril", OpKind::tril, {m3, SymInt(0)}},
+      {"triu", OpKind::triu, {b4, SymInt(1)}},
       {"reshape view", OpKind::reshape, {m3, std::vector<SymInt>{SymInt(8), SymInt(-1)}}},
       {"reshape copy", OpKind::reshape, {transpose(m3, 1, 2), std::vector<SymInt>{SymInt(-1)}}},
       {"transpose", OpKind::transpose, {m3, SymInt(0), SymInt(-1)}},

@@ -10,7 +10,9 @@
 #include "kernels/kernels.h"
 #include "kernels/shape_util.h"
 
+#include <array>
 #include <string>
+#include <utility>
 
 namespace compiler::kernels {
 
@@ -151,6 +153,180 @@ Value meta_scatter_add(std::span<const Value> args) {
   const Tensor& x = tensor_arg(args, 0);
   (void)plan_index("scatter_add", x, value_int(arg(args, 1)), tensor_arg(args, 2));
   (void)tensor_arg(args, 3);
+  return make_output(x.sym_sizes(), x.dtype(), true);
+}
+
+// ---- indexing, more: index_select, narrow, tril, triu (composites: aot/decompositions.cpp
+// rewrites them into gather, slice and where; these kernels are their eager reference)
+
+namespace {
+
+// index_select's shape checks, PyTorch's messages; returns the wrapped dim.
+std::size_t check_index_select(const Tensor& x, std::int64_t dim_arg, const Tensor& index) {
+  if (index.dtype() != DType::Int64 && index.dtype() != DType::Int32) {
+    user_error("index_select: expected dtype int32 or int64 for index, got " + index.type_string());
+  }
+  if (index.dim() > 1) {
+    user_error("index_select: index is supposed to be a vector, got " + index.type_string());
+  }
+  if (x.dim() == 0) {
+    user_error("index_select: needs a tensor of at least one dim, got " + x.type_string());
+  }
+  return static_cast<std::size_t>(wrap_dim(dim_arg, x.dim()));
+}
+
+std::vector<SymInt> index_select_sizes(const Tensor& x, std::size_t dim, const Tensor& index) {
+  std::vector<SymInt> sizes = x.sym_sizes();
+  sizes[dim] = index.sym_numel();
+  return sizes;
+}
+
+// narrow's checks, PyTorch's messages; returns {dim, start counted from 0}.
+std::pair<std::size_t, SymInt> check_narrow(const Tensor& x, std::span<const Value> args) {
+  if (x.dim() == 0) {
+    user_error("narrow: cannot be applied to a 0-dim tensor");
+  }
+  const auto d = static_cast<std::size_t>(wrap_dim(value_int(arg(args, 1)), x.dim()));
+  const SymInt& size = x.sym_sizes()[d];
+  SymInt start = value_sym_int(arg(args, 2));
+  const SymInt& length = value_sym_int(arg(args, 3));
+  if (start.hint() < -size.hint() || start.hint() > size.hint()) {
+    user_error("narrow: start " + std::to_string(start.hint()) + " is out of range for dim " +
+               std::to_string(d) + " of size " + std::to_string(size.hint()));
+  }
+  if (start.hint() < 0) {
+    start = start + size;
+  }
+  if (length.hint() < 0) {
+    user_error("narrow: length must be non-negative, got " + std::to_string(length.hint()));
+  }
+  if (start.hint() + length.hint() > size.hint()) {
+    user_error("narrow: start " + std::to_string(start.hint()) + " + length " +
+               std::to_string(length.hint()) + " exceeds dim " + std::to_string(d) + " of size " +
+               std::to_string(size.hint()));
+  }
+  return {d, start};
+}
+
+void check_triangle(const char* name, const Tensor& x) {
+  if (x.dim() < 2) {
+    user_error(std::string(name) + ": input tensor must have at least 2 dimensions, got " +
+               x.type_string());
+  }
+}
+
+// tril (lower = true) keeps col - row <= diagonal; triu keeps col - row >= diagonal.
+Value triangle(std::span<const Value> args, bool lower) {
+  const char* name = lower ? "tril" : "triu";
+  const Tensor& x = tensor_arg(args, 0);
+  check_triangle(name, x);
+  require_real(x, name);
+  const std::int64_t diagonal = value_int(arg(args, 1));
+  Tensor out = make_output(x.sym_sizes(), x.dtype(), false);
+  copy_into(x, out);
+  const std::int64_t rows = x.sizes()[x.sizes().size() - 2];
+  const std::int64_t cols = x.sizes().back();
+  const std::int64_t matrices = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(out.raw_data());
+    for (std::int64_t m = 0; m < matrices; ++m) {
+      for (std::int64_t i = 0; i < rows; ++i) {
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const bool keep = lower ? j - i <= diagonal : j - i >= diagonal;
+          if (!keep) {
+            p[(m * rows + i) * cols + j] = T{};
+          }
+        }
+      }
+    }
+  });
+  return out;
+}
+
+} // namespace
+
+// index_select: {x, SymInt dim, index}
+Value eager_index_select(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& index = tensor_arg(args, 2);
+  const std::size_t dim = check_index_select(x, value_int(arg(args, 1)), index);
+  require_real(x, "index_select");
+  require_real(index, "index_select");
+  const Tensor idx = contiguous_as(index, DType::Int64);
+  const auto* ip = static_cast<const std::int64_t*>(idx.raw_data());
+  const std::int64_t dim_size = x.sizes()[dim];
+  for (std::int64_t i = 0; i < idx.numel(); ++i) {
+    if (ip[i] < 0 || ip[i] >= dim_size) { // PyTorch counts no index from the end here
+      user_error("index_select: index " + std::to_string(ip[i]) + " is out of range for dim " +
+                 std::to_string(dim) + " of size " + std::to_string(dim_size));
+    }
+  }
+  Tensor out = make_output(index_select_sizes(x, dim, index), x.dtype(), false);
+  const std::vector<std::int64_t>& sizes = out.sizes();
+  const std::size_t rank = sizes.size();
+  std::vector<std::int64_t> coord(rank, 0);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(x.raw_data());
+    T* dst = static_cast<T*>(out.raw_data());
+    for (std::int64_t n = 0; n < out.numel(); ++n) {
+      std::int64_t off = 0;
+      for (std::size_t d = 0; d < rank; ++d) {
+        off += (d == dim ? ip[coord[d]] : coord[d]) * x.strides()[d];
+      }
+      dst[n] = src[off];
+      for (std::size_t d = rank; d-- > 0;) {
+        if (++coord[d] < sizes[d]) {
+          break;
+        }
+        coord[d] = 0;
+      }
+    }
+  });
+  return out;
+}
+
+Value meta_index_select(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& index = tensor_arg(args, 2);
+  const std::size_t dim = check_index_select(x, value_int(arg(args, 1)), index);
+  return make_output(index_select_sizes(x, dim, index), x.dtype(), true);
+}
+
+// narrow: {x, SymInt dim, SymInt start, SymInt length}: the view slice(x, dim, start,
+// start + length) after narrow's own (stricter than slicing's) bounds checks.
+Value eager_narrow(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const auto [dim, start] = check_narrow(x, args);
+  const std::array<Value, 5> slice_args{x, SymInt(static_cast<std::int64_t>(dim)), start,
+                                        start + value_sym_int(arg(args, 3)), SymInt(1)};
+  return eager_slice(slice_args);
+}
+
+Value meta_narrow(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const auto [dim, start] = check_narrow(x, args);
+  const std::array<Value, 5> slice_args{x, SymInt(static_cast<std::int64_t>(dim)), start,
+                                        start + value_sym_int(arg(args, 3)), SymInt(1)};
+  return meta_slice(slice_args);
+}
+
+// tril/triu: {x, SymInt diagonal}
+Value eager_tril(std::span<const Value> args) {
+  return triangle(args, true);
+}
+Value meta_tril(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  check_triangle("tril", x);
+  return make_output(x.sym_sizes(), x.dtype(), true);
+}
+Value eager_triu(std::span<const Value> args) {
+  return triangle(args, false);
+}
+Value meta_triu(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  check_triangle("triu", x);
   return make_output(x.sym_sizes(), x.dtype(), true);
 }
 

@@ -168,6 +168,20 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& pool) {
     return contiguous(t(0));
   if (op == "cat")
     return cat({t(0), t(1)}, int_of(p[2]));
+  // indexing, more (index_select's index is a constant of the program)
+  if (op == "index_select") {
+    const std::vector<std::int64_t> rows = ints(2);
+    const std::vector<double> values(rows.begin(), rows.end());
+    return index_select(
+        t(0), int_of(p[1]),
+        Tensor::from_values(values, {static_cast<std::int64_t>(rows.size())}, DType::Int64));
+  }
+  if (op == "narrow")
+    return narrow(t(0), int_of(p[1]), int_of(p[2]), int_of(p[3]));
+  if (op == "tril")
+    return tril(t(0), int_of(p[1]));
+  if (op == "triu")
+    return triu(t(0), int_of(p[1]));
   std::cerr << "unknown op " << op << "\n";
   std::abort();
 }
@@ -308,7 +322,7 @@ private:
     const std::size_t a = pick_float();
     const std::vector<std::int64_t> sa = pool_[a].sizes();
     const auto rank = static_cast<std::int64_t>(sa.size());
-    switch (coin(20)) {
+    switch (coin(23)) {
     case 0:
     case 1:
       return {{kUnary[coin(static_cast<int>(std::size(kUnary)))], {Ref{a}}}};
@@ -452,6 +466,36 @@ private:
         return {};
       }
       return {{"cat", {Ref{a}, Ref{a}, dim_of(a)}}};
+    }
+    // indexing, more
+    case 19: { // index_select: repeated, unordered or no indices
+      if (rank == 0) {
+        return {};
+      }
+      const std::int64_t dim = dim_of(a);
+      const std::int64_t size = sa[static_cast<std::size_t>((dim + rank) % rank)];
+      std::vector<std::int64_t> rows(size == 0 ? 0 : static_cast<std::size_t>(coin(5)));
+      for (std::int64_t& r : rows) {
+        r = coin(static_cast<int>(size));
+      }
+      return {{"index_select", {Ref{a}, dim, rows}}};
+    }
+    case 20: { // narrow, start sometimes counted from the end
+      if (rank == 0) {
+        return {};
+      }
+      const std::int64_t dim = dim_of(a);
+      const std::int64_t size = sa[static_cast<std::size_t>((dim + rank) % rank)];
+      const std::int64_t start = coin(static_cast<int>(size) + 1);
+      const std::int64_t length = coin(static_cast<int>(size - start) + 1);
+      return {{"narrow", {Ref{a}, dim, coin(3) == 0 ? start - size : start, length}}};
+    }
+    case 21: { // tril / triu with a diagonal around 0
+      if (rank < 2) {
+        return {};
+      }
+      const std::int64_t diagonal = coin(7) - 3;
+      return {{coin(2) == 0 ? "tril" : "triu", {Ref{a}, diagonal}}};
     }
     default: {
       const std::size_t b = operand_like(sa);

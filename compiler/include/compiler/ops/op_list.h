@@ -70,6 +70,11 @@
   /* indexing along one dim */                                                  \
   X(gather,        "aten.gather",        Indexing,      Prim)                   \
   X(scatter_add,   "aten.scatter_add",   Indexing,      Prim)                   \
+  /* indexing, more: composites of the ops above and the views below */         \
+  X(index_select,  "aten.index_select",  Indexing,      Composite)              \
+  X(narrow,        "aten.narrow",        View,          Composite)              \
+  X(tril,          "aten.tril",          Shape,         Composite)              \
+  X(triu,          "aten.triu",          Shape,         Composite)              \
   /* views: the result shares the input's storage */                            \
   X(view,          "aten.view",          View,          Prim)                   \
   X(reshape,       "aten.reshape",       View,          Composite)              \

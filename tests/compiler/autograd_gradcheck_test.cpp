@@ -350,6 +350,14 @@ std::vector<Case> cases(Rng& rng) {
   out.push_back({"tril above the diagonal", OpKind::tril, {in({2, 3, 4})}, [](V x) {
                    return tril(x[0], 1);
                  }});
+  out.push_back({"repeat with a new leading dim", OpKind::repeat, {in({2, 3})}, [](V x) {
+                   return repeat(x[0], {2, 1, 3});
+                 }});
+  out.push_back({"roll two dims", OpKind::roll, {in({3, 4})}, [](V x) {
+                   return roll(x[0], {1, -5}, {0, 1});
+                 }});
+  out.push_back(
+      {"roll flattened", OpKind::roll, {in({3, 2})}, [](V x) { return roll(x[0], {4}); }});
   out.push_back(
       {"triu below the diagonal", OpKind::triu, {in({4, 3})}, [](V x) { return triu(x[0], -1); }});
   {

@@ -417,6 +417,29 @@ void triu_grad(const Ctx& c, Sink& out) {
   out.set(0, triu(c.grad(), value_int(c.arg(1))));
 }
 
+// repeat: {x, repeats}: the gradient viewed as [r0, s0, r1, s1, ...], summed over the r's.
+void repeat_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& sizes = sizes_of(c, 0);
+  const std::vector<std::int64_t>& repeats = value_ints(c.arg(1));
+  const std::size_t lead = repeats.size() - sizes.size();
+  std::vector<SymInt> tiled;
+  std::vector<std::int64_t> copies;
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    copies.push_back(static_cast<std::int64_t>(tiled.size()));
+    tiled.insert(tiled.end(), {SymInt(repeats[i]), i < lead ? SymInt(1) : sizes[i - lead]});
+  }
+  out.set(0, reshape(sum(reshape(c.grad(), tiled), copies, false), sizes));
+}
+
+// roll: {x, shifts, dims}: the gradient rolled back.
+void roll_grad(const Ctx& c, Sink& out) {
+  std::vector<std::int64_t> back = value_ints(c.arg(1));
+  for (std::int64_t& s : back) {
+    s = -s;
+  }
+  out.set(0, roll(c.grad(), back, value_ints(c.arg(2))));
+}
+
 // ---- views: the gradient takes the input's shape back
 
 void reshape_grad(const Ctx& c, Sink& out) {
@@ -613,6 +636,8 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::narrow,            kNone,          kNone,            false,  narrow_grad,       "SliceBackward0"},
   {OpKind::tril,              kNone,          kNone,            false,  tril_grad,         "TrilBackward0"},
   {OpKind::triu,              kNone,          kNone,            false,  triu_grad,         "TriuBackward0"},
+  {OpKind::repeat,            kNone,          kNone,            false,  repeat_grad,       "RepeatBackward0"},
+  {OpKind::roll,              kNone,          kNone,            false,  roll_grad,         "RollBackward0"},
   {OpKind::view,              kNone,          kNone,            false,  reshape_grad,      "ViewBackward0"},
   {OpKind::reshape,           kNone,          kNone,            false,  reshape_grad,      "ReshapeAliasBackward0"},
   {OpKind::transpose,         kNone,          kNone,            false,  transpose_grad,    "TransposeBackward0"},

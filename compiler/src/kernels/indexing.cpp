@@ -244,6 +244,62 @@ Value triangle(std::span<const Value> args, bool lower) {
   return out;
 }
 
+// Fills a new tensor of `sizes` (x's dtype) with out[c] = x[source(c)], `source` mapping each
+// output coordinate (row-major order) to the offset of the element of x it copies.
+template <class Source>
+Tensor copy_by_coordinate(const Tensor& x, std::vector<SymInt> sizes, Source&& source) {
+  Tensor out = make_output(std::move(sizes), x.dtype(), false);
+  const std::vector<std::int64_t>& shape = out.sizes();
+  std::vector<std::int64_t> coord(shape.size(), 0);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(x.raw_data());
+    T* dst = static_cast<T*>(out.raw_data());
+    for (std::int64_t n = 0; n < out.numel(); ++n) {
+      dst[n] = src[source(coord)];
+      for (std::size_t d = shape.size(); d-- > 0;) {
+        if (++coord[d] < shape[d]) {
+          break;
+        }
+        coord[d] = 0;
+      }
+    }
+  });
+  return out;
+}
+
+// repeat's checks; returns the output sizes.
+std::vector<SymInt> repeat_sizes(const Tensor& x, const std::vector<std::int64_t>& repeats) {
+  if (repeats.size() < x.sym_sizes().size()) {
+    user_error("repeat: number of dimensions of repeat dims (" + std::to_string(repeats.size()) +
+               ") can not be smaller than number of dimensions of tensor " + x.type_string());
+  }
+  const std::size_t lead = repeats.size() - x.sym_sizes().size();
+  std::vector<SymInt> sizes;
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    if (repeats[i] < 0) {
+      user_error("repeat: repeats must be non-negative, got " + std::to_string(repeats[i]));
+    }
+    sizes.push_back(i < lead ? SymInt(repeats[i]) : x.sym_sizes()[i - lead] * SymInt(repeats[i]));
+  }
+  return sizes;
+}
+
+// roll's checks: as many shifts as dims (one shift when there are no dims); returns the
+// wrapped dims.
+std::vector<std::size_t> roll_dims(const Tensor& x, const std::vector<std::int64_t>& shifts,
+                                   const std::vector<std::int64_t>& dims) {
+  if (dims.empty() ? shifts.size() != 1 : shifts.size() != dims.size()) {
+    user_error("roll: shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
+               ", dims: " + std::to_string(dims.size()));
+  }
+  std::vector<std::size_t> wrapped;
+  for (std::int64_t d : dims) {
+    wrapped.push_back(static_cast<std::size_t>(wrap_dim(d, x.dim(), false)));
+  }
+  return wrapped;
+}
+
 } // namespace
 
 // index_select: {x, SymInt dim, index}
@@ -327,6 +383,63 @@ Value eager_triu(std::span<const Value> args) {
 Value meta_triu(std::span<const Value> args) {
   const Tensor& x = tensor_arg(args, 0);
   check_triangle("triu", x);
+  return make_output(x.sym_sizes(), x.dtype(), true);
+}
+
+// repeat: {x, int[] repeats}: out[c] = x[c mod x's sizes] (x's dims aligned to the end).
+Value eager_repeat(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const std::vector<std::int64_t>& repeats = value_ints(arg(args, 1));
+  std::vector<SymInt> sizes = repeat_sizes(x, repeats);
+  require_real(x, "repeat");
+  const std::size_t lead = repeats.size() - x.sizes().size();
+  return copy_by_coordinate(x, std::move(sizes), [&](const std::vector<std::int64_t>& c) {
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < x.sizes().size(); ++d) {
+      off += (c[lead + d] % x.sizes()[d]) * x.strides()[d];
+    }
+    return off;
+  });
+}
+
+Value meta_repeat(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  return make_output(repeat_sizes(x, value_ints(arg(args, 1))), x.dtype(), true);
+}
+
+// roll: {x, int[] shifts, int[] dims}: out[c] = x[c - shift mod n] along each rolled dim.
+Value eager_roll(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const std::vector<std::int64_t>& shifts = value_ints(arg(args, 1));
+  const std::vector<std::size_t> dims = roll_dims(x, shifts, value_ints(arg(args, 2)));
+  require_real(x, "roll");
+  if (dims.empty()) { // the flattened x, rolled, in x's shape
+    const Tensor flat = contiguous_as(x, x.dtype());
+    const std::int64_t n = x.numel();
+    return copy_by_coordinate(
+        flat, x.sym_sizes(), [&, i = std::int64_t{0}](const std::vector<std::int64_t>&) mutable {
+          const std::int64_t from = n == 0 ? 0 : (((i - shifts[0]) % n) + n) % n;
+          ++i;
+          return from;
+        });
+  }
+  std::vector<std::int64_t> shift_of(x.sizes().size(), 0);
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    shift_of[dims[k]] += shifts[k];
+  }
+  return copy_by_coordinate(x, x.sym_sizes(), [&](const std::vector<std::int64_t>& c) {
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      const std::int64_t n = x.sizes()[d];
+      off += ((((c[d] - shift_of[d]) % n) + n) % n) * x.strides()[d];
+    }
+    return off;
+  });
+}
+
+Value meta_roll(std::span<const Value> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  (void)roll_dims(x, value_ints(arg(args, 1)), value_ints(arg(args, 2)));
   return make_output(x.sym_sizes(), x.dtype(), true);
 }
 

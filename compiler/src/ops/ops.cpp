@@ -10,7 +10,8 @@
 //   embedding          {weight, indices}                  cross_entropy {logits, target}
 //   gather             {x, SymInt dim, index}             scatter_add {x, SymInt dim, index, src}
 //   index_select       {x, SymInt dim, index}             narrow {x, dim, SymInt start, length}
-//   tril/triu          {x, SymInt diagonal}
+//   tril/triu          {x, SymInt diagonal}                repeat {x, int[] repeats}
+//   roll               {x, int[] shifts, int[] dims}
 //   view/reshape/expand {x, SymInt[] sizes}               transpose {x, SymInt d0, SymInt d1}
 //   permute            {x, int[] dims}                    slice {x, dim, start, end, step}
 //   unsqueeze          {x, SymInt dim}                    squeeze {x, SymInt dim|None}
@@ -183,6 +184,13 @@ Tensor tril(const Tensor& x, std::int64_t diagonal, SourceLoc loc) {
 }
 Tensor triu(const Tensor& x, std::int64_t diagonal, SourceLoc loc) {
   return call_tensor(OpKind::triu, {x, SymInt(diagonal)}, loc);
+}
+Tensor repeat(const Tensor& x, std::vector<std::int64_t> repeats, SourceLoc loc) {
+  return call_tensor(OpKind::repeat, {x, std::move(repeats)}, loc);
+}
+Tensor roll(const Tensor& x, std::vector<std::int64_t> shifts, std::vector<std::int64_t> dims,
+            SourceLoc loc) {
+  return call_tensor(OpKind::roll, {x, std::move(shifts), std::move(dims)}, loc);
 }
 
 Tensor view(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc) {

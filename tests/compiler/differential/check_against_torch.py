@@ -89,6 +89,10 @@ def run_op(op, a, pool):
         return torch.tril(t[0], t[1])
     if op == "triu":
         return torch.triu(t[0], t[1])
+    if op == "repeat":
+        return t[0].repeat(t[1])
+    if op == "roll":
+        return torch.roll(t[0], t[1], t[2])
     raise ValueError("unknown op " + op)
 
 

@@ -182,6 +182,10 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& pool) {
     return tril(t(0), int_of(p[1]));
   if (op == "triu")
     return triu(t(0), int_of(p[1]));
+  if (op == "repeat")
+    return repeat(t(0), ints(1));
+  if (op == "roll")
+    return roll(t(0), ints(1), ints(2));
   std::cerr << "unknown op " << op << "\n";
   std::abort();
 }
@@ -322,7 +326,7 @@ private:
     const std::size_t a = pick_float();
     const std::vector<std::int64_t> sa = pool_[a].sizes();
     const auto rank = static_cast<std::int64_t>(sa.size());
-    switch (coin(23)) {
+    switch (coin(24)) {
     case 0:
     case 1:
       return {{kUnary[coin(static_cast<int>(std::size(kUnary)))], {Ref{a}}}};
@@ -496,6 +500,21 @@ private:
       }
       const std::int64_t diagonal = coin(7) - 3;
       return {{coin(2) == 0 ? "tril" : "triu", {Ref{a}, diagonal}}};
+    }
+    case 22: { // repeat (sometimes with a new leading dim) or roll (sometimes flattened)
+      if (coin(2) == 0) {
+        std::vector<std::int64_t> repeats(sa.size() + static_cast<std::size_t>(coin(2)));
+        for (std::int64_t& r : repeats) {
+          r = coin(3);
+        }
+        return {{"repeat", {Ref{a}, repeats}}};
+      }
+      const std::int64_t shift = coin(11) - 5;
+      if (rank == 0 || coin(3) == 0) {
+        return {{"roll", {Ref{a}, std::vector<std::int64_t>{shift}, std::vector<std::int64_t>{}}}};
+      }
+      return {{"roll",
+               {Ref{a}, std::vector<std::int64_t>{shift}, std::vector<std::int64_t>{dim_of(a)}}}};
     }
     default: {
       const std::size_t b = operand_like(sa);

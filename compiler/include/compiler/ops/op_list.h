@@ -75,6 +75,8 @@
   X(narrow,        "aten.narrow",        View,          Composite)              \
   X(tril,          "aten.tril",          Shape,         Composite)              \
   X(triu,          "aten.triu",          Shape,         Composite)              \
+  X(repeat,        "aten.repeat",        Shape,         Composite)              \
+  X(roll,          "aten.roll",          Shape,         Composite)              \
   /* views: the result shares the input's storage */                            \
   X(view,          "aten.view",          View,          Prim)                   \
   X(reshape,       "aten.reshape",       View,          Composite)              \

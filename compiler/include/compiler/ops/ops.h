@@ -133,6 +133,14 @@ Tensor narrow(const Tensor& x, std::int64_t dim, SymInt start, SymInt length,
 // col - row <= diagonal (tril) or >= diagonal (triu) and zeroing the rest.
 Tensor tril(const Tensor& x, std::int64_t diagonal = 0, SourceLoc loc = SourceLoc::current());
 Tensor triu(const Tensor& x, std::int64_t diagonal = 0, SourceLoc loc = SourceLoc::current());
+// x tiled repeats[i] times along dim i (x's dims aligned to the end of repeats, which may have
+// more): out has sizes repeats[i] * x's sizes (1 for the new leading dims).
+Tensor repeat(const Tensor& x, std::vector<std::int64_t> repeats,
+              SourceLoc loc = SourceLoc::current());
+// x shifted circularly by shifts[i] along dims[i] (out[j] = x[(j - shift) mod n]); with no dims,
+// the flattened x is shifted by its one shift and given x's shape back.
+Tensor roll(const Tensor& x, std::vector<std::int64_t> shifts, std::vector<std::int64_t> dims = {},
+            SourceLoc loc = SourceLoc::current());
 
 // ---- views (share storage with the input) ----
 // One size may be -1 (inferred). view needs strides compatible with the new shape.

@@ -372,6 +372,27 @@ std::vector<Case> cases(Rng& rng) {
                  OpKind::scatter_add,
                  {in({3, 2}), indices({2, 2}, {0, 2, 0, 1}), in({2, 2})},
                  [](V x) { return scatter_add(x[0], 0, x[1], x[2]); }});
+  // indexing, more
+  out.push_back({"index_select with a repeated row",
+                 OpKind::index_select,
+                 {in({3, 4}), indices({4}, {2, 0, 2, 3})},
+                 [](V x) { return index_select(x[0], 1, x[1]); }});
+  out.push_back({"narrow from the end", OpKind::narrow, {in({5, 3})}, [](V x) {
+                   return narrow(x[0], 0, -4, 2);
+                 }});
+  out.push_back({"tril above the diagonal", OpKind::tril, {in({2, 3, 4})}, [](V x) {
+                   return tril(x[0], 1);
+                 }});
+  out.push_back({"repeat with a new leading dim", OpKind::repeat, {in({2, 3})}, [](V x) {
+                   return repeat(x[0], {2, 1, 3});
+                 }});
+  out.push_back({"roll two dims", OpKind::roll, {in({3, 4})}, [](V x) {
+                   return roll(x[0], {1, -5}, {0, 1});
+                 }});
+  out.push_back(
+      {"roll flattened", OpKind::roll, {in({3, 2})}, [](V x) { return roll(x[0], {4}); }});
+  out.push_back(
+      {"triu below the diagonal", OpKind::triu, {in({4, 3})}, [](V x) { return triu(x[0], -1); }});
   {
     const std::vector<std::int64_t> s = {2, 3, 4};
     out.push_back({"view", OpKind::view, {in(s)}, [](V x) { return view(x[0], {6, 4}); }});

@@ -310,6 +310,90 @@ Value cross_entropy_decomp(Args a) {
   return neg(mean(picked));
 }
 
+// ---- indexing, more
+// index_select = gather with the index vector broadcast along every other dim.
+Value index_select_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const Tensor meta = value_tensor(run_meta(OpKind::index_select, a));
+  const auto dim = static_cast<std::size_t>(kernels::wrap_dim(value_int(a[1]), x.dim()));
+  const Tensor& index = tensor(a, 2);
+  std::vector<SymInt> column(x.sym_sizes().size(), SymInt(1));
+  column[dim] = index.sym_numel();
+  return gather(x, static_cast<std::int64_t>(dim),
+                expand(reshape(index, column), meta.sym_sizes()));
+}
+
+// narrow = slice with step 1 (the kernel has checked narrow's stricter bounds).
+Value narrow_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  (void)run_meta(OpKind::narrow, a);
+  SymInt start = value_sym_int(a[2]);
+  const auto dim = kernels::wrap_dim(value_int(a[1]), x.dim());
+  if (start.hint() < 0) {
+    start = start + x.sym_sizes()[static_cast<std::size_t>(dim)];
+  }
+  return slice(x, dim, start, start + value_sym_int(a[3]));
+}
+
+// tril/triu = where(col - row <= diagonal (>= for triu), x, 0), the mask built from aranges.
+Value triangle_decomp(Args a, OpKind op) {
+  const Tensor& x = tensor(a, 0);
+  (void)run_meta(op, a);
+  const std::vector<SymInt>& sizes = x.sym_sizes();
+  const SymInt& rows = sizes[sizes.size() - 2];
+  const SymInt& cols = sizes.back();
+  const Tensor offset = sub(arange(cols, DType::Int64, x.device()),
+                            reshape(arange(rows, DType::Int64, x.device()), {rows, SymInt(1)}));
+  const auto diagonal = static_cast<double>(value_int(a[1]));
+  const Tensor keep = op == OpKind::tril ? le(offset, diagonal) : ge(offset, diagonal);
+  return where(keep, x, zeros({}, x.dtype(), x.device()));
+}
+Value tril_decomp(Args a) {
+  return triangle_decomp(a, OpKind::tril);
+}
+Value triu_decomp(Args a) {
+  return triangle_decomp(a, OpKind::triu);
+}
+
+// repeat = x viewed as [1, s0, 1, s1, ...], expanded to [r0, s0, r1, s1, ...], reshaped to
+// [r0 * s0, r1 * s1, ...] (a copy).
+Value repeat_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  const Tensor meta = value_tensor(run_meta(OpKind::repeat, a));
+  const std::vector<std::int64_t>& repeats = value_ints(a[1]);
+  const std::size_t lead = repeats.size() - x.sym_sizes().size();
+  std::vector<SymInt> spread;
+  std::vector<SymInt> tiled;
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    const SymInt size = i < lead ? SymInt(1) : x.sym_sizes()[i - lead];
+    spread.insert(spread.end(), {SymInt(1), size});
+    tiled.insert(tiled.end(), {SymInt(repeats[i]), size});
+  }
+  return reshape(expand(reshape(x, spread), tiled), meta.sym_sizes());
+}
+
+// roll = along each dim, cat(the last `shift` elements, the rest); with no dims, the same on
+// the flattened x, reshaped back.
+Value roll_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  (void)run_meta(OpKind::roll, a);
+  const std::vector<std::int64_t>& shifts = value_ints(a[1]);
+  std::vector<std::int64_t> dims = value_ints(a[2]);
+  Tensor out = dims.empty() ? reshape(x, {SymInt(-1)}) : x;
+  if (dims.empty()) {
+    dims.push_back(0);
+  }
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const std::int64_t d = kernels::wrap_dim(dims[k], out.dim(), false);
+    const std::int64_t n = out.sizes()[static_cast<std::size_t>(d)];
+    const std::int64_t s = n == 0 ? 0 : ((shifts[k] % n) + n) % n;
+    if (s != 0) {
+      out = cat({slice(out, d, n - s, n), slice(out, d, 0, n - s)}, d);
+    }
+  }
+  return value_ints(a[2]).empty() ? reshape(out, x.sym_sizes()) : out;
+}
+
 // reshape = view when the strides allow it, else a contiguous copy viewed.
 Value reshape_decomp(Args a) {
   const Tensor& x = tensor(a, 0);
@@ -419,6 +503,13 @@ constexpr std::array kTable = {
   Entry{OpKind::layer_norm,    layer_norm_decomp},
   Entry{OpKind::embedding,     embedding_decomp},
   Entry{OpKind::cross_entropy, cross_entropy_decomp},
+  // indexing, more
+  Entry{OpKind::index_select,  index_select_decomp},
+  Entry{OpKind::narrow,        narrow_decomp},
+  Entry{OpKind::tril,          tril_decomp},
+  Entry{OpKind::triu,          triu_decomp},
+  Entry{OpKind::repeat,        repeat_decomp},
+  Entry{OpKind::roll,          roll_decomp},
   Entry{OpKind::reshape,       reshape_decomp},
   Entry{OpKind::transpose,     transpose_decomp},
   Entry{OpKind::unsqueeze,     unsqueeze_decomp},

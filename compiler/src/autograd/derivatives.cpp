@@ -548,6 +548,75 @@ void scatter_add_grad(const Ctx& c, Sink& out) {
   }
 }
 
+// ---- indexing, more
+
+// index_select: {x, dim, index}: the gradient's slices summed into zeros at the index.
+void index_select_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& sizes = sizes_of(c, 0);
+  const std::int64_t dim =
+      kernels::wrap_dim(value_int(c.arg(1)), static_cast<std::int64_t>(sizes.size()));
+  const Tensor& index = c.saved(2);
+  std::vector<SymInt> column(sizes.size(), SymInt(1));
+  column[static_cast<std::size_t>(dim)] = index.sym_numel();
+  const Tensor spread = expand(reshape(index, column), c.grad().sym_sizes());
+  out.set(0, scatter_add(zeros(sizes, c.meta(0).dtype, c.meta(0).device), dim, spread, c.grad()));
+}
+
+// narrow: {x, dim, start, length}: the gradient between zeros before and after it.
+void narrow_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& sizes = sizes_of(c, 0);
+  const auto d = static_cast<std::size_t>(
+      kernels::wrap_dim(value_int(c.arg(1)), static_cast<std::int64_t>(sizes.size())));
+  SymInt start = value_sym_int(c.arg(2));
+  if (start.hint() < 0) {
+    start = start + sizes[d];
+  }
+  const SymInt after = sizes[d] - start - value_sym_int(c.arg(3));
+  std::vector<Tensor> pieces;
+  auto zero_piece = [&](const SymInt& n) {
+    if (!kernels::is_concrete(n, 0)) {
+      std::vector<SymInt> s = sizes;
+      s[d] = n;
+      pieces.push_back(zeros(s, c.meta(0).dtype, c.meta(0).device));
+    }
+  };
+  zero_piece(start);
+  pieces.push_back(c.grad());
+  zero_piece(after);
+  out.set(0, pieces.size() == 1 ? pieces[0] : cat(pieces, static_cast<std::int64_t>(d)));
+}
+
+// tril/triu: {x, diagonal}: the same triangle of the gradient.
+void tril_grad(const Ctx& c, Sink& out) {
+  out.set(0, tril(c.grad(), value_int(c.arg(1))));
+}
+void triu_grad(const Ctx& c, Sink& out) {
+  out.set(0, triu(c.grad(), value_int(c.arg(1))));
+}
+
+// repeat: {x, repeats}: the gradient viewed as [r0, s0, r1, s1, ...], summed over the r's.
+void repeat_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& sizes = sizes_of(c, 0);
+  const std::vector<std::int64_t>& repeats = value_ints(c.arg(1));
+  const std::size_t lead = repeats.size() - sizes.size();
+  std::vector<SymInt> tiled;
+  std::vector<std::int64_t> copies;
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    copies.push_back(static_cast<std::int64_t>(tiled.size()));
+    tiled.insert(tiled.end(), {SymInt(repeats[i]), i < lead ? SymInt(1) : sizes[i - lead]});
+  }
+  out.set(0, reshape(sum(reshape(c.grad(), tiled), copies, false), sizes));
+}
+
+// roll: {x, shifts, dims}: the gradient rolled back.
+void roll_grad(const Ctx& c, Sink& out) {
+  std::vector<std::int64_t> back = value_ints(c.arg(1));
+  for (std::int64_t& s : back) {
+    s = -s;
+  }
+  out.set(0, roll(c.grad(), back, value_ints(c.arg(2))));
+}
+
 // ---- views: the gradient takes the input's shape back
 
 void reshape_grad(const Ctx& c, Sink& out) {
@@ -773,6 +842,13 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::cross_entropy,     args({0, 1}),   kNone,            false,  cross_entropy_grad, "NllLossBackward0"},
   {OpKind::gather,            args({2}),      kNone,            false,  gather_grad,       "GatherBackward0"},
   {OpKind::scatter_add,       args({2}),      kNone,            false,  scatter_add_grad,  "ScatterAddBackward0"},
+  // indexing, more
+  {OpKind::index_select,      args({2}),      kNone,            false,  index_select_grad, "IndexSelectBackward0"},
+  {OpKind::narrow,            kNone,          kNone,            false,  narrow_grad,       "SliceBackward0"},
+  {OpKind::tril,              kNone,          kNone,            false,  tril_grad,         "TrilBackward0"},
+  {OpKind::triu,              kNone,          kNone,            false,  triu_grad,         "TriuBackward0"},
+  {OpKind::repeat,            kNone,          kNone,            false,  repeat_grad,       "RepeatBackward0"},
+  {OpKind::roll,              kNone,          kNone,            false,  roll_grad,         "RollBackward0"},
   {OpKind::view,              kNone,          kNone,            false,  reshape_grad,      "ViewBackward0"},
   {OpKind::reshape,           kNone,          kNone,            false,  reshape_grad,      "ReshapeAliasBackward0"},
   {OpKind::transpose,         kNone,          kNone,            false,  transpose_grad,    "TransposeBackward0"},

@@ -9,6 +9,9 @@
 //   layer_norm         {x, int[] shape, Tensor|None weight, Tensor|None bias, double eps}
 //   embedding          {weight, indices}                  cross_entropy {logits, target}
 //   gather             {x, SymInt dim, index}             scatter_add {x, SymInt dim, index, src}
+//   index_select       {x, SymInt dim, index}             narrow {x, dim, SymInt start, length}
+//   tril/triu          {x, SymInt diagonal}                repeat {x, int[] repeats}
+//   roll               {x, int[] shifts, int[] dims}
 //   view/reshape/expand {x, SymInt[] sizes}               transpose {x, SymInt d0, SymInt d1}
 //   permute            {x, int[] dims}                    slice {x, dim, start, end, step}
 //   unsqueeze          {x, SymInt dim}                    squeeze {x, SymInt dim|None}
@@ -253,6 +256,27 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index, SourceLoc 
 Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src,
                    SourceLoc loc) {
   return call_tensor(OpKind::scatter_add, {x, SymInt(dim), index, src}, loc);
+}
+
+// ---- indexing, more
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index, SourceLoc loc) {
+  return call_tensor(OpKind::index_select, {x, SymInt(dim), index}, loc);
+}
+Tensor narrow(const Tensor& x, std::int64_t dim, SymInt start, SymInt length, SourceLoc loc) {
+  return call_tensor(OpKind::narrow, {x, SymInt(dim), std::move(start), std::move(length)}, loc);
+}
+Tensor tril(const Tensor& x, std::int64_t diagonal, SourceLoc loc) {
+  return call_tensor(OpKind::tril, {x, SymInt(diagonal)}, loc);
+}
+Tensor triu(const Tensor& x, std::int64_t diagonal, SourceLoc loc) {
+  return call_tensor(OpKind::triu, {x, SymInt(diagonal)}, loc);
+}
+Tensor repeat(const Tensor& x, std::vector<std::int64_t> repeats, SourceLoc loc) {
+  return call_tensor(OpKind::repeat, {x, std::move(repeats)}, loc);
+}
+Tensor roll(const Tensor& x, std::vector<std::int64_t> shifts, std::vector<std::int64_t> dims,
+            SourceLoc loc) {
+  return call_tensor(OpKind::roll, {x, std::move(shifts), std::move(dims)}, loc);
 }
 
 Tensor view(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc) {

@@ -109,6 +109,19 @@ def run_op(op, a, pool):
         return t[0].expand(t[1])
     if op == "cat":
         return torch.cat([t[0], t[1]], t[2])
+    # indexing, more
+    if op == "index_select":
+        return torch.index_select(t[0], t[1], torch.tensor(t[2], dtype=torch.long))
+    if op == "narrow":
+        return t[0].narrow(t[1], t[2], t[3])
+    if op == "tril":
+        return torch.tril(t[0], t[1])
+    if op == "triu":
+        return torch.triu(t[0], t[1])
+    if op == "repeat":
+        return t[0].repeat(t[1])
+    if op == "roll":
+        return torch.roll(t[0], t[1], t[2])
     raise ValueError("unknown op " + op)
 
 

@@ -211,6 +211,24 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& pool) {
     return contiguous(t(0));
   if (op == "cat")
     return cat({t(0), t(1)}, int_of(p[2]));
+  // indexing, more (index_select's index is a constant of the program)
+  if (op == "index_select") {
+    const std::vector<std::int64_t> rows = ints(2);
+    const std::vector<double> values(rows.begin(), rows.end());
+    return index_select(
+        t(0), int_of(p[1]),
+        Tensor::from_values(values, {static_cast<std::int64_t>(rows.size())}, DType::Int64));
+  }
+  if (op == "narrow")
+    return narrow(t(0), int_of(p[1]), int_of(p[2]), int_of(p[3]));
+  if (op == "tril")
+    return tril(t(0), int_of(p[1]));
+  if (op == "triu")
+    return triu(t(0), int_of(p[1]));
+  if (op == "repeat")
+    return repeat(t(0), ints(1));
+  if (op == "roll")
+    return roll(t(0), ints(1), ints(2));
   std::cerr << "unknown op " << op << "\n";
   std::abort();
 }
@@ -351,7 +369,7 @@ private:
     const std::size_t a = pick_float();
     const std::vector<std::int64_t> sa = pool_[a].sizes();
     const auto rank = static_cast<std::int64_t>(sa.size());
-    switch (coin(23)) {
+    switch (coin(27)) {
     case 0:
     case 1:
       return {{kUnary[coin(static_cast<int>(std::size(kUnary)))], {Ref{a}}}};
@@ -568,6 +586,51 @@ private:
         return {
             {"log", {Ref{c}}}, {"nan_to_num", {Ref{next()}}}, {"mul", {Ref{a}, Ref{next() + 1}}}};
       }
+    }
+    // indexing, more
+    case 22: { // index_select: repeated, unordered or no indices
+      if (rank == 0) {
+        return {};
+      }
+      const std::int64_t dim = dim_of(a);
+      const std::int64_t size = sa[static_cast<std::size_t>((dim + rank) % rank)];
+      std::vector<std::int64_t> rows(size == 0 ? 0 : static_cast<std::size_t>(coin(5)));
+      for (std::int64_t& r : rows) {
+        r = coin(static_cast<int>(size));
+      }
+      return {{"index_select", {Ref{a}, dim, rows}}};
+    }
+    case 23: { // narrow, start sometimes counted from the end
+      if (rank == 0) {
+        return {};
+      }
+      const std::int64_t dim = dim_of(a);
+      const std::int64_t size = sa[static_cast<std::size_t>((dim + rank) % rank)];
+      const std::int64_t start = coin(static_cast<int>(size) + 1);
+      const std::int64_t length = coin(static_cast<int>(size - start) + 1);
+      return {{"narrow", {Ref{a}, dim, coin(3) == 0 ? start - size : start, length}}};
+    }
+    case 24: { // tril / triu with a diagonal around 0
+      if (rank < 2) {
+        return {};
+      }
+      const std::int64_t diagonal = coin(7) - 3;
+      return {{coin(2) == 0 ? "tril" : "triu", {Ref{a}, diagonal}}};
+    }
+    case 25: { // repeat (sometimes with a new leading dim) or roll (sometimes flattened)
+      if (coin(2) == 0) {
+        std::vector<std::int64_t> repeats(sa.size() + static_cast<std::size_t>(coin(2)));
+        for (std::int64_t& r : repeats) {
+          r = coin(3);
+        }
+        return {{"repeat", {Ref{a}, repeats}}};
+      }
+      const std::int64_t shift = coin(11) - 5;
+      if (rank == 0 || coin(3) == 0) {
+        return {{"roll", {Ref{a}, std::vector<std::int64_t>{shift}, std::vector<std::int64_t>{}}}};
+      }
+      return {{"roll",
+               {Ref{a}, std::vector<std::int64_t>{shift}, std::vector<std::int64_t>{dim_of(a)}}}};
     }
     default: { // a sum over every element: its length sets the tolerance, as other reductions'
       const std::size_t b = operand_like(sa);

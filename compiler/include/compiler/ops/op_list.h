@@ -105,6 +105,13 @@
   /* indexing along one dim */                                                  \
   X(gather,        "aten.gather",        Indexing,      Prim)                   \
   X(scatter_add,   "aten.scatter_add",   Indexing,      Prim)                   \
+  /* indexing, more: composites of the ops above and the views below */         \
+  X(index_select,  "aten.index_select",  Indexing,      Composite)              \
+  X(narrow,        "aten.narrow",        View,          Composite)              \
+  X(tril,          "aten.tril",          Shape,         Composite)              \
+  X(triu,          "aten.triu",          Shape,         Composite)              \
+  X(repeat,        "aten.repeat",        Shape,         Composite)              \
+  X(roll,          "aten.roll",          Shape,         Composite)              \
   /* views: the result shares the input's storage */                            \
   X(view,          "aten.view",          View,          Prim)                   \
   X(reshape,       "aten.reshape",       View,          Composite)              \

@@ -183,6 +183,27 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index,
 Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src,
                    SourceLoc loc = SourceLoc::current());
 
+// ---- indexing, more ----
+// The entries of x at positions `index` (an integer vector, or 0-dim) along dim: out has x's
+// shape with dim's size replaced by index's length.
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index,
+                    SourceLoc loc = SourceLoc::current());
+// A view of `length` elements from `start` along dim (start may count from the end).
+Tensor narrow(const Tensor& x, std::int64_t dim, SymInt start, SymInt length,
+              SourceLoc loc = SourceLoc::current());
+// A copy of x (at least 2-D) keeping, in each trailing matrix, the elements with
+// col - row <= diagonal (tril) or >= diagonal (triu) and zeroing the rest.
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0, SourceLoc loc = SourceLoc::current());
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0, SourceLoc loc = SourceLoc::current());
+// x tiled repeats[i] times along dim i (x's dims aligned to the end of repeats, which may have
+// more): out has sizes repeats[i] * x's sizes (1 for the new leading dims).
+Tensor repeat(const Tensor& x, std::vector<std::int64_t> repeats,
+              SourceLoc loc = SourceLoc::current());
+// x shifted circularly by shifts[i] along dims[i] (out[j] = x[(j - shift) mod n]); with no dims,
+// the flattened x is shifted by its one shift and given x's shape back.
+Tensor roll(const Tensor& x, std::vector<std::int64_t> shifts, std::vector<std::int64_t> dims = {},
+            SourceLoc loc = SourceLoc::current());
+
 // ---- views (share storage with the input) ----
 // One size may be -1 (inferred). view needs strides compatible with the new shape.
 Tensor view(const Tensor& x, std::vector<SymInt> sizes, SourceLoc loc = SourceLoc::current());

@@ -7,7 +7,8 @@ if(TORCHSCOPE_HAS_LLVM)
     ${CMAKE_CURRENT_LIST_DIR}/inductor_codegen_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_cache_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/inductor_property_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/inductor_regression_test.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/inductor_regression_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/nn_norm_test.cpp)
 endif()
 # The GPU generator's tests (NVRTC without a GPU; the rest skip, saying so, without one).
 if(TORCHSCOPE_HAS_CUDA)

@@ -7,6 +7,7 @@
 #include "compiler/ops/ops.h"
 
 #include <cmath>
+#include <limits>
 
 namespace compiler::nn {
 
@@ -76,6 +77,59 @@ Tensor LayerNorm::forward(const Tensor& input, std::source_location loc) {
 std::string LayerNorm::extra_repr() const {
   return shape_list(normalized_shape_) + ", eps=" + attribute_to_string(attributes()[1].second) +
          ", elementwise_affine=" + attribute_to_string(attributes()[2].second);
+}
+
+Tensor rms_norm(const Tensor& x, const std::vector<std::int64_t>& normalized_shape,
+                const Tensor& weight, std::optional<double> eps, std::source_location loc) {
+  const auto n = static_cast<std::int64_t>(normalized_shape.size());
+  bool trailing_match = n <= x.dim();
+  for (std::int64_t i = 0; trailing_match && i < n; ++i) {
+    trailing_match =
+        x.size(x.dim() - n + i) == SymInt(normalized_shape[static_cast<std::size_t>(i)]);
+  }
+  if (!is_floating(x.dtype()) || !trailing_match) {
+    throw UserError("rms_norm: expected a floating input whose trailing dims are " +
+                        shape_list(normalized_shape) + ", got " + x.type_string(),
+                    loc);
+  }
+  if (weight.defined() && weight.sizes() != normalized_shape) {
+    throw UserError("rms_norm: weight must have shape " + shape_list(normalized_shape) + ", got " +
+                        weight.type_string(),
+                    loc);
+  }
+  const double epsilon =
+      eps.value_or(x.dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
+                                               : std::numeric_limits<float>::epsilon());
+  std::vector<std::int64_t> dims;
+  for (std::int64_t i = x.dim() - n; i < x.dim(); ++i) {
+    dims.push_back(i);
+  }
+  const Tensor mean_square = mean(mul(x, x, loc), dims, /*keepdim=*/true, loc);
+  Tensor y = mul(x, rsqrt(add(mean_square, epsilon, loc), loc), loc);
+  if (weight.defined()) {
+    y = mul(y, weight, loc);
+  }
+  return y;
+}
+
+RMSNorm::RMSNorm(std::vector<std::int64_t> normalized_shape, std::optional<double> eps,
+                 bool elementwise_affine)
+    : Module("RMSNorm"), normalized_shape_(std::move(normalized_shape)), eps_(eps) {
+  OpHookGuard eager(nullptr); // initial weights are data, never part of a traced graph
+  set_attribute("elementwise_affine", elementwise_affine);
+  if (elementwise_affine) {
+    weight_ = register_parameter("weight", ones(to_sym_sizes(normalized_shape_)));
+  }
+}
+
+Tensor RMSNorm::forward(const Tensor& input, std::source_location loc) {
+  return rms_norm(input, normalized_shape_, weight_, eps_, loc);
+}
+
+std::string RMSNorm::extra_repr() const {
+  return shape_list(normalized_shape_) +
+         ", eps=" + (eps_ ? std::to_string(*eps_) : std::string("None")) +
+         ", elementwise_affine=" + attribute_to_string(attributes()[0].second);
 }
 
 Embedding::Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim, std::uint64_t seed)

@@ -1,5 +1,5 @@
-// compiler/nn: the layers a small model needs: Linear, LayerNorm, Embedding, ReLU, GELU and
-// Sequential. Each keeps its settings as Module attributes and reads them in forward() through
+// compiler/nn: the layers a small model needs: Linear, LayerNorm, RMSNorm, Embedding, ReLU, GELU
+// and Sequential. Each keeps its settings as Module attributes and reads them in forward() through
 // the attribute API, so capture guards on exactly the settings forward used. Initial weights
 // come from randn with a caller-given seed, so models are reproducible.
 #pragma once
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace compiler::nn {
@@ -46,6 +47,31 @@ private:
   std::vector<std::int64_t> normalized_shape_;
   Tensor weight_;
   Tensor bias_;
+};
+
+// PyTorch 2.4's F.rms_norm: x / sqrt(mean(x^2 over the trailing `normalized_shape` dims) + eps),
+// times weight when given. eps defaults to the machine epsilon of x's dtype, as PyTorch's.
+// Written with the public ops (mul, mean, add, rsqrt), so eager, meta, autograd and the
+// compiled paths all come from theirs; a graph shows those ops, not an aten.rms_norm node.
+Tensor rms_norm(const Tensor& x, const std::vector<std::int64_t>& normalized_shape,
+                const Tensor& weight, std::optional<double> eps,
+                std::source_location loc = std::source_location::current());
+
+// rms_norm over the trailing `normalized_shape` dims; weight ones.
+class RMSNorm : public Module {
+public:
+  explicit RMSNorm(std::vector<std::int64_t> normalized_shape,
+                   std::optional<double> eps = std::nullopt, bool elementwise_affine = true);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> normalized_shape_;
+  std::optional<double> eps_; // fixed at construction (no setter), so nothing to guard
+  Tensor weight_;
 };
 
 // Rows of weight [num_embeddings, embedding_dim] (drawn from N(0, 1)) picked by indices.

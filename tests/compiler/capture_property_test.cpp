@@ -96,6 +96,13 @@ std::vector<NamedCase> cases() {
   add_case("activations", [](const Tensor& a, const Tensor&) {
     return add(add(leaky_relu(a, 0.2), elu(a)), add(softplus(a, 2.0, 1.0), hardswish(mul(a, 2.0))));
   });
+  add_case("indexing_more", [](const Tensor& a, const Tensor& b) {
+    const Tensor picked = index_select(a, 1, Tensor::from_values({1, 0, 1}, {3}, DType::Int64));
+    const Tensor first = narrow(b, 1, 0, 1); // [m, 1], broadcast against [m, 3]
+    const Tensor tri = add(tril(a), triu(b, 1));
+    const Tensor shifted = roll(repeat(narrow(a, 1, 0, 1), {1, 3}), {1}, {0});
+    return add(add(picked, first), add(narrow(tri, 1, 0, 1), mul(shifted, 0.5)));
+  });
   add_case("to_dtype", [](const Tensor& a, const Tensor&) {
     return to_dtype(to_dtype(a, DType::BFloat16), DType::Float32);
   });

@@ -196,10 +196,15 @@ std::vector<Value> sample_args(OpKind op) {
       return {m, SymInt(1)};
     case OpKind::detach:
       return {m};
+    case OpKind::narrow:
+      return {m, SymInt(0), SymInt(-3), SymInt(2)};
     default:
       return {m.view({4, 1, 3}), SymInt(1)};
     }
   case OpCategory::Indexing: {
+    if (op == OpKind::index_select) {
+      return {m, SymInt(0), t({3, 0, 0}, {3}, DType::Int64)};
+    }
     const Tensor index = t({0, 3, 1, 2, 2, 0}, {2, 3}, DType::Int64);
     if (op == OpKind::gather) {
       return {m, SymInt(0), index};
@@ -209,6 +214,15 @@ std::vector<Value> sample_args(OpKind op) {
   case OpCategory::Shape:
     if (op == OpKind::contiguous) {
       return {m.transpose(0, 1)};
+    }
+    if (op == OpKind::tril || op == OpKind::triu) {
+      return {m, SymInt(-1)};
+    }
+    if (op == OpKind::repeat) {
+      return {m, std::vector<std::int64_t>{2, 1, 2}};
+    }
+    if (op == OpKind::roll) {
+      return {m, std::vector<std::int64_t>{-1, 2}, std::vector<std::int64_t>{0, 1}};
     }
     return {std::vector<Tensor>{m, m2}, SymInt(0)};
   case OpCategory::Factory:

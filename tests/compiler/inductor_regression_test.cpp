@@ -222,3 +222,22 @@ TEST_CASE("reductions of a 0-dim tensor compile to its value (seeds 376, 642: su
       compile([](const Tensor& t) { return sum(to_dtype(t, DType::Int32)); }, {.arg_names = {"x"}});
   CHECK_CLOSE(ints(x), sum(to_dtype(x, DType::Int32)));
 }
+
+// Differential seed 293 (with the indexing ops): a flattened roll of a permuted input read
+// element 146 as 0. Its index (L + 2 - 147 for the rolled-in tail) was simplified to
+// x0 + floordiv(7*x1 + x2 - 145, 21) + ...: right in floor division, but generated code divides
+// as C does, and the rest went below 0. The multiples now stay inside a dividend that can.
+TEST_CASE("a flattened roll of a permuted input, and a cat of it with itself, compile right",
+          "[compiler][inductor][regression]") {
+  const Tensor base = values({3, 7, 7}, 0.4, false);
+  const Tensor x = permute(base, {1, 0, 2}); // [7, 3, 7], non-contiguous
+  auto f = [](const Tensor& t) {
+    const Tensor r = roll(t, {-2}, {});
+    return cat({r, r}, 0);
+  };
+  const Tensor want = f(x);
+  auto cf = compile(f, {.arg_names = {"t"}});
+  CHECK_CLOSE(cf(x), want);
+  auto g = [](const Tensor& t) { return roll(t, {-2}, {}); };
+  CHECK_CLOSE(compile(g, {.arg_names = {"t"}})(x), g(x));
+}

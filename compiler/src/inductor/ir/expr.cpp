@@ -507,8 +507,16 @@ Expr Expr::floordiv(const Expr& a, const Expr& d) {
   }
   auto atom = std::make_shared<Atom>();
   atom->kind = Atom::Kind::FloorDiv;
-  atom->a = rest;
   atom->b = d;
+  if (!nonneg(rest)) {
+    // Generated code divides as C does (truncating), exact only for a non-negative dividend.
+    // The whole index is one (the header's invariant), but the rest left after the multiples
+    // can go below 0 (a slice's offset: the flattened roll's 7*x1 + x2 - 145 for x0 = 6), so
+    // the multiples stay inside.
+    atom->a = a;
+    return atom_expr(std::move(atom));
+  }
+  atom->a = rest;
   return quotient + atom_expr(std::move(atom));
 }
 
@@ -540,7 +548,7 @@ Expr Expr::mod(const Expr& a, const Expr& d) {
   }
   auto atom = std::make_shared<Atom>();
   atom->kind = Atom::Kind::Mod;
-  atom->a = rest;
+  atom->a = nonneg(rest) ? rest : a; // as floordiv: C's % is exact on a non-negative dividend
   atom->b = d;
   return atom_expr(std::move(atom));
 }

@@ -11,6 +11,8 @@
 //
 // Every index the IR computes is non-negative (loop variables from 0, positive strides, clamped
 // or masked reads), so floor division and C division agree; the printer writes C's / and %.
+// The simplifications keep that true of every dividend: multiples split off a floordiv or mod
+// only when what is left is non-negative too (a slice's negative offset keeps them inside).
 #pragma once
 
 #include "compiler/core/sym_int.h"

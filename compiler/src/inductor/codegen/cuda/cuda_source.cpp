@@ -7,6 +7,7 @@
 #include "inductor/ir/index_analysis.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -817,6 +818,31 @@ void combine_accumulators(CudaPrinter& p, const std::vector<Accumulator>& accs,
   }
 }
 
+// The per-stage skeleton the row shapes share: each straight-line stage at row level; each
+// looping stage's accumulators declared at row level and its row length recorded, then
+// `loop(stage, accumulators, rnumel)` prints the shape's loop over the row, and `finish`
+// combines (where the shape has threads to combine across) and stores the row's results.
+void walk_stages(
+    CudaPrinter& p, const KernelPlan& k, std::vector<Expr>& rnumels,
+    const std::function<void(const LoopStage&, const std::vector<Accumulator>&, const Expr&)>& loop,
+    const std::function<void(const std::vector<Accumulator>&)>& finish) {
+  for (const LoopStage& st : k.stages) {
+    p.set_row_level(true);
+    if (st.inner.empty()) {
+      p.straight_line(st);
+      continue;
+    }
+    const std::vector<Accumulator> accs = p.declare_accumulators(st);
+    const Expr rnumel = product(st.inner);
+    rnumels.push_back(rnumel);
+    p.set_row_level(false);
+    loop(st, accs, rnumel);
+    p.set_row_level(true);
+    finish(accs);
+  }
+  p.set_row_level(false);
+}
+
 // A block per row, or with `warp_rows` a warp per row (blockDim.x / 32 rows a block, the lane
 // in place of the thread, warp shuffles in place of the block's shared memory).
 void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir,
@@ -852,16 +878,7 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
   // scheduler's reads are at the stored index, and every stage maps an index to the same
   // thread), row-level values are in every thread's registers, and each block reduction
   // begins with a barrier before it reuses its shared memory.
-  for (const LoopStage& st : k.stages) {
-    p.set_row_level(true);
-    if (st.inner.empty()) {
-      p.straight_line(st);
-      continue;
-    }
-    const std::vector<Accumulator> accs = p.declare_accumulators(st);
-    const Expr rnumel = product(st.inner);
-    rnumels.push_back(rnumel);
-    p.set_row_level(false);
+  auto loop = [&](const LoopStage& st, const std::vector<Accumulator>& accs, const Expr& rnumel) {
     // Each thread takes `unroll` elements a block-width apart per round: independent loads in
     // flight while the accumulator's chain waits.
     const std::string u = std::to_string(c.unroll);
@@ -897,11 +914,11 @@ void print_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGraph& ir
     }
     p.close();
     p.close();
-    p.set_row_level(true);
+  };
+  walk_stages(p, k, rnumels, loop, [&](const std::vector<Accumulator>& accs) {
     combine_accumulators(p, accs, ir, combine);
     p.store_accumulators(accs);
-  }
-  p.set_row_level(false);
+  });
   p.close();
 }
 
@@ -961,24 +978,15 @@ void print_thread_rows(CudaPrinter& p, const Schedule& s, std::size_t index, con
   p.set_row_cache(static_cast<int>(row), "rindex");
   p.set_rows_only(rows_only(s, index, k, ir));
   p.mark_declarations();
-  for (const LoopStage& st : k.stages) {
-    p.set_row_level(true);
-    if (st.inner.empty()) {
-      p.straight_line(st);
-      continue;
-    }
-    const std::vector<Accumulator> accs = p.declare_accumulators(st);
-    const Expr rnumel = product(st.inner);
-    rnumels.push_back(rnumel);
-    p.set_row_level(false);
-    p.line("#pragma unroll");
-    p.open("for (" + it + " rindex = 0; rindex < " + rnumel.str() + "; ++rindex)");
-    accumulate_element(p, st, accs, it);
-    p.close();
-    p.set_row_level(true);
-    p.store_accumulators(accs);
-  }
-  p.set_row_level(false);
+  walk_stages(
+      p, k, rnumels,
+      [&](const LoopStage& st, const std::vector<Accumulator>& accs, const Expr& rnumel) {
+        p.line("#pragma unroll");
+        p.open("for (" + it + " rindex = 0; rindex < " + rnumel.str() + "; ++rindex)");
+        accumulate_element(p, st, accs, it);
+        p.close();
+      },
+      [&](const std::vector<Accumulator>& accs) { p.store_accumulators(accs); });
   p.close();
 }
 

@@ -793,28 +793,27 @@ void accumulate_element(CudaPrinter& p, const LoopStage& st, const std::vector<A
 
 // Combines each accumulator across the threads that share its row (`combine`: ts_block_reduce
 // across a row's block, ts_column_reduce across a column tile's rows).
+// The prelude's functor that folds two values of reduction `t` (not argmax, which carries an
+// index and folds through ts_argmax_combine).
+const char* fold_functor(ReductionType t) {
+  TORCHSCOPE_ASSERT(t != ReductionType::argmax, "argmax folds with its index");
+  return t == ReductionType::sum ? "TsSum()" : t == ReductionType::max ? "TsMax()" : "TsMin()";
+}
+
 void combine_accumulators(CudaPrinter& p, const std::vector<Accumulator>& accs,
                           const LoweredGraph& ir, const std::string& combine) {
   for (const Accumulator& a : accs) {
     const Buffer& b = ir.buffer(a.node->buffer);
-    const std::string t = value_type(b.accumulate);
-    switch (b.reduction) {
-    case ReductionType::sum:
-      p.line(a.value + " = " + combine + "(" + a.value + ", TsSum(), (" + t + ")0);");
-      break;
-    case ReductionType::max:
-      p.line(a.value + " = " + combine + "(" + a.value + ", TsMax(), " +
-             init_text(ReductionType::max, b.accumulate) + ");");
-      break;
-    case ReductionType::min:
-      p.line(a.value + " = " + combine + "(" + a.value + ", TsMin(), " +
-             init_text(ReductionType::min, b.accumulate) + ");");
-      break;
-    case ReductionType::argmax:
+    if (b.reduction == ReductionType::argmax) {
       p.line(std::string(combine == "ts_lane_reduce" ? "ts_warp_argmax(" : "ts_block_argmax(") +
              a.value + ", " + a.index + ");");
-      break;
+      continue;
     }
+    const std::string identity = b.reduction == ReductionType::sum
+                                     ? "(" + value_type(b.accumulate) + ")0"
+                                     : init_text(b.reduction, b.accumulate);
+    p.line(a.value + " = " + combine + "(" + a.value + ", " + fold_functor(b.reduction) + ", " +
+           identity + ");");
   }
 }
 
@@ -1080,9 +1079,7 @@ void print_split_reduction(CudaPrinter& p, const KernelPlan& k, const LoweredGra
   for (std::size_t a = 0; a < accs.size(); ++a) {
     const Buffer& b = ir.buffer(accs[a].node->buffer);
     const std::string t = value_type(b.accumulate);
-    const char* fold = b.reduction == ReductionType::sum   ? "TsSum()"
-                       : b.reduction == ReductionType::max ? "TsMax()"
-                                                           : "TsMin()";
+    const char* fold = fold_functor(b.reduction);
     p.line(accs[a].value + " = " + init_text(b.reduction, b.accumulate) + ";");
     p.open("for (int ts_i = threadIdx.x; ts_i < " + np + "; ts_i += blockDim.x)");
     p.line(accs[a].value + " = " + fold + "(" + accs[a].value + ", *(volatile " + t + "*)(" +

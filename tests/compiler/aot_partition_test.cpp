@@ -6,12 +6,15 @@
 #include "compiler/aot/aot.h"
 #include "compiler/aot/partitioner.h"
 #include "compiler/autograd/grad_mode.h"
+#include "compiler/graph/graph_rewrite.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/ops/ops.h"
 
 #include <catch2/catch.hpp>
 #include <random>
 #include <set>
+#include <simdjson.h>
+#include <string>
 #include <variant>
 
 using namespace compiler;
@@ -201,6 +204,79 @@ TEST_CASE("min cut: a matmul is never recomputed, and neither is a 4x-smaller re
   // The backward computes tanh' and exp from the saved mm instead of saving them.
   CHECK(has_op(cut.backward, OpKind::tanh));
   CHECK(cut.saved_activation_bytes <= aot::save_all_partition(joint).saved_activation_bytes);
+}
+
+TEST_CASE("min_cut_information holds the joint graph and the cut's decisions in PyTorch's shape",
+          "[compiler][aot][partition]") {
+  Builder b;
+  const R x = b.input({16, 32}, true);
+  const R w = b.input({32, 8}, true);
+  const R h = b.call(OpKind::mm, {x, w});
+  const R y = b.call(OpKind::tanh, {h});
+  b.output({b.call(OpKind::sum, {y, Value(Ints{}), Value(false)})});
+  const aot::TracedGraph joint = joint_of(b.g);
+  const aot::Partition cut = aot::min_cut_partition(joint);
+  const std::string text = aot::min_cut_information(joint, cut);
+  INFO(text);
+  REQUIRE(text.find('\n') == std::string::npos); // one line, as json.dumps writes it
+
+  simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  REQUIRE_FALSE(parser.parse(text).get(root));
+  CHECK(root["Joint Graph Size"].get_uint64().value() == joint.graph.size());
+  std::size_t edges = 0;
+  for (const graph::Node& n : joint.graph.nodes()) {
+    graph::for_each_input(n, [&](std::size_t) { ++edges; });
+  }
+  CHECK(root["Joint Graph Edges"]["Total"].get_uint64().value() == edges);
+  CHECK(root["Joint Graph Edges"]["Edges"].get_array().size() == edges);
+
+  std::set<std::string> saved_names;
+  for (auto v : root["Min Cut Solution Saved Values"].get_array()) {
+    saved_names.insert(std::string(v.get_string().value()));
+  }
+  std::set<std::string> expected_saved;
+  for (std::size_t i : cut.saved) {
+    expected_saved.insert(joint.graph.node(i).name);
+  }
+  CHECK(saved_names == expected_saved);
+
+  // Every candidate is saved or recomputed, never both, and the lists index the candidates.
+  simdjson::dom::object info = root["Joint Graph Node Information"].get_object();
+  const auto order = root["Recomputable Banned Nodes Order"].get_array();
+  const auto memories = root["Knapsack Input Memories"].get_array();
+  const auto runtimes = root["Knapsack Input Runtimes"].get_array();
+  REQUIRE(order.size() == memories.size());
+  REQUIRE(order.size() == runtimes.size());
+  const std::size_t n_saved = root["Knapsack Saved Nodes"].get_array().size();
+  const std::size_t n_recomputed = root["Knapsack Recomputed Nodes"].get_array().size();
+  CHECK(n_saved + n_recomputed == order.size());
+  bool saw_mm = false;
+  bool saw_recomputed_tanh = false;
+  for (std::size_t i = 0; i < joint.graph.size(); ++i) {
+    const graph::Node& n = joint.graph.node(i);
+    simdjson::dom::object node = info[n.name].get_object();
+    CHECK(node["index"].get_uint64().value() == i);
+    if (!node["is_recomputable_candidate"].get_bool().value()) {
+      continue;
+    }
+    simdjson::dom::object c = node["recomputable_candidate_info"].get_object();
+    const bool saved = c["is_saved"].get_bool().value();
+    CHECK(saved != c["is_recomputed"].get_bool().value());
+    CHECK(saved == (saved_names.count(n.name) == 1));
+    CHECK(c["memory"].get_uint64().value() == graph::value_bytes(n));
+    if (n.kind == graph::NodeKind::CallOp && n.op == OpKind::mm &&
+        std::string(node["target"].get_string().value()) == "aten.mm.default") {
+      saw_mm = saved;                                                // a matmul is never recomputed
+      CHECK(c["runtime"].get_double().value() == 2.0 * 16 * 8 * 32); // its flops
+      CHECK(std::string(node["shape"].get_string().value()) == "torch.Size([16, 8])");
+    }
+    if (n.kind == graph::NodeKind::CallOp && n.op == OpKind::tanh && !saved) {
+      saw_recomputed_tanh = true;
+    }
+  }
+  CHECK(saw_mm);
+  CHECK(saw_recomputed_tanh == !cut.recomputed.empty());
 }
 
 TEST_CASE("min cut: with byte weights the cut is a brute-force optimum on random graphs",

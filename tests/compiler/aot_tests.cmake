@@ -14,7 +14,7 @@ torchscope_add_test(NAME compiler_aot_tests LABELS compiler
     ${CMAKE_CURRENT_LIST_DIR}/aot_training_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_partition_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/aot_graph_test.cpp
-  LIBS torchscope_compiler)
+  LIBS torchscope_compiler simdjson::simdjson)
 # The joint-graph passes are run through the pass pipeline's internal header (compiler/src).
 target_include_directories(compiler_aot_tests PRIVATE "${PROJECT_SOURCE_DIR}/compiler/src")
 

@@ -335,6 +335,8 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
     tracer::ChromiumSpan span("min_cut_rematerialization_partition");
     t->partition = min_cut_partition(t->traced, o.partition);
   }
+  tracer::artifact(artifacts::min_cut_information, tracer::Encoding::Json,
+                   [&](std::string& out) { out += min_cut_information(t->traced, t->partition); });
   t->training = true;
   t->fw_metadata = fw_metadata(t->traced, true);
   t->forward_text = print_forward(t->traced, t->partition);

@@ -252,6 +252,11 @@ Partition extract(const TracedGraph& joint, const Classified& c, const std::vect
     bw_out.args.push_back(graph::remap(out.args[k], map));
   }
   p.backward.add_node(std::move(bw_out), "output");
+  for (std::size_t i = 0; i < n; ++i) {
+    if (in_bw[i] && !boundary[i] && !c.required_bw[i] && g.node(i).kind == NodeKind::CallOp) {
+      p.recomputed.push_back(i);
+    }
+  }
   return p;
 }
 

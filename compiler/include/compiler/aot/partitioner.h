@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace compiler::aot {
@@ -63,6 +64,8 @@ struct Partition {
   // partitions only; for tests).
   std::vector<std::int64_t> weights;
   std::int64_t cut_cost = 0;
+  // Forward values the backward computes again from the saved ones (joint nodes, in order).
+  std::vector<std::size_t> recomputed;
 };
 
 // PyTorch's min_cut_rematerialization_partition. `joint` must be a joint graph.
@@ -72,5 +75,13 @@ Partition min_cut_partition(const TracedGraph& joint, const PartitionOptions& op
 // value of it that the backward reads ("save every intermediate"); the backward computes the
 // rest (values only it uses, even those derived from primals alone, from the saved ones).
 Partition save_all_partition(const TracedGraph& joint);
+
+// PyTorch's min_cut_information artifact (one line of JSON) for `joint` and its partition: every
+// joint node (name, target, shape, inputs, the user's line), the edges, and for each forward
+// value the backward reads (a "recomputable candidate") its bytes, its estimated runtime and the
+// decision: saved or recomputed. PyTorch fills the Knapsack fields from its memory-budget solver;
+// this partitioner is a pure min cut, so they hold its decisions in the same shape.
+// docs/COMPILER.md, "min_cut_information", says what each field holds here.
+std::string min_cut_information(const TracedGraph& joint, const Partition& partition);
 
 } // namespace compiler::aot

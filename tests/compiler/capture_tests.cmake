@@ -42,3 +42,10 @@ if(TARGET sample_recompile)
     add_dependencies(compiler_sample_logs_tests tlparse)
   endif()
 endif()
+
+# The extension points (custom backends, aot_autograd with user compilers, custom graph passes):
+# compiled with Inductor, so not under the eager backend above.
+torchscope_add_test(NAME compiler_extension_tests LABELS compiler
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/extension_points_test.cpp
+  LIBS torchscope_compiler
+  ENVIRONMENT "TORCHINDUCTOR_CACHE_DIR=${CMAKE_BINARY_DIR}/inductor-cache")

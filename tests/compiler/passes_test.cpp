@@ -300,7 +300,7 @@ TEST_CASE("the pipeline keeps values, the order and every output", "[passes]") {
   const Tensor in = wave({4, 6}, 2);
   const auto before = run_outputs(b.g, {in});
   const passes::PipelineResult r =
-      passes::run_pipeline("post_grad", passes::post_grad_pipeline(), b.g);
+      passes::run_pipeline(passes::Stage::PostGrad, passes::post_grad_pipeline(), b.g);
   CHECK(r.changed == std::vector<std::string>{"remove_noop_views",
                                               "common_subexpression_elimination",
                                               "pattern_rewrites"});
@@ -316,7 +316,7 @@ TEST_CASE("the pipeline writes the graph after each pass that changed it", "[pas
   const std::size_t x = b.input("x", {4});
   b.call(OpKind::cos, {x});
   b.output({b.call(OpKind::sin, {x})});
-  passes::run_pipeline("pre_grad", passes::pre_grad_pipeline(), b.g);
+  passes::run_pipeline(passes::Stage::PreGrad, passes::pre_grad_pipeline(), b.g);
   const std::string path = tracer::log_path();
   tracer::stop();
   const std::string log = test_support::read_file(path);

@@ -280,6 +280,8 @@ std::string cache_key(const graph::Graph& captured, const AotOptions& o, bool jo
   key += o.keep == backend::Keep::AllNodes ? "|all" : "|outputs";
   key += o.decompose ? "|decomposed" : "|aten";
   key += config_payload(o);
+  // A user joint-graph pass registered or removed since changes what tracing would produce.
+  key += "|custom passes " + std::to_string(passes::custom_pass_generation());
   return key;
 }
 
@@ -438,6 +440,30 @@ std::shared_ptr<detail::AotProgram> program_of(const graph::Graph& captured, con
 
 std::unique_ptr<backend::CompiledGraph> interpret(const graph::Graph& graph, backend::GraphRole) {
   return backend::interpret_graph(graph);
+}
+
+backend::CustomBackend aot_autograd(AotAutogradOptions options) {
+  auto shared = std::make_shared<const AotAutogradOptions>(std::move(options));
+  return [shared](const graph::Graph& graph) -> backend::GraphFunction {
+    const backend::GraphCompiler compiler =
+        [shared](const graph::Graph& g,
+                 backend::GraphRole role) -> std::unique_ptr<backend::CompiledGraph> {
+      const UserGraphCompiler& user = role == backend::GraphRole::Backward && shared->bw_compiler
+                                          ? shared->bw_compiler
+                                          : shared->fw_compiler;
+      if (!user) {
+        return interpret(g, role);
+      }
+      const std::string who =
+          "aot_autograd: the " + std::string(backend::graph_role_name(role)) + " compiler";
+      return backend::compiled_from_function(g, user(g, role), who);
+    };
+    AotOptions o;
+    o.decompose = shared->decompose;
+    o.partition = shared->partition;
+    std::shared_ptr<const backend::CompiledGraph> compiled = aot_compile(graph, o, compiler);
+    return backend::function_from_compiled(std::move(compiled), graph);
+  };
 }
 
 AotStats aot_stats() noexcept {

@@ -727,7 +727,8 @@ struct Engine::Impl {
              .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,
              .frame_name = f.name,
              .backend = options.backend,
-             .mode = options.mode});
+             .mode = options.mode,
+             .custom_backend = options.custom_backend ? &options.custom_backend : nullptr});
         backend_s = seconds_since(b0);
       }
       {
@@ -1025,8 +1026,14 @@ struct Engine::Impl {
   }
 };
 
-Engine::Engine(Body body, CompileOptions options, std::source_location where)
-    : impl_(std::make_unique<Impl>(std::move(body), std::move(options), where)) {}
+Engine::Engine(Body body, CompileOptions options, std::source_location where) {
+  if (options.custom_backend && !options.backend.empty()) {
+    throw UserError("compile(): both backend = \"" + options.backend +
+                        "\" and a custom_backend are set; pass one of them",
+                    where);
+  }
+  impl_ = std::make_unique<Impl>(std::move(body), std::move(options), where);
+}
 
 Engine::~Engine() = default;
 

@@ -218,7 +218,7 @@ void pre_grad_passes(graph::Graph& graph) {
   tracer::ChromiumSpan span("_recursive_pre_grad_passes");
   graph_artifact(artifacts::before_pre_grad_graph, graph);
   const passes::PipelineResult r =
-      passes::run_pipeline("pre_grad", passes::pre_grad_pipeline(), graph);
+      passes::run_pipeline(passes::Stage::PreGrad, passes::pre_grad_pipeline(), graph);
   current_metrics().pre_grad_pass_s += r.seconds;
   graph_artifact(artifacts::after_pre_grad_graph, graph);
 }
@@ -256,6 +256,7 @@ struct GraphCompile::State {
   // The cache, keyed by the graph as it arrives.
   FxGraphCache cache;
   std::optional<CacheKey> key;
+  std::string cache_bypass; // why the cache is not used, when the cache is on
   FxGraphCache::Lookup found;
   bool hit = false;
   graph::Graph g; // the graph code generation takes
@@ -278,8 +279,17 @@ GraphCompile::State::State(const graph::Graph& graph_in, GraphRole role_in)
       codegen(bypass.empty()), cfg(config()), mode(current_mode()), device_guard(device),
       device_scope(compiler != nullptr ? compiler->compile_scope(mode) : nullptr),
       cache(cfg.cache_dir) {
-  if (codegen && cfg.fx_graph_cache) {
-    key = cache_key(graph, aot_id, compiler->target_description(), tracer::enabled());
+  // A user post-grad pass changes the code made from the graph: its uuid joins the key, and
+  // one without a uuid keeps this compile out of the cache (PyTorch bypasses it likewise).
+  const std::optional<std::string> custom = passes::custom_pass_cache_key(passes::Stage::PostGrad);
+  if (!custom && cfg.fx_graph_cache) {
+    cache_bypass = "a custom post_grad pass has no uuid (compiler/passes/custom_passes.h)";
+  }
+  if (codegen && cfg.fx_graph_cache && custom) {
+    const std::string target = custom->empty()
+                                   ? compiler->target_description()
+                                   : compiler->target_description() + "; custom passes " + *custom;
+    key = cache_key(graph, aot_id, target, tracer::enabled());
     found = cache.lookup(*key);
     cache.report(*key, found);
   }
@@ -303,7 +313,7 @@ void GraphCompile::State::post_grad_passes() {
   {
     tracer::ChromiumSpan passes_span("_recursive_post_grad_passes");
     const passes::PipelineResult r =
-        passes::run_pipeline("post_grad", passes::post_grad_pipeline(), g, !hit);
+        passes::run_pipeline(passes::Stage::PostGrad, passes::post_grad_pipeline(), g, !hit);
     metrics.post_grad_pass_s += r.seconds;
   }
   if (hit) {
@@ -425,7 +435,8 @@ void GraphCompile::State::compile_kernels() {
     bump(detail::atomic_counters().cache_misses);
   } else {
     cache_artifact(artifacts::fx_graph_cache_bypass, "", nullptr, "bypass", nullptr, 0,
-                   "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)");
+                   cache_bypass.empty() ? "the cache is off (TORCHINDUCTOR_FX_GRAPH_CACHE=0)"
+                                        : cache_bypass);
     ++metrics.fx_cache_bypasses;
   }
   metrics.kernels += static_cast<std::int64_t>(sched->kernels.size());

@@ -72,28 +72,43 @@ std::span<const Pass> post_grad_pipeline() {
   return kPostGrad;
 }
 
-PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes,
-                            graph::Graph& graph, bool artifacts) {
+PipelineResult run_pipeline(Stage stage, std::span<const Pass> passes, graph::Graph& graph,
+                            bool artifacts) {
   PipelineResult result;
   const auto t0 = std::chrono::steady_clock::now();
-  for (const Pass& pass : passes) {
+  const std::string stage_text(stage_name(stage));
+  // One step of the pipeline, a built-in pass or a user's.
+  auto step = [&](std::string_view name, const auto& run, bool user) {
     bool changed = false;
     {
-      const std::string span_name =
-          "pass." + std::string(stage) + "_passes." + std::string(pass.name);
+      const std::string span_name = "pass." + stage_text + "_passes." + std::string(name);
       tracer::ChromiumSpan span(span_name);
-      changed = pass.run(graph);
+      changed = run(graph);
+    }
+    if (user && !graph::is_topologically_sorted(graph)) {
+      user_error("the custom " + stage_text + " pass '" + std::string(name) +
+                 "' left a graph whose nodes are not in topological order (a node reads a "
+                 "value defined after it)");
     }
     TORCHSCOPE_ASSERT(graph::is_topologically_sorted(graph), "a pass broke the graph's order");
     if (!changed) {
-      continue;
+      return;
     }
-    result.changed.emplace_back(pass.name);
+    result.changed.emplace_back(name);
     if (artifacts && tracer::enabled()) {
-      const std::string name = "after_" + std::string(stage) + "_pass_" + std::string(pass.name);
-      tracer::artifact(name, tracer::Encoding::String,
+      const std::string artifact = "after_" + stage_text + "_pass_" + std::string(name);
+      tracer::artifact(artifact, tracer::Encoding::String,
                        [&](std::string& out) { out += graph::print_graph(graph); });
     }
+  };
+  for (const CustomPass& p : custom_passes(stage, Placement::BeforeBuiltins)) {
+    step(p.name, p.run, true);
+  }
+  for (const Pass& pass : passes) {
+    step(pass.name, pass.run, false);
+  }
+  for (const CustomPass& p : custom_passes(stage, Placement::AfterBuiltins)) {
+    step(p.name, p.run, true);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
@@ -101,7 +116,7 @@ PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes
 
 PipelineResult run_joint_graph_passes(graph::Graph& graph) {
   tracer::ChromiumSpan span("_recursive_joint_graph_passes");
-  return run_pipeline("joint_graph", kJointGraph, graph);
+  return run_pipeline(Stage::JointGraph, kJointGraph, graph);
 }
 
 } // namespace compiler::passes

@@ -14,7 +14,9 @@
 #pragma once
 
 #include "compiler/graph/graph.h"
+#include "compiler/passes/custom_passes.h"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,10 +37,24 @@ struct PipelineResult {
   double seconds = 0.0;
 };
 
-// Runs `passes` over `graph` in order. `stage` is "pre_grad", "joint_graph" or "post_grad".
-// With `artifacts` off (a compile served from the cache) no graph is written.
-PipelineResult run_pipeline(std::string_view stage, std::span<const Pass> passes,
-                            graph::Graph& graph, bool artifacts = true);
+// Runs `passes` over `graph` in order, with the user passes registered for `stage`
+// (compiler/passes/custom_passes.h) before and after them. With `artifacts` off (a compile
+// served from the cache) no graph is written.
+PipelineResult run_pipeline(Stage stage, std::span<const Pass> passes, graph::Graph& graph,
+                            bool artifacts = true);
+
+// "pre_grad", "joint_graph", "post_grad": the stage as spans and artifact names spell it.
+std::string_view stage_name(Stage stage) noexcept;
+
+// The user passes registered for `stage` at `placement`, in registration order (a snapshot).
+std::vector<CustomPass> custom_passes(Stage stage, Placement placement);
+
+// What the user passes of `stage` add to a compile-cache key (names and uuids), or nullopt when
+// one of them has no uuid (its compiles must not be cached).
+std::optional<std::string> custom_pass_cache_key(Stage stage);
+
+// Bumped by every registration and removal: part of in-memory cache keys.
+std::uint64_t custom_pass_generation() noexcept;
 
 // The three stages' pass lists, in the order they run.
 std::span<const Pass> pre_grad_pipeline();

@@ -41,6 +41,14 @@ std::unique_ptr<CompiledGraph> compile_fx_inner(const graph::Graph& graph, Graph
 // 0. Capture (capture/engine.cpp) traced a frame into request.graph on a guard miss and calls
 //    this; then it builds the frame's guards and runs what it got back while they pass.
 std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
+  if (request.custom_backend != nullptr) {
+    // A user backend sees the graph whose Output names every value capture reads back.
+    KeptValues kept = keep_values(request);
+    GraphFunction function = (*request.custom_backend)(kept.graph);
+    std::unique_ptr<CompiledGraph> compiled =
+        compiled_from_function(kept.graph, std::move(function), "compile(): the custom backend");
+    return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
+  }
   const std::string_view backend = backend_name(request);
   if (backend == "eager") {
     return interpret_graph(request.graph);

@@ -18,6 +18,7 @@
 #include "compiler/aot/partitioner.h"
 #include "compiler/backend/backend.h"
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -39,6 +40,25 @@ struct AotOptions {
 std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured,
                                                     const AotOptions& options,
                                                     const backend::GraphCompiler& compiler);
+
+// A graph compiler a user writes for aot_autograd: gets a forward, backward or inference graph
+// (prims only, printed as aot_forward_graph etc. in the trace) and returns the function that
+// runs it (backend::GraphFunction: placeholder values in, Output arguments out).
+using UserGraphCompiler =
+    std::function<backend::GraphFunction(const graph::Graph& graph, backend::GraphRole role)>;
+
+struct AotAutogradOptions {
+  UserGraphCompiler fw_compiler; // the forward and inference graphs; empty: the interpreter
+  UserGraphCompiler bw_compiler; // the backward graph, at the first backward; empty: fw_compiler
+  bool decompose = true;
+  PartitionOptions partition{};
+};
+
+// PyTorch's aot_autograd(fw_compiler=..., bw_compiler=...): a custom backend
+// (CompileOptions::custom_backend) that runs this stage on each captured graph (joint graph,
+// decompositions, joint passes, min-cut partition, all traced) and hands each graph it makes to
+// the user's compilers; the backward runs when autograd's engine reaches it, as with Inductor.
+backend::CustomBackend aot_autograd(AotAutogradOptions options);
 
 // The interpreter as a GraphCompiler.
 std::unique_ptr<backend::CompiledGraph> interpret(const graph::Graph& graph, backend::GraphRole);

@@ -24,6 +24,20 @@ enum class Keep : std::uint8_t {
   AllNodes, // every call node (a frame that ends at a graph break: later frames read them)
 };
 
+// A graph made ready to run, as a user backend returns it (the callable torch.compile's
+// `backend=` function returns): one Value per placeholder in, in placeholder order, and one
+// Value per argument of the graph's Output node out, in order (a constant argument's slot may be
+// left empty). `symbols` holds the run-time value of each size symbol (s0, s1, ...), for
+// backends that generate code over symbolic sizes; most ignore it.
+using GraphFunction = std::function<std::vector<Value>(std::span<const Value> inputs,
+                                                       std::span<const std::int64_t> symbols)>;
+
+// A user backend (torch.compile(backend=fn)): called once per captured graph, whose Output node
+// names every value capture reads back; returns the function that runs it. It may hand the graph
+// to the AOT stage (aot::aot_autograd, as PyTorch's aot_autograd(fw_compiler=...)) or to
+// interpret_graph. UserError for an empty function.
+using CustomBackend = std::function<GraphFunction(const graph::Graph& graph)>;
+
 struct CompileRequest {
   const graph::Graph& graph;
   Keep keep = Keep::Outputs;
@@ -33,6 +47,8 @@ struct CompileRequest {
   std::string_view backend{};
   // torch.compile's mode ("default", "reduce-overhead", "max-autotune", ...; empty: default).
   std::string_view mode{};
+  // A user backend (CompileOptions::custom_backend); when set, `backend` and `mode` are unused.
+  const CustomBackend* custom_backend = nullptr;
 };
 
 // A graph made ready to run. Implementations may be called from several threads at once.
@@ -67,5 +83,14 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request);
 
 // The interpreter as a CompiledGraph: every node through its eager kernel.
 std::unique_ptr<CompiledGraph> interpret_graph(const graph::Graph& graph);
+
+// The two views of a compiled graph, each built from the other: a user's GraphFunction as the
+// CompiledGraph the stages run (its results placed at `graph`'s node indices; UserError when it
+// returns another number of values than `graph`'s Output node has arguments), and a
+// CompiledGraph as the GraphFunction a user backend returns.
+std::unique_ptr<CompiledGraph> compiled_from_function(const graph::Graph& graph,
+                                                      GraphFunction function, std::string_view who);
+GraphFunction function_from_compiled(std::shared_ptr<const CompiledGraph> compiled,
+                                     const graph::Graph& graph);
 
 } // namespace compiler::backend

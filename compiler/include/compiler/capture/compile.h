@@ -19,6 +19,7 @@
 // Tensor, std::vector<Tensor>, std::tuple of Tensors, and scalars (specialised as constants).
 #pragma once
 
+#include "compiler/backend/backend.h"
 #include "compiler/capture/guards.h"
 #include "compiler/core/errors.h"
 #include "compiler/core/value.h"
@@ -56,6 +57,11 @@ struct CompileOptions {
   // or "eager" (every node on its eager kernel: capture only, exact). Empty: the environment
   // variable TORCHSCOPE_COMPILE_BACKEND, else "inductor".
   std::string backend{};
+  // A user backend instead (torch.compile(backend=fn), compiler/backend/backend.h): it gets each
+  // captured graph and returns the function that runs it; aot::aot_autograd makes one that runs
+  // the AOT stage and hands the forward and backward graphs to user compilers. UserError when
+  // `backend` is set too.
+  backend::CustomBackend custom_backend{};
   // torch.compile's `mode=`: "default", "reduce-overhead" (GPU programs replay CUDA graphs),
   // "max-autotune" (GPU kernels' launch configurations and matmuls measured, and CUDA graphs),
   // "max-autotune-no-cudagraphs". Empty: TORCHSCOPE_COMPILE_MODE, else "default".

@@ -25,6 +25,8 @@ TEST_PACKAGES=(
   clang-format-14        # the format check (scripts/check-format.sh, CTest label format)
   xvfb xauth             # screenshots of the GUI in a real X server (optional; tests use offscreen)
   python3-torch          # PyTorch 1.13, the oracle of the compiler's differential test (optional)
+  libopenblas0-pthread   # PyTorch 1.13's BLAS as a user would have it: the benchmarks' eager peer
+                         # (without it, libblas.so.3 is the reference BLAS, several times slower)
 )
 if [[ "${1:-}" != "--quickstart" ]]; then
   PACKAGES+=("${TEST_PACKAGES[@]}")

@@ -6,6 +6,7 @@
 // must be covered by some case.
 #include "compiler/autograd/autograd.h"
 #include "compiler/ops/ops.h"
+#include "custom_op_fixture.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -312,6 +313,10 @@ std::vector<Case> cases(Rng& rng) {
     const std::int64_t m = rng.between(1, 4);
     out.push_back({"addmm", OpKind::addmm, {in({m}), in({n, k}), in({k, m})}, [](V x) {
                      return addmm(x[0], x[1], x[2]);
+                   }});
+    // A user op's registered backward (tests/compiler/custom_op_fixture.h).
+    out.push_back({"custom op", OpKind::custom_op, {in({n, k}), in({n, k})}, [](V x) {
+                     return call_custom_op(test_ops::scale_mul_name(), {x[0], x[1]}, {0.75});
                    }});
     out.push_back({"matmul 2d", OpKind::matmul, {in({n, k}), in({k, m})}, [](V x) {
                      return matmul(x[0], x[1]);

@@ -3,6 +3,7 @@
 // automatic dynamic shapes), random values and, for pointwise ops, random float dtypes.
 #include "compiler/capture/compile.h"
 #include "compiler/ops/ops.h"
+#include "custom_op_fixture.h"
 
 #include <bit>
 #include <catch2/catch.hpp>
@@ -179,6 +180,9 @@ std::vector<NamedCase> cases() {
   add_case(
       "item_break", [](const Tensor& a, const Tensor& b) { return mul(a, sum(b).item_double()); },
       true);
+  add_case("custom_op", [](const Tensor& a, const Tensor& b) {
+    return call_custom_op(test_ops::scale_mul_name(), {a, b}, {1.5});
+  });
   add_case(
       "to_bool_break",
       [](const Tensor& a, const Tensor& b) {

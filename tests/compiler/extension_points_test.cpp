@@ -6,6 +6,8 @@
 #include "compiler/capture/compile.h"
 #include "compiler/graph/graph_rewrite.h"
 #include "compiler/inductor/inductor.h"
+#include "compiler/inductor/metrics.h"
+#include "compiler/ops/custom_ops.h"
 #include "compiler/ops/ops.h"
 #include "compiler/passes/custom_passes.h"
 #include "support/test_paths.h"
@@ -208,5 +210,101 @@ TEST_CASE("custom passes are traced like the built-in ones and checked", "[compi
                                       .uuid = "r"});
     auto h = compile([](const Tensor& x) { return cos(sin(x)); }, {.backend = "inductor"});
     CHECK_THROWS_WITH(h(ramp({3})), Catch::Contains("custom pre_grad pass 'reverse'"));
+  }
+}
+
+namespace {
+
+// "ext::scale_add"(x, y, alpha) = x + alpha * y, optionally with a decomposition.
+CustomOpHandle register_scale_add(bool with_decomposition) {
+  CustomOpDef def{
+      .name = "ext::scale_add",
+      .schema = "(Tensor x, Tensor y, float alpha) -> Tensor",
+      .kernel = [](std::span<const Tensor> in,
+                   std::span<const double> s) { return add(in[0], mul(in[1], s[0])); },
+      .backward =
+          [](const CustomOpGrad& g) {
+            return std::vector<Tensor>{g.grad_output, mul(g.grad_output, g.scalars[0])};
+          },
+  };
+  if (with_decomposition) {
+    def.decomposition = [](std::span<const Tensor> in, std::span<const double> s) {
+      return add(in[0], mul(in[1], s[0]));
+    };
+  }
+  return register_custom_op(std::move(def));
+}
+
+} // namespace
+
+TEST_CASE("a custom op runs eagerly, compiled and through autograd under its own name",
+          "[compiler][extension]") {
+  const CustomOpHandle op = register_scale_add(false);
+  const Tensor x = ramp({3, 4}, true);
+  const Tensor y = ramp({3, 4}, true);
+  tensor_test::check_values(call_custom_op("ext::scale_add", {x, y}, {0.5}),
+                            add(x, mul(y, 0.5)).to_vector(), 1e-7);
+
+  test_support::TempDir dir("custom-op-trace");
+  tracer::Options o;
+  o.directory = dir.path().string();
+  REQUIRE(tracer::start(o));
+  auto f = compile(
+      [](const Tensor& a, const Tensor& b) {
+        return sum(tanh(call_custom_op("ext::scale_add", {a, b}, {0.5})));
+      },
+      {.backend = "inductor"});
+  const std::int64_t fallbacks = inductor::counters().fallback_runs;
+  Tensor loss = f(x, y);
+  CHECK(inductor::counters().fallback_runs == fallbacks + 1); // its kernel, called by the code
+  loss.backward();
+  const std::string path = tracer::log_path();
+  tracer::stop();
+
+  const Tensor x2 = ramp({3, 4}, true);
+  const Tensor y2 = ramp({3, 4}, true);
+  Tensor eager_loss = sum(tanh(call_custom_op("ext::scale_add", {x2, y2}, {0.5})));
+  eager_loss.backward();
+  CHECK(std::abs(loss.item_double() - eager_loss.item_double()) < 1e-5);
+  tensor_test::check_values(x.grad(), x2.grad().to_vector(), 1e-5);
+  tensor_test::check_values(y.grad(), y2.grad().to_vector(), 1e-5);
+
+  const std::string log = test_support::read_file(path);
+  CHECK(log.find("torch.ops.ext.scale_add(") != std::string::npos);          // dynamo graph
+  CHECK(log.find("torch.ops.ext.scale_add.default([") != std::string::npos); // AOT graphs
+  CHECK(log.find("the graph calls the custom op ext.scale_add") != std::string::npos);
+}
+
+TEST_CASE("a custom op with a decomposition compiles into generated kernels",
+          "[compiler][extension]") {
+  const CustomOpHandle op = register_scale_add(true);
+  auto f = compile(
+      [](const Tensor& a, const Tensor& b) {
+        return mul(call_custom_op("ext::scale_add", {a, b}, {2.0}), 3.0);
+      },
+      {.backend = "inductor"});
+  const Tensor x = ramp({5, 6});
+  const Tensor y = ramp({5, 6});
+  const std::int64_t fallbacks = inductor::counters().fallback_runs;
+  tensor_test::check_values(f(x, y), mul(add(x, mul(y, 2.0)), 3.0).to_vector(), 1e-6);
+  CHECK(inductor::counters().fallback_runs == fallbacks); // fused, not called
+}
+
+TEST_CASE("custom op mistakes are user errors", "[compiler][extension]") {
+  CHECK_THROWS_WITH(call_custom_op("ext::missing", {ramp({2})}),
+                    Catch::Contains("'ext::missing' is not registered"));
+  CHECK_THROWS_WITH(
+      register_custom_op({.name = "no_namespace", .kernel = [](auto in, auto) { return in[0]; }}),
+      Catch::Contains("must be namespace::name"));
+  CHECK_THROWS_WITH(register_custom_op({.name = "ext::nokernel", .kernel = {}}),
+                    Catch::Contains("no kernel"));
+  const CustomOpHandle op = register_scale_add(false);
+  CHECK_THROWS_WITH(register_scale_add(false), Catch::Contains("already registered"));
+  SECTION("no backward: differentiating it says so") {
+    const CustomOpHandle plain = register_custom_op(
+        {.name = "ext::plain",
+         .kernel = [](std::span<const Tensor> in, std::span<const double>) { return neg(in[0]); }});
+    Tensor loss = sum(call_custom_op("ext::plain", {ramp({3}, true)}));
+    CHECK_THROWS_WITH(loss.backward(), Catch::Contains("'ext::plain' has no backward"));
   }
 }

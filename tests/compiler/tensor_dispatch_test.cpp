@@ -2,6 +2,7 @@
 // through), and user errors that carry the caller's location.
 #include "compiler/core/errors.h"
 #include "compiler/ops/op_hook.h"
+#include "custom_op_fixture.h"
 #include "tensor_test_util.h"
 
 #include <catch2/catch.hpp>
@@ -20,7 +21,8 @@ TEST_CASE("every op has a unique name, ATen name and category", "[compiler][tens
     aten.insert(op_aten_name(op));
     CHECK(op_from_name(op_name(op)) == op);
     CHECK(op_from_name(op_aten_name(op)) == op);
-    CHECK(op_aten_name(op).substr(0, 5) == "aten.");
+    // Every built-in op is an ATen op; a user op prints under its own name (custom_ops.h).
+    CHECK((op_aten_name(op).substr(0, 5) == "aten.") == (op_category(op) != OpCategory::Extern));
   }
   CHECK(names.size() == static_cast<std::size_t>(kNumOps));
   CHECK(aten.size() == static_cast<std::size_t>(kNumOps));
@@ -238,6 +240,10 @@ std::vector<Value> sample_args(OpKind op) {
     return {std::vector<SymInt>{SymInt(2), SymInt(3)}, DType::Int32};
   case OpCategory::DataDependent:
     return {t({1}, {1})};
+  case OpCategory::Extern: {
+    const std::vector<Value> args = test_ops::scale_mul_args(m, m, 0.5);
+    return {args.begin(), args.end()};
+  }
   case OpCategory::Transfer:
     return {m, Device::cpu()}; // the host is the one device every machine has
   }

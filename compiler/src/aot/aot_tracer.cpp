@@ -4,8 +4,10 @@
 #include "compiler/aot/decompositions.h"
 #include "compiler/autograd/node.h"
 #include "compiler/core/errors.h"
+#include "ops/custom_op_call.h"
 
 #include <memory>
+#include <optional>
 
 namespace compiler::aot::detail {
 
@@ -140,8 +142,12 @@ Value AotTracer::call(OpKind op, std::span<const Value> args, const std::source_
     where_ = backward != nullptr ? *backward : loc;
   }
   DepthScope depth(depth_);
-  if (decompose_ && !is_prim(op)) {
-    Value out = decompose(op, args);
+  std::optional<Value> user_decomposed;
+  if (decompose_ && op == OpKind::custom_op) {
+    user_decomposed = custom_ops::decompose(args); // a user op's decomposition, when it has one
+  }
+  if (decompose_ && (user_decomposed || !is_prim(op))) {
+    Value out = user_decomposed ? std::move(*user_decomposed) : decompose(op, args);
     if (const Tensor* t = std::get_if<Tensor>(&out); t != nullptr && is_input(t->impl(), args)) {
       return autograd::alias_without_history(*t);
     }

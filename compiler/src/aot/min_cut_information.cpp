@@ -27,7 +27,7 @@ using graph::NodeKind;
 std::string target_text(const Node& n) {
   switch (n.kind) {
   case NodeKind::CallOp:
-    return std::string(graph::aot_op_name(n)) + "." + std::string(graph::op_overload(n));
+    return graph::aot_op_name(n) + "." + std::string(graph::op_overload(n));
   case NodeKind::Output:
     return "output";
   default:

@@ -12,12 +12,16 @@
 
 #include "autograd/formula_helpers.h"
 #include "compiler/core/errors.h"
+#include "compiler/ops/custom_ops.h"
 #include "compiler/ops/ops.h"
 #include "kernels/shape_util.h"
 
 #include <array>
 #include <cmath>
+#include <memory>
 #include <numbers>
+#include <string>
+#include <vector>
 
 namespace compiler::autograd::detail {
 
@@ -742,6 +746,42 @@ void silu_grad(const Ctx& c, Sink& out) {
   out.set(0, mul(c.grad(), mul(s, add(mul(x, rsub(s, 1.0)), 1.0))));
 }
 
+// custom_op: {name, Tensor[] inputs, scalars...}: the user's registered backward
+// (compiler/ops/custom_ops.h), one gradient per input.
+void custom_op_grad(const Ctx& c, Sink& out) {
+  const std::string& name = value_string(c.arg(0));
+  const CustomOpDef& def = custom_ops::find(name);
+  if (!def.backward) {
+    user_error("custom op '" + name +
+               "' has no backward (register one with CustomOpDef::backward to differentiate it)");
+  }
+  const std::size_t n = c.list_size(1);
+  std::vector<Tensor> inputs;
+  std::unique_ptr<bool[]> needs(new bool[n]);
+  for (std::size_t j = 0; j < n; ++j) {
+    inputs.push_back(c.saved(1, j));
+    needs[j] = c.needs(1, j);
+  }
+  std::vector<double> scalars;
+  for (std::size_t i = 2; i < c.num_args(); ++i) {
+    scalars.push_back(std::get<double>(c.arg(i)));
+  }
+  const std::vector<Tensor> grads = def.backward({.grad_output = c.grad(),
+                                                  .inputs = inputs,
+                                                  .scalars = scalars,
+                                                  .output = c.output(),
+                                                  .needs = std::span<const bool>(needs.get(), n)});
+  if (grads.size() != n) {
+    user_error("custom op '" + name + "': its backward returned " + std::to_string(grads.size()) +
+               " gradients for " + std::to_string(n) + " inputs");
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    if (needs[j] && grads[j].defined()) {
+      out.set(1, j, grads[j]);
+    }
+  }
+}
+
 // addmm: {bias, a, b} = mm(a, b) + bias
 void addmm_grad(const Ctx& c, Sink& out) {
   if (c.needs(0)) {
@@ -871,6 +911,7 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::addmm,             kNone,          args({1, 2}),     false,  addmm_grad,        "AddmmBackward0"},
   none(OpKind::item),
   none(OpKind::to_bool),
+  {OpKind::custom_op,         args({1}),      kNone,            true,   custom_op_grad,    "CustomOpBackward"},
 }};
 // clang-format on
 

@@ -46,6 +46,8 @@ public:
   virtual std::size_t list_size(std::size_t arg) const = 0;
   // A non-tensor argument as the op received it.
   virtual const Value& arg(std::size_t i) const = 0;
+  // How many arguments the op received.
+  virtual std::size_t num_args() const = 0;
 
 protected:
   ~GradContext() = default;

@@ -200,6 +200,7 @@ private:
     return arg < first_slot_.size() && first_slot_[arg] != kNoSlot;
   }
   std::size_t list_size(std::size_t arg) const override { return list_size_[arg]; }
+  std::size_t num_args() const override { return args_.size(); }
   const Value& arg(std::size_t i) const override {
     TORCHSCOPE_ASSERT(i < args_.size(), "a formula read a missing argument");
     return args_[i];

@@ -65,8 +65,8 @@ std::string python_float_repr(double v) {
 
 // The op as AOT graphs name it: a device transfer is a copy there (Tensor.to decomposes to
 // aten._to_copy, its device a keyword argument).
-std::string_view aot_op_name(const Node& n) {
-  return n.op == OpKind::to ? "aten._to_copy" : op_aten_name(n.op);
+std::string aot_op_name(const Node& n) {
+  return n.op == OpKind::to ? "aten._to_copy" : op_target(n);
 }
 
 std::string_view op_overload(const Node& n) {
@@ -176,12 +176,12 @@ std::string print_aot_graph(const Graph& g, const AotPrintOptions& o) {
         said_no_stack = true;
       }
       first_statement = false;
-      out += ind + n.name + annotation(n) + " = torch.ops." + std::string(aot_op_name(n)) + "." +
+      out += ind + n.name + annotation(n) + " = torch.ops." + aot_op_name(n) + "." +
              std::string(op_overload(n)) + "(";
       std::string freed;
-      for (std::size_t k = 0; k < n.args.size(); ++k) {
+      for (std::size_t k = first_printed_arg(n); k < n.args.size(); ++k) {
         const Arg& a = n.args[k];
-        out += k ? ", " : "";
+        out += k > first_printed_arg(n) ? ", " : "";
         out += n.op == OpKind::to && k == 1 ? "device = " + arg_text(g, a) : arg_text(g, a);
         auto free_if_last = [&](std::size_t v) {
           const std::string& name = g.node(v).name;

@@ -1,6 +1,8 @@
 // Graph IR: node naming, counts, and the FX-style type annotation.
 #include "compiler/graph/graph.h"
 
+#include "compiler/ops/custom_ops.h"
+
 #include <algorithm>
 
 namespace compiler::graph {
@@ -116,6 +118,19 @@ std::string meta_annotation(const TensorMeta& meta) {
   out += ']';
   out += meta.device.str();
   return out;
+}
+
+std::string op_target(const Node& node) {
+  if (node.kind == NodeKind::CallOp && node.op == OpKind::custom_op && !node.args.empty()) {
+    if (const auto* name = std::get_if<std::string>(&node.args[0].constant)) {
+      return custom_ops::ops_path(*name);
+    }
+  }
+  return std::string(op_aten_name(node.op));
+}
+
+std::size_t first_printed_arg(const Node& node) noexcept {
+  return node.kind == NodeKind::CallOp && node.op == OpKind::custom_op ? 1 : 0;
 }
 
 } // namespace compiler::graph

@@ -124,13 +124,13 @@ std::string print_graph(const Graph& graph, bool read_source_lines) {
       if (n.meta.is_tensor) {
         out += ": \"" + meta_annotation(n.meta) + "\"";
       }
-      out += " = torch.ops." + std::string(op_aten_name(n.op));
+      out += " = torch.ops." + op_target(n);
       if (n.inplace_arg >= 0) {
         out += '_'; // re-inplaced: writes its result over that argument (aten's in-place name)
       }
       out += "(";
-      for (std::size_t i = 0; i < n.args.size(); ++i) {
-        out += (i ? ", " : "") + arg_text(graph, n.args[i]);
+      for (std::size_t i = first_printed_arg(n); i < n.args.size(); ++i) {
+        out += (i > first_printed_arg(n) ? ", " : "") + arg_text(graph, n.args[i]);
       }
       out += ")\n";
     } else if (n.kind == NodeKind::Output) {

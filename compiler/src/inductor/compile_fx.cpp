@@ -285,7 +285,14 @@ GraphCompile::State::State(const graph::Graph& graph_in, GraphRole role_in)
   if (!custom && cfg.fx_graph_cache) {
     cache_bypass = "a custom post_grad pass has no uuid (compiler/passes/custom_passes.h)";
   }
-  if (codegen && cfg.fx_graph_cache && custom) {
+  // A user op's kernel is not part of the key: its graphs are not cached.
+  for (const graph::Node& n : graph.nodes()) {
+    if (n.kind == graph::NodeKind::CallOp && n.op == OpKind::custom_op && cfg.fx_graph_cache) {
+      cache_bypass = "the graph calls the custom op " + graph::op_target(n);
+      break;
+    }
+  }
+  if (codegen && cfg.fx_graph_cache && cache_bypass.empty()) {
     const std::string target = custom->empty()
                                    ? compiler->target_description()
                                    : compiler->target_description() + "; custom passes " + *custom;

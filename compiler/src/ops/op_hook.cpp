@@ -76,6 +76,8 @@ std::string_view op_category_name(OpCategory c) noexcept {
     return "factory";
   case OpCategory::DataDependent:
     return "data_dependent";
+  case OpCategory::Extern:
+    return "extern";
   }
   return "?";
 }

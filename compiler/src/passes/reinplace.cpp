@@ -28,6 +28,7 @@ bool makes_fresh_buffer(const Node& n) {
   case OpCategory::View:
   case OpCategory::DataDependent:
   case OpCategory::Transfer: // may return its input (already on the device)
+  case OpCategory::Extern:   // a user's kernel may return an input
     return false;
   }
   return false;

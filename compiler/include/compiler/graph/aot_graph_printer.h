@@ -29,7 +29,7 @@ struct AotPrintOptions {
 std::string print_aot_graph(const Graph& graph, const AotPrintOptions& options);
 
 // The op as AOT graphs name it ("aten.mul"; a device transfer is aten._to_copy there).
-std::string_view aot_op_name(const Node& node);
+std::string aot_op_name(const Node& node);
 
 // The overload PyTorch's graphs name a call with ("Tensor", "Scalar", "dim_IntList",
 // "default", ...), from the op and its arguments.

@@ -134,4 +134,12 @@ TensorMeta tensor_meta(const Tensor& t);
 // result.
 std::string meta_annotation(const TensorMeta& meta);
 
+// The op a call node names, as graphs print it after "torch.ops.": "aten.add", or a user op's
+// own "mylib.scale_add" (compiler/ops/custom_ops.h).
+std::string op_target(const Node& node);
+
+// The first of a call node's arguments that printouts show: a user op's name is its target, not
+// an argument (1 for custom_op, else 0).
+std::size_t first_printed_arg(const Node& node) noexcept;
+
 } // namespace compiler::graph

@@ -42,6 +42,7 @@ enum class OpCategory : std::uint8_t {
   Transfer,      // moves a tensor to another device (to); the only op that changes devices
   Factory,       // creates a tensor from scalars
   DataDependent, // returns a host value read from tensor data (a graph break under capture)
+  Extern,        // a user's op (custom_ops.h): opaque to passes and fusion, runs its kernel
 };
 
 // Whether an op is primitive or decomposes into primitives (op_list.h explains the levels).

@@ -140,5 +140,8 @@
   X(addmm,         "aten.addmm",         Linalg,        Composite)              \
   /* data-dependent: the result is a host value read from tensor data */        \
   X(item,          "aten.item",          DataDependent, Prim)                   \
-  X(to_bool,       "aten.is_nonzero",    DataDependent, Prim)
+  X(to_bool,       "aten.is_nonzero",    DataDependent, Prim)                   \
+  /* extension: an op a user registered (compiler/ops/custom_ops.h); graphs     \
+     print it under its own name (torch.ops.mylib.scale_add.default) */        \
+  X(custom_op,     "custom_op",          Extern,        Prim)
 // clang-format on

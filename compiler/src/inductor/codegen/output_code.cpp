@@ -25,8 +25,7 @@ std::string tuple(const std::vector<Expr>& v) {
 }
 
 std::string aten_name(const graph::Node& n) {
-  std::string a(op_aten_name(n.op));
-  return a + (n.inplace_arg >= 0 ? "_" : "");
+  return graph::op_target(n) + (n.inplace_arg >= 0 ? "_" : "");
 }
 
 // The graph nodes a buffer list computes, in graph order, without repeats.
@@ -55,9 +54,9 @@ std::string fragment(const graph::Graph& g, const std::vector<std::size_t>& node
     const graph::Node& node = g.node(n);
     out += "#   %" + node.name + " : Tensor \"" + graph::meta_annotation(node.meta) +
            "\" = call_function[target=torch.ops." + aten_name(node) + "](args = (";
-    for (std::size_t i = 0; i < node.args.size(); ++i) {
+    for (std::size_t i = graph::first_printed_arg(node); i < node.args.size(); ++i) {
       const graph::Arg& a = node.args[i];
-      out += i ? ", " : "";
+      out += i > graph::first_printed_arg(node) ? ", " : "";
       if (a.kind == graph::Arg::Kind::Node) {
         out += "%" + g.node(a.node).name;
       } else if (a.kind == graph::Arg::Kind::Constant) {
@@ -116,7 +115,7 @@ std::vector<std::string> step_handles(const LoweredGraph& ir, const Schedule& s)
       break;
     }
     case Step::Kind::Fallback:
-      out.push_back(std::string(op_aten_name(ir.buffer(st.buffer).fallback->node.op)) + handle);
+      out.push_back(graph::op_target(ir.buffer(st.buffer).fallback->node) + handle);
       break;
     }
   }

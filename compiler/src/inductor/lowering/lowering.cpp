@@ -51,6 +51,7 @@ LowerFn family_lowering(OpKind op) {
   case OpCategory::Transfer:
     return &lower_transfer;
   case OpCategory::DataDependent:
+  case OpCategory::Extern: // a user's op without a decomposition runs its own kernel
     return nullptr;
   }
   return nullptr;

@@ -260,8 +260,7 @@ private:
 std::string cudagraph_blocker(const Schedule& s, const LoweredGraph& ir) {
   for (const Step& step : s.steps) {
     if (step.kind == Step::Kind::Fallback) {
-      return "a fallback node (aten." +
-             std::string(op_aten_name(ir.buffer(step.buffer).fallback->node.op)) +
+      return "a fallback node (" + graph::op_target(ir.buffer(step.buffer).fallback->node) +
              ") runs on the host";
     }
   }

@@ -1332,6 +1332,30 @@ bool MultiRankFindings::any_divergence() const {
          !tensor_meta_groups.empty();
 }
 
+std::vector<RankFile> ranks_of_files(const std::vector<index::File>& files,
+                                     std::vector<std::string>& warnings) {
+  std::map<std::uint32_t, std::int64_t> by_rank;
+  for (const index::File& f : files) {
+    const std::optional<std::int64_t> rank = f.rank_from_name ? f.rank_from_name : f.rank;
+    if (!rank || *rank < 0 || *rank > static_cast<std::int64_t>(UINT32_MAX)) {
+      warnings.push_back("file " + std::to_string(f.id) + " (" + f.name +
+                         ") names no rank; left out");
+      continue;
+    }
+    const auto r = static_cast<std::uint32_t>(*rank);
+    if (const auto [it, fresh] = by_rank.emplace(r, f.id); !fresh) {
+      warnings.push_back("rank " + std::to_string(r) + " has several logs; using file " +
+                         std::to_string(it->second) + ", leaving out file " + std::to_string(f.id) +
+                         " (" + f.name + ")");
+    }
+  }
+  std::vector<RankFile> out;
+  for (const auto& [rank, file_id] : by_rank) {
+    out.push_back({rank, file_id});
+  }
+  return out;
+}
+
 std::string rank_folder(std::uint32_t rank) {
   return "rank_" + std::to_string(rank);
 }

@@ -18,6 +18,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/metrics_pages.cpp
   src/report/multi_rank.cpp
   src/report/on_demand.cpp
+  src/report/on_demand_ranks.cpp
   src/report/output_collisions.cpp
   src/report/output_folder.cpp
   src/report/provenance_pages.cpp

@@ -11,6 +11,7 @@
 // `rank_<N>/` before this runs.
 #pragma once
 
+#include "tlparse/index/schema.gen.h"
 #include "tlparse/result.h"
 
 #include <cstdint>
@@ -21,7 +22,7 @@
 
 namespace tlparse::index {
 class IndexReader;
-}
+} // namespace tlparse::index
 
 namespace tlparse::report {
 
@@ -37,6 +38,13 @@ struct RankFile {
   std::uint32_t rank = 0;
   std::int64_t file_id = 0;
 };
+
+// The ranks of an index's files, sorted by rank: a file's rank is the one its log's name gives
+// (dedicated_log_torch_trace_rank_<N>...), else the first rank its events logged. Files with
+// neither, and a second file of a rank already taken (the first in file order is kept), are
+// left out with a line in `warnings`.
+std::vector<RankFile> ranks_of_files(const std::vector<index::File>& files,
+                                     std::vector<std::string>& warnings);
 
 // `rank_<N>` (the folder of rank N's own report).
 std::string rank_folder(std::uint32_t rank);

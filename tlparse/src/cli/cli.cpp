@@ -428,6 +428,7 @@ int run_merge(const Args& a) {
   Progress progress;
   ingest::MergeOptions options;
   options.search_table = a.fts;
+  options.replaces = target;
   options.cancel = &g_interrupted;
   options.on_progress = [&progress](uint64_t done, uint64_t total) {
     progress.update(done, total, "merging", false);

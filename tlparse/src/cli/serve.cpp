@@ -282,7 +282,9 @@ int serve_pages(const ServeRequest& request, const PageSource& pages) {
     return 1;
   }
   const bool v6 = request.host.find(':') != std::string::npos;
-  std::cout << "Serving " << request.index.parent_path().string() << " at http://"
+  const fs::path served =
+      request.index.has_parent_path() ? request.index.parent_path() : fs::path(".");
+  std::cout << "Serving " << served.string() << " at http://"
             << (v6 ? "[" + request.host + "]" : request.host) << ":" << port << "/\n"
             << "Press Ctrl+C to stop" << std::endl;
   while (request.stop == nullptr || !request.stop->load()) {

@@ -16,9 +16,11 @@ namespace fs = std::filesystem;
 // Why `path` cannot be merged, or empty. Opening checks that it is an index of ours and of this
 // schema version with every declared table; quick_check reads every page (a truncated or
 // overwritten file fails here, not halfway through the merge).
-std::string refusal(const fs::path& path, const fs::path& output, std::int64_t& files) {
+std::string refusal(const fs::path& path, const fs::path& output, const fs::path& replaces,
+                    std::int64_t& files) {
   std::error_code ec;
-  if (fs::equivalent(path, output, ec)) {
+  if (fs::equivalent(path, output, ec) ||
+      (!replaces.empty() && fs::equivalent(path, replaces, ec))) {
     return "it is the output itself";
   }
   auto reader = index::IndexReader::open(path);
@@ -65,7 +67,7 @@ MergeResult merge_indexes(const std::vector<fs::path>& inputs, const fs::path& o
     }
     MergedPart part;
     part.path = input;
-    part.problem = refusal(input, output, part.files);
+    part.problem = refusal(input, output, options.replaces, part.files);
     if (part.problem.empty()) {
       std::string error;
       if (writer.merge_index(input.string(), &error)) {

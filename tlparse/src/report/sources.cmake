@@ -22,6 +22,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/output_collisions.cpp
   src/report/output_folder.cpp
   src/report/provenance_pages.cpp
+  src/report/rank_overview.cpp
   src/report/render.cpp
   src/report/serde_json.cpp
   src/report/stack_trie.cpp

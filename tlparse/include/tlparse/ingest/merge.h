@@ -18,6 +18,9 @@
 namespace tlparse::ingest {
 
 struct MergeOptions {
+  // The file the output will replace once written (the caller writes beside it and renames):
+  // an input that is this file is refused, as is the output itself.
+  std::filesystem::path replaces;
   // Also build the full-text search table of payloads (as `tlparse index --fts`).
   bool search_table = false;
   // Polled between indexes: once true the merge stops and no output is left.

@@ -175,20 +175,27 @@ bool IndexWriter::merge_database(const std::string& part_path, Ids ids, std::str
     if (!db_.exec("PRAGMA trusted_schema=OFF", &err)) {
       return fail(err);
     }
-    // Each id must point at a row of its own database: checked here, before ids move.
+    // Each id must point at a row of its own database: checked here, before ids move. (Each
+    // statement ends before fail() runs: a statement left open keeps `part` from detaching, and
+    // the next index could not be attached.)
     for (const io::Reference& r : io::kReferences) {
       const std::string sql = std::string("SELECT EXISTS (SELECT 1 FROM part.") + r.table +
                               " x WHERE x." + r.column +
                               " IS NOT NULL AND NOT EXISTS (SELECT 1 "
                               "FROM part." +
                               r.target + " y WHERE y.id = x." + r.column + "))";
-      Stmt s(db_.get(), sql.c_str());
-      if (s.step() != Step::row) {
-        return fail(s.error());
+      std::string problem;
+      {
+        Stmt s(db_.get(), sql.c_str());
+        if (s.step() != Step::row) {
+          problem = s.error();
+        } else if (s.i64(0) != 0) {
+          problem = std::string(r.table) + "." + r.column + " holds an id that no row of " +
+                    r.target + " has: the index is damaged or was edited";
+        }
       }
-      if (s.i64(0) != 0) {
-        return fail(std::string(r.table) + "." + r.column + " holds an id that no row of " +
-                    r.target + " has: the index is damaged or was edited");
+      if (!problem.empty()) {
+        return fail(problem);
       }
     }
   }
@@ -198,12 +205,19 @@ bool IndexWriter::merge_database(const std::string& part_path, Ids ids, std::str
   // this one's.
   int64_t files_offset = 0;
   if (ids == Ids::move_all) {
-    Stmt s(db_.get(), "SELECT (SELECT COALESCE(MAX(id), 0) FROM main.files) - (SELECT "
-                      "COALESCE(MIN(id), 1) - 1 FROM part.files)");
-    if (s.step() != Step::row) {
-      return fail(s.error());
+    std::string problem;
+    {
+      Stmt s(db_.get(), "SELECT (SELECT COALESCE(MAX(id), 0) FROM main.files) - (SELECT "
+                        "COALESCE(MIN(id), 1) - 1 FROM part.files)");
+      if (s.step() != Step::row) {
+        problem = s.error();
+      } else {
+        files_offset = s.i64(0);
+      }
     }
-    files_offset = s.i64(0);
+    if (!problem.empty()) {
+      return fail(problem);
+    }
   }
   if (!each_id_aggregate(
           db_, "MIN", "part",
@@ -245,19 +259,26 @@ bool IndexWriter::merge_database(const std::string& part_path, Ids ids, std::str
     const char* sql = !keep_ids                                     ? m.sql
                       : mapped_payloads && m.payload_sql != nullptr ? m.payload_sql
                                                                     : m.copy_sql;
-    Stmt s(db_.get(), sql);
-    if (!s.ok()) {
-      return fail(s.error());
-    }
-    if (!keep_ids) {
-      for (int t = 0; t < io::kTableCount; ++t) {
-        const std::string name = std::string(":off_") + io::kTables[t].name;
-        s.bind_named(name.c_str(), offsets[static_cast<size_t>(t)]);
+    std::string problem; // the statement ends before fail() detaches `part`
+    {
+      Stmt s(db_.get(), sql);
+      if (!s.ok()) {
+        problem = s.error();
+      } else {
+        if (!keep_ids) {
+          for (int t = 0; t < io::kTableCount; ++t) {
+            const std::string name = std::string(":off_") + io::kTables[t].name;
+            s.bind_named(name.c_str(), offsets[static_cast<size_t>(t)]);
+          }
+          s.bind_named(":off_files", files_offset);
+        }
+        if (!s.run()) {
+          problem = std::string(m.table) + ": " + s.error();
+        }
       }
-      s.bind_named(":off_files", files_offset);
     }
-    if (!s.run()) {
-      return fail(std::string(m.table) + ": " + s.error());
+    if (!problem.empty()) {
+      return fail(problem);
     }
   }
   // The ids the part used now belong to the index.

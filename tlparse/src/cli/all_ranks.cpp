@@ -280,6 +280,36 @@ int render_ranks(const RankRenderRequest& request, const std::vector<RankToRende
   return kExitOk;
 }
 
+// The rendering options both requests share.
+template <class Request>
+RankRenderRequest render_request(const Request& request, const fs::path& index_path,
+                                 const fs::path& staging) {
+  RankRenderRequest render;
+  render.index_path = index_path;
+  render.staging = staging;
+  render.out = request.out;
+  render.plain_text = request.plain_text;
+  render.provenance = request.provenance;
+  render.custom_header_html = request.custom_header_html;
+  render.cancel = request.cancel;
+  return render;
+}
+
+// render_ranks, then the report put in place of OUT; `landing` receives its landing page.
+int render_and_commit(const RankRenderRequest& render, const std::vector<RankToRender>& ranks,
+                      ReportFolder& folder, fs::path& landing) {
+  if (const int rc = render_ranks(render, ranks); rc != kExitOk) {
+    return rc;
+  }
+  if (const Status st = folder.commit(); !st) {
+    return fail(st.error());
+  }
+  std::cout << "Multi-rank report generated under " << render.out.string()
+            << "\nIndividual pages: rank_*/index.html\n";
+  landing = folder.out() / report::files::index_html;
+  return kExitOk;
+}
+
 } // namespace
 
 int render_all_ranks_of_index(const AllRanksOfIndexRequest& request, fs::path& landing) {
@@ -327,25 +357,9 @@ int render_all_ranks_of_index(const AllRanksOfIndexRequest& request, fs::path& l
     return fail("cannot copy the index: " + ec.message());
   }
   mallopt(M_ARENA_MAX, 1); // as run_all_ranks, before the first thread
-  RankRenderRequest render;
-  render.index_path = index_path;
-  render.staging = staging;
-  render.out = request.out;
-  render.plain_text = request.plain_text;
-  render.provenance = request.provenance;
-  render.custom_header_html = request.custom_header_html;
-  render.cancel = request.cancel;
+  RankRenderRequest render = render_request(request, index_path, staging);
   render.quiet_missing_raw_logs = true;
-  if (const int rc = render_ranks(render, ranks); rc != kExitOk) {
-    return rc;
-  }
-  if (const Status st = (*folder)->commit(); !st) {
-    return fail(st.error());
-  }
-  std::cout << "Multi-rank report generated under " << request.out.string()
-            << "\nIndividual pages: rank_*/index.html\n";
-  landing = (*folder)->out() / report::files::index_html;
-  return kExitOk;
+  return render_and_commit(render, ranks, **folder, landing);
 }
 
 int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
@@ -405,24 +419,7 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
   for (std::size_t i = 0; i < logs.size(); ++i) {
     ranks.push_back({logs[i].rank, ingested.files[i].file_id, logs[i].path});
   }
-  RankRenderRequest render;
-  render.index_path = index_path;
-  render.staging = staging;
-  render.out = request.out;
-  render.plain_text = request.plain_text;
-  render.provenance = request.provenance;
-  render.custom_header_html = request.custom_header_html;
-  render.cancel = request.cancel;
-  if (const int rc = render_ranks(render, ranks); rc != kExitOk) {
-    return rc;
-  }
-  if (const Status st = (*folder)->commit(); !st) {
-    return fail(st.error());
-  }
-  std::cout << "Multi-rank report generated under " << request.out.string()
-            << "\nIndividual pages: rank_*/index.html\n";
-  landing = (*folder)->out() / report::files::index_html;
-  return kExitOk;
+  return render_and_commit(render_request(request, index_path, staging), ranks, **folder, landing);
 }
 
 } // namespace tlparse::cli

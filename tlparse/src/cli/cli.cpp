@@ -366,6 +366,23 @@ std::vector<fs::path> expand_logs(const std::vector<std::string>& args, std::str
   return out;
 }
 
+// Why `target` may not be replaced by a new index, or nullopt: only an index may be replaced
+// (`-o` naming another file is a mistake to refuse).
+std::optional<std::string> refusal_to_replace(const fs::path& target) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(target, ec))) {
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
+    return target.string() + " exists and is not a file; refusing to replace it";
+  }
+  if (auto old = index::IndexReader::open(target); !old) {
+    return "refusing to replace " + target.string() + ": it is not a readable index (" +
+           old.error() + ")";
+  }
+  return std::nullopt;
+}
+
 int run_index(const Args& a) {
   std::string error;
   const auto logs = expand_logs(a.positional, error);
@@ -374,15 +391,8 @@ int run_index(const Args& a) {
   }
   const fs::path target = *a.out;
   std::error_code ec;
-  // Only an index may be replaced: `-o` naming another file is a mistake to refuse.
-  if (fs::exists(fs::symlink_status(target, ec))) {
-    if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
-      return fail(target.string() + " exists and is not a file; refusing to replace it");
-    }
-    if (auto old = index::IndexReader::open(target); !old) {
-      return fail("refusing to replace " + target.string() + ": it is not a readable index (" +
-                  old.error() + ")");
-    }
+  if (const auto refused = refusal_to_replace(target)) {
+    return fail(*refused);
   }
   const fs::path tmp = fs::path(target.string() + ".tlparse-tmp-" + std::to_string(::getpid()));
   Progress progress;
@@ -414,14 +424,8 @@ int run_index(const Args& a) {
 int run_merge(const Args& a) {
   const fs::path target = *a.out;
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(target, ec))) {
-    if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
-      return fail(target.string() + " exists and is not a file; refusing to replace it");
-    }
-    if (auto old = index::IndexReader::open(target); !old) {
-      return fail("refusing to replace " + target.string() + ": it is not a readable index (" +
-                  old.error() + ")");
-    }
+  if (const auto refused = refusal_to_replace(target)) {
+    return fail(*refused);
   }
   std::vector<fs::path> inputs(a.positional.begin(), a.positional.end());
   const fs::path tmp = fs::path(target.string() + ".tlparse-tmp-" + std::to_string(::getpid()));

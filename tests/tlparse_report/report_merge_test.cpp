@@ -444,3 +444,37 @@ TEST_CASE("the overview of many ranks: compact rank ranges and links") {
   CHECK(page.find("<li>1 rank(s): 12 &mdash;") < page.find("<li>1023 rank(s): 0-11, 13-1023"));
   CHECK(page.find("<script") == std::string::npos);
 }
+
+TEST_CASE("tlparse DIR --all-ranks-html --serve ingests once and serves the ranks on demand") {
+  if (kTlparse == nullptr) {
+    TORCHSCOPE_SKIP("the tlparse binary is not built");
+  }
+  test_support::TempDir tmp("ranks-serve");
+  const int port = 20000 + static_cast<int>((::getpid() + 104729) % 20000);
+  const fs::path pid_file = tmp.path() / "pid";
+  const std::string cmd = quoted(kTlparse) + " " + quoted(logs_dir()) +
+                          " --all-ranks-html --serve -o " + quoted(tmp.path() / "out") +
+                          " --port " + std::to_string(port) + " > " +
+                          quoted(tmp.path() / "out.txt") + " 2>&1 & echo $! > " + quoted(pid_file);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::string landing;
+  for (int i = 0; i < 300 && landing.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    landing = http_get(port, "/");
+  }
+  const pid_t server = static_cast<pid_t>(std::stol(test_support::read_file(pid_file)));
+  struct Stop {
+    pid_t pid;
+    ~Stop() { ::kill(pid, SIGTERM); }
+  } stop{server};
+  INFO(test_support::read_file(tmp.path() / "out.txt"));
+  REQUIRE(landing.starts_with("HTTP/1.0 200"));
+  CHECK(body_of(landing).find("Ranks That Stand Out") != std::string::npos);
+  // No rank's report was written: OUT holds the index alone.
+  CHECK(fs::exists(tmp.path() / "out" / "index.sqlite"));
+  CHECK(!fs::exists(tmp.path() / "out" / "rank_0"));
+  // raw.log comes from the folder of logs.
+  const std::string raw = http_get(port, "/rank_1/raw.log");
+  REQUIRE(raw.starts_with("HTTP/1.0 200"));
+  CHECK(body_of(raw) == test_support::read_file(rank_log(1)));
+}

@@ -5,6 +5,7 @@
 #include "cli/all_ranks.h"
 
 #include "cli/report_folder.h"
+#include "cli/serve.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
@@ -415,6 +416,23 @@ int run_all_ranks(const AllRanksRequest& request, fs::path& landing) {
     return fail("Something went wrong");
   }
 
+  if (request.serve) {
+    // No rank's report is written: OUT keeps the index, and the server renders the landing and
+    // each rank's pages when asked for (OnDemandRanks), raw.log from the folder of logs.
+    if (const Status st = (*folder)->commit(); !st) {
+      return fail(st.error());
+    }
+    ServeRequest serve;
+    serve.index = (*folder)->out() / report::files::index;
+    serve.host = request.host;
+    serve.port = request.port;
+    serve.stop = request.cancel;
+    report::RenderOptions pages;
+    pages.plain_text = request.plain_text;
+    pages.custom_header_html = request.custom_header_html;
+    pages.inductor_provenance = request.provenance;
+    return serve_all_ranks(serve, pages, request.input);
+  }
   std::vector<RankToRender> ranks;
   for (std::size_t i = 0; i < logs.size(); ++i) {
     ranks.push_back({logs[i].rank, ingested.files[i].file_id, logs[i].path});

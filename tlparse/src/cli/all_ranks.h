@@ -4,8 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace tlparse::cli {
@@ -16,6 +18,11 @@ struct AllRanksRequest {
   bool overwrite = false, strict = false, verbose = false, plain_text = false, provenance = false;
   std::string custom_header_html;
   const std::atomic<bool>* cancel = nullptr;
+  // --serve: after the ingest, serve the report (pages rendered when asked for) instead of
+  // writing it; OUT keeps the index.
+  bool serve = false;
+  std::string host;
+  std::optional<std::uint16_t> port;
 };
 
 // `tlparse render INDEX --all-ranks-html`: the same report from an index that already holds every

@@ -694,9 +694,6 @@ int run(int argc, char** argv) {
     return run_render(a);
   }
   if (a.all_ranks) {
-    if (a.serve) {
-      return fail("--serve with --all-ranks-html is not supported yet; open OUT/index.html");
-    }
     if (a.latest) {
       return fail("--latest cannot be used with --all-ranks-html");
     }
@@ -710,6 +707,9 @@ int run(int argc, char** argv) {
     r.custom_header_html = a.custom_header_html;
     r.provenance = a.provenance;
     r.cancel = &g_interrupted;
+    r.serve = a.serve;
+    r.host = a.host;
+    r.port = a.port;
     std::filesystem::path landing;
     return show(run_all_ranks(r, landing), landing, a);
   }

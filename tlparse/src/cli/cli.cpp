@@ -87,7 +87,8 @@ constexpr const char* kHelp =
     "                               from the index when first asked for (OUT keeps the index)\n"
     "      --port <N>               Port for --serve [default: the first free of 8000-8099]\n"
     "      --host <ADDRESS>         Address for --serve to bind [default: 127.0.0.1]\n"
-    "      --strict                 Fail (writing nothing) if any line failed to parse\n"
+    "      --strict                 Fail (writing nothing) if any line failed to parse; with\n"
+    "                               merge, if any index had to be skipped\n"
     "      --strict-compile-id      Fail if some events had an invalid compile id\n"
     "      --no-browser             Do not open the report in a browser (it is opened only when\n"
     "                               a display exists, stdout is a terminal and CI is unset)\n"
@@ -99,7 +100,7 @@ constexpr const char* kHelp =
     "      --raw-log <LOG>          (render) the log to copy as raw.log (a path stored in the\n"
     "                               index is never read: the index may come from anyone); with\n"
     "                               --all-ranks-html, the folder of the rank logs\n"
-    "      --strict                 (merge) fail, writing nothing, if any index is skipped\n"
+
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
     "Beyond tlparse 0.4.3, a compile's page shows the symbols it created, its runtime metrics\n"

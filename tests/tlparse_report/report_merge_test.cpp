@@ -140,6 +140,38 @@ int compare_trees(const fs::path& a, const fs::path& b) {
   return compared;
 }
 
+// `tlparse ARGS --port PORT` started in the background (a --serve), stopped when this goes;
+// `landing` is its answer to "/" once it answered (it is given 30 s on a loaded machine).
+class Server {
+public:
+  Server(const std::string& args, const fs::path& scratch)
+      : port_(20000 + static_cast<int>((::getpid() + ++started_ * 7919) % 20000)),
+        output_(scratch / "server.txt") {
+    const fs::path pid_file = scratch / "server.pid";
+    const std::string cmd = quoted(kTlparse) + " " + args + " --port " + std::to_string(port_) +
+                            " > " + quoted(output_) + " 2>&1 & echo $! > " + quoted(pid_file);
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    for (int i = 0; i < 300 && landing_.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      landing_ = http_get(port_, "/");
+    }
+    pid_ = static_cast<pid_t>(std::stol(test_support::read_file(pid_file)));
+  }
+  ~Server() { ::kill(pid_, SIGTERM); }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  int port() const { return port_; }
+  const std::string& landing() const { return landing_; }
+  std::string output() const { return test_support::read_file(output_); }
+
+private:
+  static inline int started_ = 0;
+  int port_;
+  fs::path output_;
+  pid_t pid_ = 0;
+  std::string landing_;
+};
+
 } // namespace
 
 TEST_CASE("tlparse merge keeps every row of every index, moves ids consistently, sums health") {
@@ -335,23 +367,10 @@ TEST_CASE(
                           quoted(tmp.path() / "written"),
                       tmp.path())
               .rc == 0);
-  const int port = 20000 + static_cast<int>((::getpid() + 7919) % 20000);
-  const fs::path pid_file = tmp.path() / "pid";
-  const std::string cmd = quoted(kTlparse) + " render " + quoted(merged) +
-                          " --all-ranks-html --serve --port " + std::to_string(port) + " > " +
-                          quoted(tmp.path() / "out.txt") + " 2>&1 & echo $! > " + quoted(pid_file);
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  std::string landing;
-  for (int i = 0; i < 300 && landing.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    landing = http_get(port, "/");
-  }
-  const pid_t server = static_cast<pid_t>(std::stol(test_support::read_file(pid_file)));
-  struct Stop {
-    pid_t pid;
-    ~Stop() { ::kill(pid, SIGTERM); }
-  } stop{server};
-  INFO(test_support::read_file(tmp.path() / "out.txt"));
+  const Server server("render " + quoted(merged) + " --all-ranks-html --serve", tmp.path());
+  const int port = server.port();
+  const std::string& landing = server.landing();
+  INFO(server.output());
   REQUIRE(landing.starts_with("HTTP/1.0 200"));
   CHECK(body_of(landing).find("href=\"rank_1/index.html\"") != std::string::npos);
   // A rank's pages are the written report's bytes.
@@ -450,24 +469,12 @@ TEST_CASE("tlparse DIR --all-ranks-html --serve ingests once and serves the rank
     TORCHSCOPE_SKIP("the tlparse binary is not built");
   }
   test_support::TempDir tmp("ranks-serve");
-  const int port = 20000 + static_cast<int>((::getpid() + 104729) % 20000);
-  const fs::path pid_file = tmp.path() / "pid";
-  const std::string cmd = quoted(kTlparse) + " " + quoted(logs_dir()) +
-                          " --all-ranks-html --serve -o " + quoted(tmp.path() / "out") +
-                          " --port " + std::to_string(port) + " > " +
-                          quoted(tmp.path() / "out.txt") + " 2>&1 & echo $! > " + quoted(pid_file);
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  std::string landing;
-  for (int i = 0; i < 300 && landing.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    landing = http_get(port, "/");
-  }
-  const pid_t server = static_cast<pid_t>(std::stol(test_support::read_file(pid_file)));
-  struct Stop {
-    pid_t pid;
-    ~Stop() { ::kill(pid, SIGTERM); }
-  } stop{server};
-  INFO(test_support::read_file(tmp.path() / "out.txt"));
+  const Server server(quoted(logs_dir()) + " --all-ranks-html --serve -o " +
+                          quoted(tmp.path() / "out"),
+                      tmp.path());
+  const int port = server.port();
+  const std::string& landing = server.landing();
+  INFO(server.output());
   REQUIRE(landing.starts_with("HTTP/1.0 200"));
   CHECK(body_of(landing).find("Ranks That Stand Out") != std::string::npos);
   // No rank's report was written: OUT holds the index alone.

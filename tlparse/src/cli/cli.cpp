@@ -505,20 +505,30 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   return kExitOk;
 }
 
+// --serve over `index`, where and as the arguments say.
+ServeRequest serve_request(const Args& a, const fs::path& index) {
+  ServeRequest request;
+  request.index = index;
+  request.host = a.host;
+  request.port = a.port;
+  request.stop = &g_interrupted;
+  return request;
+}
+
+// The options of the pages --serve renders.
+report::RenderOptions served_pages(const Args& a) {
+  report::RenderOptions pages;
+  pages.plain_text = a.plain_text;
+  pages.custom_header_html = a.custom_header_html;
+  pages.inductor_provenance = a.provenance;
+  return pages;
+}
+
 int run_render(const Args& a) {
   const fs::path index_path = a.positional.front();
   std::error_code ec;
   if (a.all_ranks && a.serve) {
-    ServeRequest request;
-    request.index = index_path;
-    request.host = a.host;
-    request.port = a.port;
-    request.stop = &g_interrupted;
-    report::RenderOptions pages;
-    pages.plain_text = a.plain_text;
-    pages.custom_header_html = a.custom_header_html;
-    pages.inductor_provenance = a.provenance;
-    return serve_all_ranks(request, pages, a.raw_log);
+    return serve_all_ranks(serve_request(a, index_path), served_pages(a), a.raw_log);
   }
   if (a.all_ranks) {
     AllRanksOfIndexRequest r;
@@ -625,17 +635,9 @@ int run_direct(const Args& a) {
     if (const Status st = (*folder)->commit(); !st) {
       return fail(st.error());
     }
-    ServeRequest request;
-    request.index = (*folder)->out() / report::files::index;
-    request.host = a.host;
-    request.port = a.port;
-    request.stop = &g_interrupted;
-    report::RenderOptions pages;
-    pages.plain_text = a.plain_text;
-    pages.custom_header_html = a.custom_header_html;
-    pages.inductor_provenance = a.provenance;
+    report::RenderOptions pages = served_pages(a);
     pages.raw_log_source = path;
-    return serve_report(request, pages);
+    return serve_report(serve_request(a, (*folder)->out() / report::files::index), pages);
   }
   if (const int rc = render_into(index_path, a, staging, path); rc != kExitOk) {
     return rc;

@@ -221,6 +221,19 @@ TEST_CASE("tlparse merge keeps every row of every index, moves ids consistently,
   CHECK(query_int(merged, health) == query_int(parts[0], health) + query_int(parts[1], health));
   CHECK(r.err.find("Data health, all files: ok: " + std::to_string(query_int(merged, health))) !=
         std::string::npos);
+  // The same rank twice (a restarted node indexed again): the report keeps the first file and
+  // says so.
+  const fs::path twice = tmp.path() / "twice.sqlite";
+  REQUIRE(run_tlparse("merge " + quoted(parts[0]) + " " + quoted(parts[1]) + " " +
+                          quoted(parts[0]) + " -o " + quoted(twice),
+                      tmp.path())
+              .rc == 0);
+  const Run render = run_tlparse("render " + quoted(twice) + " --all-ranks-html -o " +
+                                     quoted(tmp.path() / "twice"),
+                                 tmp.path());
+  CHECK(render.rc == 0);
+  CHECK(render.err.find("rank 0 has several logs; using file 1, leaving out file 3") !=
+        std::string::npos);
   // The merged index is an index like any: queries see both ranks.
   const Run q = run_tlparse("query " + quoted(merged) + " 'SELECT rank FROM ranks ORDER BY rank'",
                             tmp.path());

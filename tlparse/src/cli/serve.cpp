@@ -130,7 +130,7 @@ void handle(int fd, const PageSource& report) {
   auto file = report(*rel);
   if (!file) {
     respond_text(fd, 500, "Internal Server Error", "the index cannot be read\n", head_only);
-    std::cerr << "Error: " << file.error() << "\n";
+    std::cerr << "Error: " << text::terminal_safe_lines(file.error()) << "\n";
     return;
   }
   if (!*file) {
@@ -212,7 +212,7 @@ int serve_report(const ServeRequest& request, const report::RenderOptions& optio
 
   auto report = report::OnDemandReport::open(request.index, options, cache / "report");
   if (!report) {
-    std::cerr << "Error: " << report.error() << "\n";
+    std::cerr << "Error: " << text::terminal_safe_lines(report.error()) << "\n";
     return 1;
   }
   return serve_pages(request, [&](const std::string& rel) { return (*report)->file(rel); });

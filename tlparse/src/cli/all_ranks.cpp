@@ -109,30 +109,6 @@ struct RankRenderRequest {
   bool quiet_missing_raw_logs = false;
 };
 
-// raw.log of a rank rendered from an index: the file of the same name in `dir`, when `dir` is
-// given. Only a plain file name is looked up there (the index may come from anyone: a stored
-// name such as ../../.ssh/id_rsa reads nothing), and never a path stored in the index.
-fs::path raw_log_of(const fs::path& dir, const std::vector<index::File>& files,
-                    std::int64_t file_id) {
-  if (dir.empty()) {
-    return {};
-  }
-  for (const index::File& f : files) {
-    if (f.id != file_id) {
-      continue;
-    }
-    const std::string& name = f.name;
-    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
-        name.find('\0') != std::string::npos) {
-      return {};
-    }
-    std::error_code ec;
-    const fs::path candidate = dir / name;
-    return fs::is_regular_file(candidate, ec) ? candidate : fs::path();
-  }
-  return {};
-}
-
 // Renders every rank's report from the index, then the landing page and the cross-rank files;
 // prints tlparse's lines. The staging folder is committed by the caller.
 int render_ranks(const RankRenderRequest& request, const std::vector<RankToRender>& ranks) {
@@ -334,7 +310,9 @@ int render_all_ranks_of_index(const AllRanksOfIndexRequest& request, fs::path& l
     }
     std::vector<std::string> warnings;
     for (const report::RankFile& r : report::ranks_of_files(*files, warnings)) {
-      ranks.push_back({r.rank, r.file_id, raw_log_of(request.raw_logs, *files, r.file_id)});
+      const auto file = std::find_if(files->begin(), files->end(),
+                                     [&](const index::File& f) { return f.id == r.file_id; });
+      ranks.push_back({r.rank, r.file_id, report::rank_log_in(request.raw_logs, *file)});
     }
     for (const std::string& w : warnings) {
       std::cerr << "Warning: " << text::terminal_safe_lines(w) << "\n";

@@ -1389,6 +1389,17 @@ std::vector<RankFile> ranks_of_files(const std::vector<index::File>& files,
   return out;
 }
 
+std::filesystem::path rank_log_in(const std::filesystem::path& dir, const index::File& file) {
+  const std::string& name = file.name;
+  if (dir.empty() || name.empty() || name == "." || name == ".." ||
+      name.find('/') != std::string::npos || name.find('\0') != std::string::npos) {
+    return {};
+  }
+  std::error_code ec;
+  const std::filesystem::path candidate = dir / name;
+  return std::filesystem::is_regular_file(candidate, ec) ? candidate : std::filesystem::path();
+}
+
 std::string rank_folder(std::uint32_t rank) {
   return "rank_" + std::to_string(rank);
 }

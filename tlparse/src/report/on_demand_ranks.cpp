@@ -135,16 +135,9 @@ Result<std::optional<std::filesystem::path>> OnDemandRanks::file(const std::stri
     ro.file_id = found->second;
     ro.multi_rank = true;
     ro.raw_log_source.clear();
-    if (!s.raw_logs.empty()) {
-      // Only a plain file name is looked up in the folder of logs, never a stored path.
-      for (const index::File& f : s.files) {
-        if (f.id == found->second && !f.name.empty() && f.name != "." && f.name != ".." &&
-            f.name.find('/') == std::string::npos) {
-          std::error_code ec;
-          if (std::filesystem::is_regular_file(s.raw_logs / f.name, ec)) {
-            ro.raw_log_source = s.raw_logs / f.name;
-          }
-        }
+    for (const index::File& f : s.files) {
+      if (f.id == found->second) {
+        ro.raw_log_source = rank_log_in(s.raw_logs, f);
       }
     }
     if (rest == files::raw_log && ro.raw_log_source.empty()) {

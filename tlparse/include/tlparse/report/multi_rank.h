@@ -46,6 +46,12 @@ struct RankFile {
 std::vector<RankFile> ranks_of_files(const std::vector<index::File>& files,
                                      std::vector<std::string>& warnings);
 
+// The log of `file` in `dir` (the folder of rank logs, for raw.log), looked up by the file's
+// stored name only when that name is one plain path segment, or empty. A path stored in an
+// index is never read: the index may come from anyone, and a name such as ../../.ssh/id_rsa
+// reads nothing.
+std::filesystem::path rank_log_in(const std::filesystem::path& dir, const index::File& file);
+
 // `rank_<N>` (the folder of rank N's own report).
 std::string rank_folder(std::uint32_t rank);
 

@@ -234,6 +234,22 @@ TEST_CASE("tlparse merge keeps every row of every index, moves ids consistently,
   CHECK(render.rc == 0);
   CHECK(render.err.find("rank 0 has several logs; using file 1, leaving out file 3") !=
         std::string::npos);
+  // A crafted index: markup in a compile id, an infinite compile time. The landing escapes the
+  // one and leaves the other out of the chart.
+  const fs::path crafted = tmp.path() / "crafted.sqlite";
+  fs::copy_file(merged, crafted);
+  exec(crafted, "UPDATE compiles SET display = '<script>alert(1)</script>', "
+                "entire_frame_compile_time_s = 9e999 WHERE id = (SELECT MAX(id) FROM compiles "
+                "WHERE scope = 'compile')");
+  const Run shown = run_tlparse("render " + quoted(crafted) + " --all-ranks-html -o " +
+                                    quoted(tmp.path() / "crafted"),
+                                tmp.path());
+  INFO(shown.err);
+  REQUIRE(shown.rc == 0);
+  const std::string landing = test_support::read_file(tmp.path() / "crafted" / "index.html");
+  CHECK(landing.find("<script>alert") == std::string::npos);
+  CHECK(landing.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+  CHECK(landing.find("inf s") == std::string::npos);
   // The merged index is an index like any: queries see both ranks.
   const Run q = run_tlparse("query " + quoted(merged) + " 'SELECT rank FROM ranks ORDER BY rank'",
                             tmp.path());

@@ -591,7 +591,8 @@ private:
       d.summary.recompiles += c.frame_compile_id.value_or(0) > 0 ? 1 : 0;
       d.summary.cache_misses += c.cache_misses;
       d.summary.failures += c.status == index::CompileStatus::error ? 1 : 0;
-      if (c.entire_frame_compile_time_s) {
+      // A crafted index may hold NaN or infinities: they would break the chart's ordering.
+      if (c.entire_frame_compile_time_s && std::isfinite(*c.entire_frame_compile_time_s)) {
         d.summary.compile_seconds += *c.entire_frame_compile_time_s;
         d.summary.has_compile_time = true;
       }

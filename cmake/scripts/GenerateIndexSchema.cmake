@@ -72,6 +72,7 @@ set(io_records "")
 set(io_functions "")
 set(io_table_infos "")
 set(io_merges "")
+set(io_references "")
 set(sql_tables "")
 set(doc_tables "")
 set(id_tables "")
@@ -228,13 +229,22 @@ foreach(t RANGE ${tlast})
     else()
       string(APPEND read_body "  if (!read_column(s, first + ${c}, row.${cname})) {\n    return first + ${c};\n  }\n")
     endif()
-    # Merging a per-file part: ids move past the main database's.
+    # Merging a per-file part: ids move past the main database's. File ids move by :off_files,
+    # which the ingest binds to 0 (it numbers the files itself) and `tlparse merge` to the files
+    # the merged index already holds.
     if(ctype STREQUAL "id" AND tmerge STREQUAL "offset")
       string(APPEND merge_exprs "${cname} + :off_${tname}")
+    elseif(ctype STREQUAL "id" AND tname STREQUAL "files")
+      string(APPEND merge_exprs "${cname} + :off_files")
+    elseif(cname STREQUAL "file_id")
+      string(APPEND merge_exprs "${cname} + :off_files")
+      string(APPEND io_references "    {\"${tname}\", \"${cname}\", \"files\"},\n")
     elseif(cref STREQUAL "payloads")
       string(APPEND merge_exprs "(SELECT main_id FROM temp.payload_map WHERE part_id = x.${cname})")
+      string(APPEND io_references "    {\"${tname}\", \"${cname}\", \"payloads\"},\n")
     elseif(cref)
       string(APPEND merge_exprs "${cname} + :off_${cref}")
+      string(APPEND io_references "    {\"${tname}\", \"${cname}\", \"${cref}\"},\n")
     else()
       string(APPEND merge_exprs "${cname}")
     endif()
@@ -473,6 +483,16 @@ struct MergeStatement {
 };
 inline constexpr MergeStatement kMerges[] = {
 ${io_merges}};
+
+// Every column that holds another row's id (file ids included), for checking that a database
+// merged from elsewhere points only at its own rows before its ids are moved.
+struct Reference {
+  const char* table;
+  const char* column;
+  const char* target; // the table whose id it holds
+};
+inline constexpr Reference kReferences[] = {
+${io_references}};
 
 // Typed columns filled from the JSON fields of a metadata object.
 using JsonSlot = std::variant<std::monostate, std::optional<int64_t>*, std::optional<double>*,

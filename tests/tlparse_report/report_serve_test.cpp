@@ -17,40 +17,10 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using test_support::body_of;
+using test_support::http_get;
 using test_support::kTlparse;
 using test_support::quoted;
-
-namespace {
-
-// One HTTP/1.0 exchange with 127.0.0.1:port; the whole response, or "" when nothing answers.
-std::string http_get(int port, const std::string& target) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return "";
-  }
-  const std::string req = "GET " + target + " HTTP/1.0\r\nHost: x\r\n\r\n";
-  (void)::send(fd, req.data(), req.size(), 0);
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) {
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return out;
-}
-
-std::string body_of(const std::string& response) {
-  const auto at = response.find("\r\n\r\n");
-  return at == std::string::npos ? "" : response.substr(at + 4);
-}
-
-} // namespace
 
 TEST_CASE("tlparse --serve renders the report's pages on demand, and only those") {
   if (kTlparse == nullptr) {

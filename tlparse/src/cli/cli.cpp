@@ -13,6 +13,7 @@
 #include "tlparse/index/index_reader.h"
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
+#include "tlparse/ingest/merge.h"
 #include "tlparse/report/render.h"
 #include "tlparse/text/terminal_text.h"
 
@@ -47,7 +48,9 @@ constexpr const char* kUsage =
     "Usage: tlparse [OPTIONS] <PATH>\n"
     "       tlparse <DIR> --all-ranks-html [OPTIONS]\n"
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]\n"
-    "       tlparse render <INDEX> -o <OUT> [--overwrite] [--custom-header-html <HTML>]\n";
+    "       tlparse render <INDEX> -o <OUT> [--overwrite] [--custom-header-html <HTML>]\n"
+    "       tlparse render <INDEX> --all-ranks-html [-o <OUT>|--serve] [--raw-log <DIR>]\n"
+    "       tlparse merge <INDEX>... -o <MERGED> [--fts] [--strict]\n";
 
 constexpr const char* kHelp =
     "Parse TORCH_LOG logs produced by PyTorch torch.compile (torchscope's tlparse, compatible "
@@ -55,6 +58,8 @@ constexpr const char* kHelp =
     "Usage: tlparse [OPTIONS] <PATH>\n"
     "       tlparse index <LOGS>... -o <INDEX> [-p] [--fts]   ingest only, write an index\n"
     "       tlparse render <INDEX> -o <OUT> [OPTIONS]          render a report from an index\n"
+    "                                   (--all-ranks-html: every rank's, --serve: serve it)\n"
+    "       tlparse merge <INDEX>... -o <MERGED>               join per-rank indexes into one\n"
     "       tlparse query <SOURCE> <SQL> [--format F]          SQL over the index (--list: views)\n"
     "       tlparse check <SOURCE> [LIMITS] [--baseline OLD]   CI gate: exit 1 on a violation\n"
     "       tlparse diff <A> <B> [--format json|--html OUT]    what changed between two runs\n"
@@ -82,7 +87,8 @@ constexpr const char* kHelp =
     "                               from the index when first asked for (OUT keeps the index)\n"
     "      --port <N>               Port for --serve [default: the first free of 8000-8099]\n"
     "      --host <ADDRESS>         Address for --serve to bind [default: 127.0.0.1]\n"
-    "      --strict                 Fail (writing nothing) if any line failed to parse\n"
+    "      --strict                 Fail (writing nothing) if any line failed to parse; with\n"
+    "                               merge, if any index had to be skipped\n"
     "      --strict-compile-id      Fail if some events had an invalid compile id\n"
     "      --no-browser             Do not open the report in a browser (it is opened only when\n"
     "                               a display exists, stdout is a terminal and CI is unset)\n"
@@ -92,7 +98,9 @@ constexpr const char* kHelp =
     "      --fts                    (index) also build the full-text search table\n"
     "      --file-id <N>            (render) which file of the index to render [default: first]\n"
     "      --raw-log <LOG>          (render) the log to copy as raw.log (a path stored in the\n"
-    "                               index is never read: the index may come from anyone)\n"
+    "                               index is never read: the index may come from anyone); with\n"
+    "                               --all-ranks-html, the folder of the rank logs\n"
+
     "  -h, --help                   Print help\n"
     "  -V, --version                Print version\n\n"
     "Beyond tlparse 0.4.3, a compile's page shows the symbols it created, its runtime metrics\n"
@@ -101,7 +109,7 @@ constexpr const char* kHelp =
     "Exit status: 0 success, 1 error (message on stderr), 2 usage error.\n";
 
 struct Args {
-  std::string command; // "", "index", "render"
+  std::string command; // "", "index", "render", "merge"
   std::vector<std::string> positional;
   std::optional<std::string> out;
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
@@ -133,7 +141,8 @@ int fail(const std::string& message) {
 // Parses argv; returns an exit code when parsing ends the run (help, version, usage error).
 std::optional<int> parse_args(int argc, char** argv, Args& a) {
   int i = 1;
-  if (argc > 1 && (std::strcmp(argv[1], "index") == 0 || std::strcmp(argv[1], "render") == 0)) {
+  if (argc > 1 && (std::strcmp(argv[1], "index") == 0 || std::strcmp(argv[1], "render") == 0 ||
+                   std::strcmp(argv[1], "merge") == 0)) {
     a.command = argv[1];
     i = 2;
   }
@@ -226,6 +235,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   if (a.positional.empty()) {
     return usage_error(
         a.command == "index"    ? "the following required arguments were missing: <LOGS>..."
+        : a.command == "merge"  ? "the following required arguments were missing: <INDEX>..."
         : a.command == "render" ? "the following required arguments were missing: <INDEX>"
                                 : "the following required arguments were missing: <PATH>");
   }
@@ -235,6 +245,10 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   if (a.command == "index" && !a.out) {
     return usage_error("'tlparse index' needs -o <INDEX>");
   }
+  if (a.command == "merge" && !a.out) {
+    return usage_error("'tlparse merge' needs -o <MERGED>");
+  }
+
   return std::nullopt;
 }
 
@@ -353,6 +367,23 @@ std::vector<fs::path> expand_logs(const std::vector<std::string>& args, std::str
   return out;
 }
 
+// Why `target` may not be replaced by a new index, or nullopt: only an index may be replaced
+// (`-o` naming another file is a mistake to refuse).
+std::optional<std::string> refusal_to_replace(const fs::path& target) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(target, ec))) {
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
+    return target.string() + " exists and is not a file; refusing to replace it";
+  }
+  if (auto old = index::IndexReader::open(target); !old) {
+    return "refusing to replace " + target.string() + ": it is not a readable index (" +
+           old.error() + ")";
+  }
+  return std::nullopt;
+}
+
 int run_index(const Args& a) {
   std::string error;
   const auto logs = expand_logs(a.positional, error);
@@ -361,15 +392,8 @@ int run_index(const Args& a) {
   }
   const fs::path target = *a.out;
   std::error_code ec;
-  // Only an index may be replaced: `-o` naming another file is a mistake to refuse.
-  if (fs::exists(fs::symlink_status(target, ec))) {
-    if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
-      return fail(target.string() + " exists and is not a file; refusing to replace it");
-    }
-    if (auto old = index::IndexReader::open(target); !old) {
-      return fail("refusing to replace " + target.string() + ": it is not a readable index (" +
-                  old.error() + ")");
-    }
+  if (const auto refused = refusal_to_replace(target)) {
+    return fail(*refused);
   }
   const fs::path tmp = fs::path(target.string() + ".tlparse-tmp-" + std::to_string(::getpid()));
   Progress progress;
@@ -387,6 +411,60 @@ int run_index(const Args& a) {
       std::cerr << terminal_safe(f.path.string()) << ":\n";
     }
     print_file_summary(f);
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return fail("cannot write " + target.string() + ": " + ec.message());
+  }
+  return kExitOk;
+}
+
+// `tlparse merge A.sqlite B.sqlite ... -o MERGED.sqlite` (tlparse/ingest/merge.h): written
+// beside the target and renamed into place, so a failed merge leaves no half index.
+int run_merge(const Args& a) {
+  const fs::path target = *a.out;
+  std::error_code ec;
+  if (const auto refused = refusal_to_replace(target)) {
+    return fail(*refused);
+  }
+  std::vector<fs::path> inputs(a.positional.begin(), a.positional.end());
+  const fs::path tmp = fs::path(target.string() + ".tlparse-tmp-" + std::to_string(::getpid()));
+  Progress progress;
+  ingest::MergeOptions options;
+  options.search_table = a.fts;
+  options.replaces = target;
+  options.cancel = &g_interrupted;
+  options.on_progress = [&progress](uint64_t done, uint64_t total) {
+    progress.update(done, total, "merging", false);
+  };
+  const auto result = ingest::merge_indexes(inputs, tmp, options);
+  progress.clear();
+  std::size_t skipped = 0;
+  for (const auto& part : result.parts) {
+    if (!part.merged) {
+      ++skipped;
+      std::cerr << "Warning: skipped " << terminal_safe(part.path.string()) << ": "
+                << terminal_safe_lines(part.problem) << "\n";
+    }
+  }
+  if (!result.ok) {
+    fs::remove(tmp, ec);
+    return fail_or_interrupted(result.error);
+  }
+  if (a.strict && skipped > 0) {
+    fs::remove(tmp, ec);
+    return fail(std::to_string(skipped) + " index(es) could not be merged (--strict); nothing "
+                                          "was written");
+  }
+  std::cerr << "Merged " << result.parts.size() - skipped << " of " << result.parts.size()
+            << " index(es): " << result.files << " log file(s)\n";
+  std::string health;
+  for (const auto& [counter, total] : result.health_totals) {
+    health += (health.empty() ? "" : ", ") + terminal_safe(counter) + ": " + std::to_string(total);
+  }
+  if (!health.empty()) {
+    std::cerr << "Data health, all files: " << health << "\n";
   }
   fs::rename(tmp, target, ec);
   if (ec) {
@@ -427,9 +505,44 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   return kExitOk;
 }
 
+// --serve over `index`, where and as the arguments say.
+ServeRequest serve_request(const Args& a, const fs::path& index) {
+  ServeRequest request;
+  request.index = index;
+  request.host = a.host;
+  request.port = a.port;
+  request.stop = &g_interrupted;
+  return request;
+}
+
+// The options of the pages --serve renders.
+report::RenderOptions served_pages(const Args& a) {
+  report::RenderOptions pages;
+  pages.plain_text = a.plain_text;
+  pages.custom_header_html = a.custom_header_html;
+  pages.inductor_provenance = a.provenance;
+  return pages;
+}
+
 int run_render(const Args& a) {
   const fs::path index_path = a.positional.front();
   std::error_code ec;
+  if (a.all_ranks && a.serve) {
+    return serve_all_ranks(serve_request(a, index_path), served_pages(a), a.raw_log);
+  }
+  if (a.all_ranks) {
+    AllRanksOfIndexRequest r;
+    r.index = index_path;
+    r.out = a.out.value_or("tl_out");
+    r.raw_logs = a.raw_log;
+    r.overwrite = a.overwrite;
+    r.plain_text = a.plain_text;
+    r.provenance = a.provenance;
+    r.custom_header_html = a.custom_header_html;
+    r.cancel = &g_interrupted;
+    fs::path landing;
+    return render_all_ranks_of_index(r, landing);
+  }
   if (!fs::is_regular_file(index_path, ec)) {
     return fail(index_path.string() + " is not a file");
   }
@@ -522,17 +635,9 @@ int run_direct(const Args& a) {
     if (const Status st = (*folder)->commit(); !st) {
       return fail(st.error());
     }
-    ServeRequest request;
-    request.index = (*folder)->out() / report::files::index;
-    request.host = a.host;
-    request.port = a.port;
-    request.stop = &g_interrupted;
-    report::RenderOptions pages;
-    pages.plain_text = a.plain_text;
-    pages.custom_header_html = a.custom_header_html;
-    pages.inductor_provenance = a.provenance;
+    report::RenderOptions pages = served_pages(a);
     pages.raw_log_source = path;
-    return serve_report(request, pages);
+    return serve_report(serve_request(a, (*folder)->out() / report::files::index), pages);
   }
   if (const int rc = render_into(index_path, a, staging, path); rc != kExitOk) {
     return rc;
@@ -581,6 +686,9 @@ int run(int argc, char** argv) {
   if (a.command == "index") {
     return run_index(a);
   }
+  if (a.command == "merge") {
+    return run_merge(a);
+  }
   if (a.export_mode && (a.all_ranks || a.serve)) {
     return fail(std::string("--export cannot be used with ") +
                 (a.all_ranks ? "--all-ranks-html" : "--serve"));
@@ -589,9 +697,6 @@ int run(int argc, char** argv) {
     return run_render(a);
   }
   if (a.all_ranks) {
-    if (a.serve) {
-      return fail("--serve with --all-ranks-html is not supported yet; open OUT/index.html");
-    }
     if (a.latest) {
       return fail("--latest cannot be used with --all-ranks-html");
     }
@@ -605,6 +710,9 @@ int run(int argc, char** argv) {
     r.custom_header_html = a.custom_header_html;
     r.provenance = a.provenance;
     r.cancel = &g_interrupted;
+    r.serve = a.serve;
+    r.host = a.host;
+    r.port = a.port;
     std::filesystem::path landing;
     return show(run_all_ranks(r, landing), landing, a);
   }

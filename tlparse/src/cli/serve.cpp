@@ -4,6 +4,7 @@
 
 #include "tlparse/report/on_demand.h"
 #include "tlparse/text/hex_digit.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -91,7 +92,7 @@ void send_file(int fd, const fs::path& file, const std::string& rel, bool head) 
   }
 }
 
-void handle(int fd, report::OnDemandReport& report) {
+void handle(int fd, const PageSource& report) {
   // The request head, up to 16 KB, within 10 s.
   std::string head;
   char buf[4096];
@@ -126,10 +127,10 @@ void handle(int fd, report::OnDemandReport& report) {
     respond_text(fd, 404, "Not Found", "not found\n", head_only);
     return;
   }
-  auto file = report.file(*rel);
+  auto file = report(*rel);
   if (!file) {
     respond_text(fd, 500, "Internal Server Error", "the index cannot be read\n", head_only);
-    std::cerr << "Error: " << file.error() << "\n";
+    std::cerr << "Error: " << text::terminal_safe_lines(file.error()) << "\n";
     return;
   }
   if (!*file) {
@@ -181,7 +182,8 @@ std::optional<std::string> report_path_of(const std::string& target) {
   return decoded;
 }
 
-int serve_report(const ServeRequest& request, const report::RenderOptions& options) {
+// A private folder for the pages rendered (removed by the caller when the server stops).
+std::optional<fs::path> page_cache_folder() {
   const char* tmpdir = std::getenv("TMPDIR");
   std::string pattern =
       std::string(tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp") + "/tlparse-serve-XXXXXX";
@@ -189,9 +191,17 @@ int serve_report(const ServeRequest& request, const report::RenderOptions& optio
   name.push_back('\0');
   if (::mkdtemp(name.data()) == nullptr) {
     std::cerr << "Error: cannot create a page cache folder: " << std::strerror(errno) << "\n";
+    return std::nullopt;
+  }
+  return fs::path(name.data());
+}
+
+int serve_report(const ServeRequest& request, const report::RenderOptions& options) {
+  const auto cache_folder = page_cache_folder();
+  if (!cache_folder) {
     return 1;
   }
-  const fs::path cache = name.data();
+  const fs::path cache = *cache_folder;
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
@@ -202,10 +212,39 @@ int serve_report(const ServeRequest& request, const report::RenderOptions& optio
 
   auto report = report::OnDemandReport::open(request.index, options, cache / "report");
   if (!report) {
-    std::cerr << "Error: " << report.error() << "\n";
+    std::cerr << "Error: " << text::terminal_safe_lines(report.error()) << "\n";
     return 1;
   }
+  return serve_pages(request, [&](const std::string& rel) { return (*report)->file(rel); });
+}
 
+int serve_all_ranks(const ServeRequest& request, const report::RenderOptions& options,
+                    const std::filesystem::path& raw_logs) {
+  const auto cache = page_cache_folder();
+  if (!cache) {
+    return 1;
+  }
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{*cache};
+  auto report = report::OnDemandRanks::open(request.index, options, raw_logs, *cache / "report");
+  if (!report) {
+    std::cerr << "Error: " << text::terminal_safe_lines(report.error()) << "\n";
+    return 1;
+  }
+  for (const std::string& w : (*report)->warnings()) {
+    std::cerr << "Warning: " << text::terminal_safe_lines(w) << "\n";
+  }
+  std::cout << (*report)->rank_count() << " rank(s); each rank's pages are rendered when first "
+            << "asked for\n";
+  return serve_pages(request, [&](const std::string& rel) { return (*report)->file(rel); });
+}
+
+int serve_pages(const ServeRequest& request, const PageSource& pages) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -243,7 +282,9 @@ int serve_report(const ServeRequest& request, const report::RenderOptions& optio
     return 1;
   }
   const bool v6 = request.host.find(':') != std::string::npos;
-  std::cout << "Serving " << request.index.parent_path().string() << " at http://"
+  const fs::path served =
+      request.index.has_parent_path() ? request.index.parent_path() : fs::path(".");
+  std::cout << "Serving " << served.string() << " at http://"
             << (v6 ? "[" + request.host + "]" : request.host) << ":" << port << "/\n"
             << "Press Ctrl+C to stop" << std::endl;
   while (request.stop == nullptr || !request.stop->load()) {
@@ -256,7 +297,7 @@ int serve_report(const ServeRequest& request, const report::RenderOptions& optio
     if (fd < 0) {
       continue;
     }
-    handle(fd, **report);
+    handle(fd, pages);
     ::close(fd);
   }
   ::close(listener);

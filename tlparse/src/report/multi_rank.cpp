@@ -6,6 +6,7 @@
 
 #include "report/html_page.h"
 #include "report/output_folder.h"
+#include "report/rank_overview.h"
 #include "tlparse/index/index_reader.h"
 #include "tlparse/report/render.h"
 #include "tlparse/report/serde_json.h"
@@ -59,6 +60,7 @@ struct RankData {
   std::map<std::string, std::string> folder_cache_status;
   std::vector<std::string> exec_order; // from the last graph_execution artifact
   bool has_exec_order = false;
+  detail::RankSummary summary; // what the overview of many ranks compares
 };
 
 FolderFile folder_file(const index::Output& o, std::string& folder) {
@@ -575,8 +577,25 @@ private:
     d.rank = r;
     auto keys = reader_.compile_keys(r.file_id);
     auto outputs = reader_.outputs(r.file_id);
-    if (!keys || !outputs) {
-      return fail(!keys ? keys.error() : outputs.error());
+    auto compiles = reader_.compiles(r.file_id);
+    if (!keys || !outputs || !compiles) {
+      return fail(!keys ? keys.error() : !outputs ? outputs.error() : compiles.error());
+    }
+    d.summary.rank = r.rank;
+    for (const index::Compile& c : *compiles) {
+      if (c.scope != index::CompileScope::compile) {
+        continue;
+      }
+      ++d.summary.compiles;
+      d.summary.compile_sequence.push_back(c.display);
+      d.summary.recompiles += c.frame_compile_id.value_or(0) > 0 ? 1 : 0;
+      d.summary.cache_misses += c.cache_misses;
+      d.summary.failures += c.status == index::CompileStatus::error ? 1 : 0;
+      // A crafted index may hold NaN or infinities: they would break the chart's ordering.
+      if (c.entire_frame_compile_time_s && std::isfinite(*c.entire_frame_compile_time_s)) {
+        d.summary.compile_seconds += *c.entire_frame_compile_time_s;
+        d.summary.has_compile_time = true;
+      }
     }
     d.outputs = std::move(outputs).value();
     std::map<int64_t, std::vector<const index::Output*>> by_key;
@@ -626,6 +645,7 @@ private:
     for (const auto& s : suffixes) {
       d.cache_sequence += s.second;
     }
+    d.summary.cache_sequence = d.cache_sequence;
     // The files of each compile folder (outputs under `<folder>/`), newest first (list_order).
     std::map<std::string, std::size_t> folder_at;
     for (const index::Output& o : d.outputs) {
@@ -683,6 +703,16 @@ private:
           }
         }
       }
+    }
+    // From here on the checks need an output's event (for its payload) and its kind only: its
+    // strings go, so a landing over a thousand ranks does not hold every rank's output list
+    // (the served landing of 1,024 ranks peaked at 107 MB with them).
+    for (index::Output& o : d.outputs) {
+      for (std::string* text : {&o.event_key, &o.artifact, &o.path, &o.name, &o.suffix}) {
+        std::string().swap(*text);
+      }
+      o.readable_url.reset();
+      o.subgraph.reset();
     }
     data_.push_back(std::move(d));
     return true;
@@ -945,6 +975,9 @@ private:
         }
         seqs.emplace_back(d.rank.rank, joined);
       }
+      for (std::size_t i = 0; i < data_.size(); ++i) {
+        data_[i].summary.collectives = seqs[i].second;
+      }
       auto groups = groups_of(seqs);
       if (groups.size() > 1) {
         result_.findings.collective_groups = std::move(groups);
@@ -1101,7 +1134,7 @@ private:
     page.append("<ul>\n");
     for (const RankGroup& g : groups) {
       page.append("<li>Ranks: ");
-      page.append(join_ranks(g.ranks, ""));
+      page.append(detail::rank_ranges(g.ranks));
       if (show_signature && !g.signature.empty()) {
         page.append(" &mdash; <code>");
         esc(page, g.signature.size() > 400 ? g.signature.substr(0, 400) + "..." : g.signature);
@@ -1174,14 +1207,14 @@ private:
                   "(the estimates themselves: <a href=\"runtime_estimations.json\">"
                   "runtime_estimations.json</a>).</p>\n");
     }
-    page.append("<p>Individual rank reports:</p>\n<ul>\n");
+    std::vector<detail::RankSummary> summaries;
+    std::vector<std::uint32_t> numbers;
     for (const RankData& d : data_) {
-      const std::string folder = rank_folder(d.rank.rank);
-      page.append("<li><a href=\"" + folder + "/index.html\">Rank " + std::to_string(d.rank.rank) +
-                  "</a> (<a href=\"" + folder +
-                  "/collectives_parity.json\">collectives parity</a>)</li>\n");
+      summaries.push_back(d.summary);
+      numbers.push_back(d.rank.rank);
     }
-    page.append("</ul>\n");
+    detail::write_rank_overview(page, summaries);
+    detail::write_rank_links(page, numbers);
     if (f.has_runtime) {
       runtime_analysis(page);
     }
@@ -1204,7 +1237,9 @@ private:
     for (const RankData& d : data_) {
       all.insert(d.compile_ids.begin(), d.compile_ids.end());
     }
-    page.append("<ul>\n");
+    // Ranks that lack the same ids share a line (a thousand ranks lacking the one id a straggler
+    // compiled read as one line, not a thousand).
+    std::map<std::vector<std::string>, std::vector<std::uint32_t>> ranks_missing;
     for (const RankData& d : data_) {
       std::vector<std::string> missing;
       for (const std::string& id : all) {
@@ -1212,15 +1247,24 @@ private:
           missing.push_back(id);
         }
       }
-      if (missing.empty()) {
-        continue;
+      if (!missing.empty()) {
+        ranks_missing[missing].push_back(d.rank.rank);
       }
-      page.append("<li>Rank " + std::to_string(d.rank.rank) + " has no ");
-      for (std::size_t i = 0; i < missing.size() && i < 50; ++i) {
+    }
+    std::vector<std::pair<std::vector<std::uint32_t>, const std::vector<std::string>*>> lines;
+    for (const auto& [missing, ranks] : ranks_missing) {
+      lines.emplace_back(ranks, &missing);
+    }
+    std::sort(lines.begin(), lines.end());
+    page.append("<ul>\n");
+    for (const auto& [ranks, missing] : lines) {
+      page.append((ranks.size() == 1 ? "<li>Rank " : "<li>Ranks ") + detail::rank_ranges(ranks) +
+                  (ranks.size() == 1 ? " has no " : " have no "));
+      for (std::size_t i = 0; i < missing->size() && i < 50; ++i) {
         page.append(i ? ", " : "");
-        esc(page, missing[i]);
+        esc(page, (*missing)[i]);
       }
-      page.append(missing.size() > 50 ? ", ...</li>\n" : "</li>\n");
+      page.append(missing->size() > 50 ? ", ...</li>\n" : "</li>\n");
     }
     page.append("</ul>\n");
   }
@@ -1330,6 +1374,41 @@ private:
 bool MultiRankFindings::any_divergence() const {
   return compile_id_divergence || !cache_groups.empty() || !collective_groups.empty() ||
          !tensor_meta_groups.empty();
+}
+
+std::vector<RankFile> ranks_of_files(const std::vector<index::File>& files,
+                                     std::vector<std::string>& warnings) {
+  std::map<std::uint32_t, std::int64_t> by_rank;
+  for (const index::File& f : files) {
+    const std::optional<std::int64_t> rank = f.rank_from_name ? f.rank_from_name : f.rank;
+    if (!rank || *rank < 0 || *rank > static_cast<std::int64_t>(UINT32_MAX)) {
+      warnings.push_back("file " + std::to_string(f.id) + " (" + f.name +
+                         ") names no rank; left out");
+      continue;
+    }
+    const auto r = static_cast<std::uint32_t>(*rank);
+    if (const auto [it, fresh] = by_rank.emplace(r, f.id); !fresh) {
+      warnings.push_back("rank " + std::to_string(r) + " has several logs; using file " +
+                         std::to_string(it->second) + ", leaving out file " + std::to_string(f.id) +
+                         " (" + f.name + ")");
+    }
+  }
+  std::vector<RankFile> out;
+  for (const auto& [rank, file_id] : by_rank) {
+    out.push_back({rank, file_id});
+  }
+  return out;
+}
+
+std::filesystem::path rank_log_in(const std::filesystem::path& dir, const index::File& file) {
+  const std::string& name = file.name;
+  if (dir.empty() || name.empty() || name == "." || name == ".." ||
+      name.find('/') != std::string::npos || name.find('\0') != std::string::npos) {
+    return {};
+  }
+  std::error_code ec;
+  const std::filesystem::path candidate = dir / name;
+  return std::filesystem::is_regular_file(candidate, ec) ? candidate : std::filesystem::path();
 }
 
 std::string rank_folder(std::uint32_t rank) {

@@ -105,9 +105,15 @@ Result<std::optional<std::filesystem::path>> OnDemandReport::file(const std::str
       return Error{r.read_error};
     }
   } else if (relative == files::raw_log) {
-    const std::filesystem::path source = s.options.raw_log_source.empty()
-                                             ? std::filesystem::path(ctx.file.path)
-                                             : s.options.raw_log_source;
+    // A path stored in the index is read only when the caller says the index is its own
+    // (RenderOptions::raw_log_from_index).
+    const std::filesystem::path source =
+        !s.options.raw_log_source.empty() ? s.options.raw_log_source
+        : s.options.raw_log_from_index    ? std::filesystem::path(ctx.file.path)
+                                          : std::filesystem::path();
+    if (source.empty()) {
+      return std::optional<std::filesystem::path>();
+    }
     if (!s.folder.copy_file(source, files::raw_log)) {
       return Error{s.folder.first_error()};
     }

@@ -18,9 +18,11 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/metrics_pages.cpp
   src/report/multi_rank.cpp
   src/report/on_demand.cpp
+  src/report/on_demand_ranks.cpp
   src/report/output_collisions.cpp
   src/report/output_folder.cpp
   src/report/provenance_pages.cpp
+  src/report/rank_overview.cpp
   src/report/render.cpp
   src/report/serde_json.cpp
   src/report/stack_trie.cpp

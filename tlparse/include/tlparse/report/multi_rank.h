@@ -11,6 +11,7 @@
 // `rank_<N>/` before this runs.
 #pragma once
 
+#include "tlparse/index/schema.gen.h"
 #include "tlparse/result.h"
 
 #include <cstdint>
@@ -21,7 +22,7 @@
 
 namespace tlparse::index {
 class IndexReader;
-}
+} // namespace tlparse::index
 
 namespace tlparse::report {
 
@@ -37,6 +38,19 @@ struct RankFile {
   std::uint32_t rank = 0;
   std::int64_t file_id = 0;
 };
+
+// The ranks of an index's files, sorted by rank: a file's rank is the one its log's name gives
+// (dedicated_log_torch_trace_rank_<N>...), else the first rank its events logged. Files with
+// neither, and a second file of a rank already taken (the first in file order is kept), are
+// left out with a line in `warnings`.
+std::vector<RankFile> ranks_of_files(const std::vector<index::File>& files,
+                                     std::vector<std::string>& warnings);
+
+// The log of `file` in `dir` (the folder of rank logs, for raw.log), looked up by the file's
+// stored name only when that name is one plain path segment, or empty. A path stored in an
+// index is never read: the index may come from anyone, and a name such as ../../.ssh/id_rsa
+// reads nothing.
+std::filesystem::path rank_log_in(const std::filesystem::path& dir, const index::File& file);
 
 // `rank_<N>` (the folder of rank N's own report).
 std::string rank_folder(std::uint32_t rank);

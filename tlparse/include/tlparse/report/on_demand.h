@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tlparse::report {
 
@@ -35,6 +36,37 @@ public:
 private:
   struct Impl;
   explicit OnDemandReport(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The multi-rank report served the same way (`tlparse render INDEX --all-ranks-html --serve`):
+// the landing page and the cross-rank files are computed from the index at the first request
+// for one of them, and a rank's pages are rendered when asked for by an OnDemandReport of that
+// rank, opened then (a few are kept open; the others' pages stay in the cache). Nothing is
+// written for a rank nobody looks at, so a merged index of a thousand ranks is browsable at
+// once. The combined chromium_events.json of a written report is not served (each rank's own
+// is).
+class OnDemandRanks {
+public:
+  // `options` apply to every rank's pages; `raw_logs` is the folder of rank logs for raw.log
+  // (looked up by file name; empty: raw.log is not served).
+  static Result<std::unique_ptr<OnDemandRanks>> open(const std::filesystem::path& index,
+                                                     const RenderOptions& options,
+                                                     const std::filesystem::path& raw_logs,
+                                                     const std::filesystem::path& cache_dir);
+  ~OnDemandRanks();
+  OnDemandRanks(const OnDemandRanks&) = delete;
+  OnDemandRanks& operator=(const OnDemandRanks&) = delete;
+
+  // As OnDemandReport::file, over the whole multi-rank report (`rank_<N>/...` is rank N's).
+  Result<std::optional<std::filesystem::path>> file(const std::string& relative);
+  // Ranks served, and what their files said (a file without a rank, a rank with two files).
+  std::size_t rank_count() const;
+  const std::vector<std::string>& warnings() const;
+
+private:
+  struct Impl;
+  explicit OnDemandRanks(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

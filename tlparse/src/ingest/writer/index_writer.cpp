@@ -139,9 +139,17 @@ bool IndexWriter::end_file(int64_t file_id, std::optional<int64_t> rank, int64_t
 }
 
 bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
+  return merge_database(part_path, Ids::keep_when_past, error);
+}
+
+bool IndexWriter::merge_index(const std::string& other_path, std::string* error) {
+  return merge_database(other_path, Ids::move_all, error);
+}
+
+bool IndexWriter::merge_database(const std::string& part_path, Ids ids, std::string* error) {
   const auto fail = [&](const std::string& what) {
     if (error != nullptr) {
-      *error = "merging " + part_path + ": " + what;
+      *error = ids == Ids::keep_when_past ? "merging " + part_path + ": " + what : what;
     }
     std::string ignored;
     db_.exec("ROLLBACK", &ignored);
@@ -162,13 +170,62 @@ bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
   // The part's ids are kept when each table's lie past the index's (the ingest gives every file a
   // range of its own); a part that outgrew its range, or came without one, has them moved.
   // Moving them maps each table's first id to the one after the index's last.
-  bool keep_ids = true;
+  if (ids == Ids::move_all) {
+    // An index from elsewhere is data: its schema's functions are never run.
+    if (!db_.exec("PRAGMA trusted_schema=OFF", &err)) {
+      return fail(err);
+    }
+    // Each id must point at a row of its own database: checked here, before ids move. (Each
+    // statement ends before fail() runs: a statement left open keeps `part` from detaching, and
+    // the next index could not be attached.)
+    for (const io::Reference& r : io::kReferences) {
+      const std::string sql = std::string("SELECT EXISTS (SELECT 1 FROM part.") + r.table +
+                              " x WHERE x." + r.column +
+                              " IS NOT NULL AND NOT EXISTS (SELECT 1 "
+                              "FROM part." +
+                              r.target + " y WHERE y.id = x." + r.column + "))";
+      std::string problem;
+      {
+        Stmt s(db_.get(), sql.c_str());
+        if (s.step() != Step::row) {
+          problem = s.error();
+        } else if (s.i64(0) != 0) {
+          problem = std::string(r.table) + "." + r.column + " holds an id that no row of " +
+                    r.target + " has: the index is damaged or was edited";
+        }
+      }
+      if (!problem.empty()) {
+        return fail(problem);
+      }
+    }
+  }
+  bool keep_ids = ids == Ids::keep_when_past;
   std::array<int64_t, io::kTableCount> offsets = ids_;
+  // File ids: the ingest numbers its files itself (nothing moves); another index's files follow
+  // this one's.
+  int64_t files_offset = 0;
+  if (ids == Ids::move_all) {
+    std::string problem;
+    {
+      Stmt s(db_.get(), "SELECT (SELECT COALESCE(MAX(id), 0) FROM main.files) - (SELECT "
+                        "COALESCE(MIN(id), 1) - 1 FROM part.files)");
+      if (s.step() != Step::row) {
+        problem = s.error();
+      } else {
+        files_offset = s.i64(0);
+      }
+    }
+    if (!problem.empty()) {
+      return fail(problem);
+    }
+  }
   if (!each_id_aggregate(
           db_, "MIN", "part",
           [&](size_t t, std::optional<int64_t> first) {
             if (first) {
               keep_ids = keep_ids && *first > ids_[t];
+              // Another index's ids start anywhere (a crafted one's may be negative): moved,
+              // its first id follows the index's last.
               offsets[t] = ids_[t] - (*first - 1);
             }
           },
@@ -202,18 +259,26 @@ bool IndexWriter::merge_part(const std::string& part_path, std::string* error) {
     const char* sql = !keep_ids                                     ? m.sql
                       : mapped_payloads && m.payload_sql != nullptr ? m.payload_sql
                                                                     : m.copy_sql;
-    Stmt s(db_.get(), sql);
-    if (!s.ok()) {
-      return fail(s.error());
-    }
-    if (!keep_ids) {
-      for (int t = 0; t < io::kTableCount; ++t) {
-        const std::string name = std::string(":off_") + io::kTables[t].name;
-        s.bind_named(name.c_str(), offsets[static_cast<size_t>(t)]);
+    std::string problem; // the statement ends before fail() detaches `part`
+    {
+      Stmt s(db_.get(), sql);
+      if (!s.ok()) {
+        problem = s.error();
+      } else {
+        if (!keep_ids) {
+          for (int t = 0; t < io::kTableCount; ++t) {
+            const std::string name = std::string(":off_") + io::kTables[t].name;
+            s.bind_named(name.c_str(), offsets[static_cast<size_t>(t)]);
+          }
+          s.bind_named(":off_files", files_offset);
+        }
+        if (!s.run()) {
+          problem = std::string(m.table) + ": " + s.error();
+        }
       }
     }
-    if (!s.run()) {
-      return fail(std::string(m.table) + ": " + s.error());
+    if (!problem.empty()) {
+      return fail(problem);
     }
   }
   // The ids the part used now belong to the index.

@@ -38,6 +38,12 @@ public:
   // part lies past this index's, else with its ids moved past them. Payloads the index already
   // holds are not stored twice (the part's rows then point at the index's).
   bool merge_part(const std::string& part_path, std::string* error);
+  // Appends a finished index written by another run (`tlparse merge`): every id moves past this
+  // index's, file ids too, after checking that each id the other index holds points at one of
+  // its own rows (an index from elsewhere may have been crafted: a dangling id would otherwise
+  // land on another file's rows once moved). On failure nothing of it is kept and this index is
+  // as it was, so the next one can still be merged.
+  bool merge_index(const std::string& other_path, std::string* error);
   // The index only: builds the indexes declared `end`, the views and the search table when asked,
   // then closes the file. A part is closed without them.
   bool finish(bool search_table, std::string* error);
@@ -65,6 +71,8 @@ public:
 
 private:
   bool check(bool ok);
+  enum class Ids { keep_when_past, move_all };
+  bool merge_database(const std::string& path, Ids ids, std::string* error);
   bool prepare(std::string* error);
 
   Db db_;

@@ -66,8 +66,8 @@ Call unpack(std::span<const Value> args) {
   for (std::size_t i = 2; i < args.size(); ++i) {
     const auto* s = std::get_if<double>(&args[i]);
     if (s == nullptr) {
-      user_error("custom op '" + c.def->name + "': argument " + std::to_string(i) +
-                 " is a " + std::string(value_kind_name(args[i])) + ", not a float scalar");
+      user_error("custom op '" + c.def->name + "': argument " + std::to_string(i) + " is a " +
+                 std::string(value_kind_name(args[i])) + ", not a float scalar");
     }
     c.scalars.push_back(*s);
   }

@@ -103,4 +103,23 @@ TEST_CASE("tlparse --serve renders the report's pages on demand, and only those"
     INFO(bad);
     CHECK(http_get(port, bad).starts_with("HTTP/1.0 404"));
   }
+
+  // Graph views (docs/TLPARSE-GRAPHS.md): a list page and each graph's SVG, drawn when asked
+  // for, beside the report; nothing of tlparse 0.4.3's links them or changes for them.
+  const std::string graphs = http_get(port, "/graphs/index.html");
+  REQUIRE(graphs.starts_with("HTTP/1.0 200"));
+  const auto href = graphs.find(".svg\"");
+  REQUIRE(href != std::string::npos);
+  const auto start = graphs.rfind("href=\"../", href) + 9;
+  const std::string svg_path = graphs.substr(start, href + 4 - start);
+  INFO(svg_path);
+  const std::string svg = http_get(port, "/" + svg_path);
+  REQUIRE(svg.starts_with("HTTP/1.0 200"));
+  CHECK(svg.find("Content-Type: image/svg+xml") != std::string::npos);
+  CHECK(svg.find("Content-Security-Policy: default-src 'none'") != std::string::npos);
+  CHECK(body_of(svg).starts_with("<?xml"));
+  CHECK(body_of(svg).find("<script") == std::string::npos);
+  CHECK(http_get(port, "/graphs/nope.svg").starts_with("HTTP/1.0 404"));
+  CHECK(http_get(port, "/graphs/../index.sqlite").starts_with("HTTP/1.0 404"));
+  CHECK(!fs::exists(written / "graphs"));
 }

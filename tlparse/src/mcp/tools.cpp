@@ -7,6 +7,7 @@
 #include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/run_diff.h"
 #include "tlparse/answers/run_facts.h"
+#include "tlparse/graph/fx_graph.h"
 #include "tlparse/report/diff_json.h"
 
 #include <chrono>
@@ -410,7 +411,7 @@ ToolResult graph_tool(const ToolContext& ctx, const ToolArgs& args) {
     return Error{found.error()};
   }
   JsonValue out = std::move(found->header);
-  const std::vector<GraphNode> nodes = parse_fx_graph(found->text);
+  const std::vector<graph::FxNode> nodes = graph::parse_fx_graph(found->text).nodes;
   if (nodes.empty()) {
     const size_t n = utf8_cut(found->text, kDefaultArtifactBytes);
     out.set("parsed", JsonValue::boolean(false));
@@ -421,7 +422,7 @@ ToolResult graph_tool(const ToolContext& ctx, const ToolArgs& args) {
   const auto limit = static_cast<size_t>(limit_of(args));
   JsonValue list = JsonValue::array();
   size_t bytes = 0;
-  for (const GraphNode& node : nodes) {
+  for (const graph::FxNode& node : nodes) {
     if (list.items().size() >= limit || bytes > kMaxResultBytes) {
       break;
     }

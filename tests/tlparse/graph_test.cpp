@@ -83,7 +83,7 @@ TEST_CASE("graph parser reads dynamo's one-line forward with annotations and Fil
   CHECK(reads(g, "getitem", "var_mean"));
   CHECK(g.nodes.back().is_output());
   CHECK(g.nodes.back().inputs.size() == 2);
-  CHECK(g.edge_count() == 7);
+  CHECK(g.edge_count() == 8);
 }
 
 TEST_CASE("graph parser reads aot_joint_graph's spelling: parameters one per line, placeholders "

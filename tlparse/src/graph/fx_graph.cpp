@@ -293,7 +293,8 @@ private:
       // `self`, and aot_joint_graph's `primals`/`tangents` (their elements are declared in the
       // body, one annotated name each).
       if (name == "self" || name.empty() || name.front() == '*' ||
-          ident_end(name, 0) != name.size()) {
+          ident_end(name, 0) != name.size() ||
+          (type.empty() && (name == "primals" || name == "tangents"))) {
         continue;
       }
       placeholder(std::move(name), std::move(type));

@@ -1,6 +1,6 @@
 // The subcommands that answer questions from an index (docs/TLPARSE-INGEST.md, "Answers"):
-// `tlparse query`, `tlparse check`, `tlparse diff`, `tlparse mcp`, `tlparse graph`. Each takes argv after its own
-// name and returns the process exit code (0 ok, 1 error or failed check, 2 usage).
+// `tlparse query`, `tlparse check`, `tlparse diff`, `tlparse mcp`, `tlparse graph`. Each takes argv
+// after its own name and returns the process exit code (0 ok, 1 error or failed check, 2 usage).
 #pragma once
 
 namespace tlparse::cli {

@@ -168,7 +168,9 @@ void set_attr(Agraph_t* g, int kind, const char* name, const char* value) {
 std::optional<Layout> dot_layout(const FxGraph& graph) {
   std::lock_guard<std::mutex> lock(g_graphviz);
   agseterr(AGMAX); // no warnings on stderr: a log's graph is data, not our diagnostics
-  GVC_t* gvc = gvContext();
+  // One context for the process: Graphviz 2.43 leaks a few KB with each one it frees, which a
+  // long --serve session would pile up.
+  static GVC_t* const gvc = gvContext();
   if (gvc == nullptr) {
     return std::nullopt;
   }
@@ -194,22 +196,12 @@ std::optional<Layout> dot_layout(const FxGraph& graph) {
   set_attr(g, AGNODE, "label", "");
   set_attr(g, AGNODE, "width", "1");
   set_attr(g, AGNODE, "height", "0.5");
-  std::vector<Agraph_t*> subgraphs;
-  std::unordered_map<std::string, Agraph_t*> cluster_of;
-  for (const std::string& m : graph.modules) {
-    const std::string id = "cluster_" + std::to_string(subgraphs.size());
-    Agraph_t* sub = agsubg(g, const_cast<char*>(id.c_str()), 1);
-    subgraphs.push_back(sub);
-    cluster_of[m] = sub;
-  }
   std::vector<Agnode_t*> nodes(n);
   std::vector<Layout::Box> boxes(n);
   char buf[64];
   for (std::size_t i = 0; i < n; ++i) {
     const std::string id = "n" + std::to_string(i);
-    const auto found = cluster_of.find(graph.nodes[i].module);
-    Agraph_t* owner = found == cluster_of.end() ? g : found->second;
-    nodes[i] = agnode(owner, const_cast<char*>(id.c_str()), 1);
+    nodes[i] = agnode(g, const_cast<char*>(id.c_str()), 1);
     boxes[i] = box_for(graph.nodes[i]);
     std::snprintf(buf, sizeof buf, "%.3f", boxes[i].w / 72.0);
     agsafeset(nodes[i], const_cast<char*>("width"), buf, const_cast<char*>(""));
@@ -224,7 +216,6 @@ std::optional<Layout> dot_layout(const FxGraph& graph) {
   }
   if (gvLayout(gvc, g, "dot") != 0) {
     agclose(g);
-    gvFreeContext(gvc);
     return std::nullopt;
   }
   Layout out;
@@ -262,16 +253,55 @@ std::optional<Layout> dot_layout(const FxGraph& graph) {
     }
     out.edges.push_back(std::move(edge));
   }
-  for (std::size_t k = 0; k < subgraphs.size(); ++k) {
-    const boxf sb = GD_bb(subgraphs[k]);
-    const Point tl = to_svg({sb.LL.x, sb.UR.y});
-    out.clusters.push_back({graph.modules[k], {tl.x, tl.y, sb.UR.x - sb.LL.x, sb.UR.y - sb.LL.y}});
+  // Submodules are drawn as boxes around their nodes, not as dot clusters: Graphviz 2.43 leaks
+  // a few KB with every layout of a graph with clusters (found by fuzz_graph). A submodule's
+  // forward shares no edge with another, so dot keeps its nodes together anyway.
+  for (const std::string& m : graph.modules) {
+    Layout::Box box{1e18, 1e18, -1e18, -1e18}; // min x, min y, max x, max y until the end
+    for (std::size_t i = 0; i < n; ++i) {
+      if (graph.nodes[i].module == m) {
+        const auto& b = out.nodes[i];
+        box = {std::min(box.x, b.x), std::min(box.y, b.y), std::max(box.w, b.x + b.w),
+               std::max(box.h, b.y + b.h)};
+      }
+    }
+    if (box.w >= box.x) {
+      constexpr double kPad = 8.0, kLabel = 14.0;
+      out.clusters.push_back({m,
+                              {box.x - kPad, box.y - kPad - kLabel, box.w - box.x + 2 * kPad,
+                               box.h - box.y + 2 * kPad + kLabel}});
+    }
   }
   out.width = bb.UR.x - bb.LL.x;
   out.height = bb.UR.y - bb.LL.y;
+  // The boxes' padding may reach past dot's bounding box: move everything into view.
+  double left = 0, top = 0;
+  for (const auto& c : out.clusters) {
+    left = std::min(left, c.box.x);
+    top = std::min(top, c.box.y);
+    out.width = std::max(out.width, c.box.x + c.box.w);
+    out.height = std::max(out.height, c.box.y + c.box.h);
+  }
+  if (left < 0 || top < 0) {
+    for (auto& b : out.nodes) {
+      b.x -= left;
+      b.y -= top;
+    }
+    for (auto& e : out.edges) {
+      for (auto& p : e.points) {
+        p.x -= left;
+        p.y -= top;
+      }
+    }
+    for (auto& c : out.clusters) {
+      c.box.x -= left;
+      c.box.y -= top;
+    }
+    out.width -= left;
+    out.height -= top;
+  }
   gvFreeLayout(gvc, g);
   agclose(g);
-  gvFreeContext(gvc);
   return out;
 }
 #endif

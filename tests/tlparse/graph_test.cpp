@@ -352,11 +352,13 @@ TEST_CASE("tlparse graph draws one artifact, and says what is wrong otherwise",
   CHECK(help.code == 0);
   CHECK(help.out.find("--artifact") != std::string::npos);
 
-  // --graphs: a folder of its own; the report's other files are those of a run without it.
+  // --graphs: a folder of its own; the report's other files are those of a run without it,
+  // byte for byte, but for the provenance pages (ours, with -i) that link the drawings.
   const auto with = tlparse_test::run_tlparse(
-      {log.string(), "-o", (tmp.path() / "with").string(), "--graphs", "--no-browser"}, tmp.path());
+      {log.string(), "-o", (tmp.path() / "with").string(), "-i", "--graphs", "--no-browser"},
+      tmp.path());
   const auto without = tlparse_test::run_tlparse(
-      {log.string(), "-o", (tmp.path() / "without").string(), "--no-browser"}, tmp.path());
+      {log.string(), "-o", (tmp.path() / "without").string(), "-i", "--no-browser"}, tmp.path());
   REQUIRE(with.code == 0);
   REQUIRE(without.code == 0);
   std::set<std::string> extra;
@@ -368,6 +370,17 @@ TEST_CASE("tlparse graph draws one artifact, and says what is wrong otherwise",
     }
   }
   CHECK(extra == tlparse_test::files_under(tmp.path() / "without"));
+  for (const auto& f : tlparse_test::files_under(tmp.path() / "without")) {
+    const std::string a = test_support::read_file(tmp.path() / "with" / f);
+    const std::string b = test_support::read_file(tmp.path() / "without" / f);
+    INFO(f);
+    if (f.starts_with("provenance_tracking_")) {
+      CHECK(a.find("href=\"graphs/-_0_0_0/") != std::string::npos);
+      CHECK(b.find("href=\"graphs/") == std::string::npos);
+    } else if (f != "index.sqlite") {
+      CHECK(a == b);
+    }
+  }
   CHECK(fs::exists(tmp.path() / "with/graphs/index.html"));
   CHECK(fs::exists(tmp.path() / "with/graphs/-_0_0_0/dynamo_output_graph_0.svg"));
 }

@@ -28,6 +28,16 @@ constexpr std::size_t kLabelChars = 56;
 constexpr double kMargin = 16.0;
 constexpr double kTitleHeight = 24.0;
 
+// Calls fn(from, to) for each edge, by consumer in printed order.
+template <class Fn>
+void for_each_edge(const FxGraph& graph, Fn fn) {
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (const std::size_t in : graph.nodes[i].inputs) {
+      fn(in, i);
+    }
+  }
+}
+
 // Characters of UTF-8 text (continuation bytes not counted).
 std::size_t char_count(std::string_view s) {
   std::size_t n = 0;
@@ -145,13 +155,11 @@ Layout layered_layout(const FxGraph& graph) {
       out.nodes[i].x += shift;
     }
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    for (const std::size_t in : graph.nodes[i].inputs) {
-      const auto& a = out.nodes[in];
-      const auto& b = out.nodes[i];
-      out.edges.push_back({in, i, {{a.x + a.w / 2, a.y + a.h}, {b.x + b.w / 2, b.y}}, false});
-    }
-  }
+  for_each_edge(graph, [&](std::size_t from, std::size_t to) {
+    const auto& a = out.nodes[from];
+    const auto& b = out.nodes[to];
+    out.edges.push_back({from, to, {{a.x + a.w / 2, a.y + a.h}, {b.x + b.w / 2, b.y}}, false});
+  });
   out.width = widest;
   out.height = std::max(0.0, y - kGapY);
   return out;
@@ -209,11 +217,9 @@ std::optional<Layout> dot_layout(const FxGraph& graph) {
     agsafeset(nodes[i], const_cast<char*>("height"), buf, const_cast<char*>(""));
   }
   std::vector<std::pair<Agedge_t*, std::pair<std::size_t, std::size_t>>> edges;
-  for (std::size_t i = 0; i < n; ++i) {
-    for (const std::size_t in : graph.nodes[i].inputs) {
-      edges.push_back({agedge(g, nodes[in], nodes[i], nullptr, 1), {in, i}});
-    }
-  }
+  for_each_edge(graph, [&](std::size_t from, std::size_t to) {
+    edges.push_back({agedge(g, nodes[from], nodes[to], nullptr, 1), {from, to}});
+  });
   if (gvLayout(gvc, g, "dot") != 0) {
     agclose(g);
     return std::nullopt;
@@ -373,30 +379,43 @@ const char* mark_name(NodeMark mark) {
   return "";
 }
 
+// ` name="v"`, the number to one decimal.
+void attr(std::string& out, const char* name, double v) {
+  out += ' ';
+  out += name;
+  out += "=\"";
+  append_number(out, v);
+  out += '"';
+}
+
+// `<rect x y width height` of `b` moved by (dx, dy), left open for more attributes.
+void open_rect(std::string& out, const Layout::Box& b, double dx, double dy) {
+  out += "<rect";
+  attr(out, "x", dx + b.x);
+  attr(out, "y", dy + b.y);
+  attr(out, "width", std::max(0.0, b.w));
+  attr(out, "height", std::max(0.0, b.h));
+}
+
+// `<text x y` left open.
+void open_text(std::string& out, double x, double y) {
+  out += "<text";
+  attr(out, "x", x);
+  attr(out, "y", y);
+}
+
 // The body of one graph's drawing (no <svg> element), offset by (dx, dy).
 void append_graph(std::string& out, const FxGraph& graph, const Layout& layout,
                   const SvgOptions& options, double dx, double dy) {
-  out += "<text class=\"title\" x=\"";
-  append_number(out, dx);
-  out += "\" y=\"";
-  append_number(out, dy - 8);
-  out += "\">";
-  out += svg_escape(options.title, 512);
-  out += " (" + std::to_string(graph.nodes.size()) + " nodes, " + layout.engine + ")</text>\n";
+  open_text(out, dx, dy - 8);
+  out += " class=\"title\">" + svg_escape(options.title, 512) + " (" +
+         std::to_string(graph.nodes.size()) + " nodes, " + layout.engine + ")</text>\n";
   for (const auto& c : layout.clusters) {
-    out += "<g class=\"cluster\"><rect x=\"";
-    append_number(out, dx + c.box.x);
-    out += "\" y=\"";
-    append_number(out, dy + c.box.y);
-    out += "\" width=\"";
-    append_number(out, c.box.w);
-    out += "\" height=\"";
-    append_number(out, c.box.h);
-    out += "\" fill=\"none\" stroke=\"#9aa5b8\" stroke-dasharray=\"4,3\"/><text x=\"";
-    append_number(out, dx + c.box.x + 4);
-    out += "\" y=\"";
-    append_number(out, dy + c.box.y + 12);
-    out += "\">" + svg_escape(c.module, 256) + "</text></g>\n";
+    out += "<g class=\"cluster\">";
+    open_rect(out, c.box, dx, dy);
+    out += " fill=\"none\" stroke=\"#9aa5b8\" stroke-dasharray=\"4,3\"/>";
+    open_text(out, dx + c.box.x + 4, dy + c.box.y + 12);
+    out += ">" + svg_escape(c.module, 256) + "</text></g>\n";
   }
   out += "<g class=\"edges\" fill=\"none\" stroke=\"#66758f\" marker-end=\"url(#arrow)\">\n";
   for (const auto& e : layout.edges) {
@@ -404,11 +423,10 @@ void append_graph(std::string& out, const FxGraph& graph, const Layout& layout,
       continue;
     }
     out += "<path d=\"M";
-    append_number(out, dx + e.points[0].x);
-    out += ',';
-    append_number(out, dy + e.points[0].y);
-    for (std::size_t k = 1; k < e.points.size(); ++k) {
-      out += (e.bezier && (k - 1) % 3 == 0) ? " C" : (e.bezier ? " " : " L");
+    for (std::size_t k = 0; k < e.points.size(); ++k) {
+      if (k > 0) {
+        out += (e.bezier && (k - 1) % 3 == 0) ? " C" : (e.bezier ? " " : " L");
+      }
       append_number(out, dx + e.points[k].x);
       out += ',';
       append_number(out, dy + e.points[k].y);
@@ -439,47 +457,24 @@ void append_graph(std::string& out, const FxGraph& graph, const Layout& layout,
       out += svg_escape(std::string_view(tip).substr(start, nl - start), 1024);
       start = nl + 1;
     }
-    out += "</title><rect x=\"";
-    append_number(out, dx + b.x);
-    out += "\" y=\"";
-    append_number(out, dy + b.y);
-    out += "\" width=\"";
-    append_number(out, b.w);
-    out += "\" height=\"";
-    append_number(out, b.h);
-    out += "\" rx=\"";
-    append_number(out, s.rx);
-    out += "\" fill=\"";
-    out += s.fill;
-    out += "\" stroke=\"";
-    out += s.stroke;
-    out += "\" stroke-width=\"";
-    append_number(out, s.stroke_width);
+    out += "</title>";
+    open_rect(out, b, dx, dy);
+    attr(out, "rx", s.rx);
+    out += std::string(" fill=\"") + s.fill + "\" stroke=\"" + s.stroke + "\"";
+    attr(out, "stroke-width", s.stroke_width);
     if (s.dash != nullptr) {
-      out += "\" stroke-dasharray=\"";
-      out += s.dash;
+      out += std::string(" stroke-dasharray=\"") + s.dash + "\"";
     }
-    out += "\"/>";
+    out += "/>";
     if (s.double_border) {
-      out += "<rect x=\"";
-      append_number(out, dx + b.x + 3);
-      out += "\" y=\"";
-      append_number(out, dy + b.y + 3);
-      out += "\" width=\"";
-      append_number(out, std::max(0.0, b.w - 6));
-      out += "\" height=\"";
-      append_number(out, std::max(0.0, b.h - 6));
-      out += "\" fill=\"none\" stroke=\"";
-      out += s.stroke;
-      out += "\"/>";
+      open_rect(out, {b.x + 3, b.y + 3, b.w - 6, b.h - 6}, dx, dy);
+      out += std::string(" fill=\"none\" stroke=\"") + s.stroke + "\"/>";
     }
     const auto lines = label_lines(node);
     for (std::size_t k = 0; k < lines.size(); ++k) {
-      out += "<text x=\"";
-      append_number(out, dx + b.x + b.w / 2);
-      out += "\" y=\"";
-      append_number(out, dy + b.y + kPadding / 2 + kLineHeight * static_cast<double>(k) + 11);
-      out += k == 0 ? "\" font-weight=\"bold\">" : "\">";
+      open_text(out, dx + b.x + b.w / 2,
+                dy + b.y + kPadding / 2 + kLineHeight * static_cast<double>(k) + 11);
+      out += k == 0 ? " font-weight=\"bold\">" : ">";
       out += svg_escape(lines[k], kLabelChars);
       out += "</text>";
     }
@@ -633,11 +628,9 @@ std::string to_dot(const FxGraph& graph) {
     }
     out += "];\n";
   }
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const std::size_t in : graph.nodes[i].inputs) {
-      out += "  n" + std::to_string(in) + " -> n" + std::to_string(i) + ";\n";
-    }
-  }
+  for_each_edge(graph, [&](std::size_t from, std::size_t to) {
+    out += "  n" + std::to_string(from) + " -> n" + std::to_string(to) + ";\n";
+  });
   out += "}\n";
   return out;
 }
@@ -667,13 +660,11 @@ std::string to_json(const FxGraph& graph) {
   }
   out += "\n], \"edges\": [";
   bool first = true;
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const std::size_t in : graph.nodes[i].inputs) {
-      out += first ? "\n  [" : ",\n  [";
-      first = false;
-      out += std::to_string(in) + ", " + std::to_string(i) + "]";
-    }
-  }
+  for_each_edge(graph, [&](std::size_t from, std::size_t to) {
+    out += first ? "\n  [" : ",\n  [";
+    first = false;
+    out += std::to_string(from) + ", " + std::to_string(to) + "]";
+  });
   out += "\n]}\n";
   return out;
 }

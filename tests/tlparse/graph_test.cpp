@@ -340,6 +340,11 @@ TEST_CASE("tlparse graph draws one artifact, and says what is wrong otherwise",
       tmp.path());
   CHECK(unknown.code == 1);
   CHECK(unknown.err.find("no compile '[9/9]'") != std::string::npos);
+  const auto escaped = tlparse_test::run_tlparse(
+      {"graph", log.string(), "--compile", "\x1b]0;x\x07", "--artifact", "a\rb"}, tmp.path());
+  CHECK(escaped.code == 1);
+  CHECK(escaped.err.find('\x1b') == std::string::npos); // no raw control byte on a terminal
+  CHECK(escaped.err.find("\\x1b") != std::string::npos);
   const auto not_graph = tlparse_test::run_tlparse(
       {"graph", log.string(), "--compile", "[0/0]", "--artifact", "dynamo_cpp_guards_str"},
       tmp.path());

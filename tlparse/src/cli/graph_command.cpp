@@ -6,6 +6,7 @@
 #include "cli/query_command.h"
 #include "tlparse/graph/graph_view.h"
 #include "tlparse/report/graph_pages.h"
+#include "tlparse/text/terminal_text.h"
 
 #include <fstream>
 #include <iostream>
@@ -52,8 +53,12 @@ int usage(const std::string& message) {
   return 2;
 }
 
-int fail(const std::string& message) {
-  std::cerr << "Error: " << printable(message) << "\n";
+// `message` may span lines of our own; what it quotes of a log, an index or the command line
+// was made printable where it was built (the messages of this file) or is escaped here whole
+// (errors of the read API, one line each).
+int fail(const std::string& message, bool escaped = false) {
+  std::cerr << "Error: " << (escaped ? text::terminal_safe_lines(message) : printable(message))
+            << "\n";
   return 1;
 }
 
@@ -70,8 +75,8 @@ std::string list_of(const std::vector<report::GraphOutput>& graphs,
   std::string out;
   for (const auto& g : graphs) {
     if (!compile || compile_matches(g, *compile)) {
-      out += "  " + (g.compile.empty() ? std::string("-") : g.compile) + "  " + g.output.artifact +
-             "  (" + g.output.name + ")\n";
+      out += "  " + (g.compile.empty() ? std::string("-") : printable(g.compile)) + "  " +
+             printable(g.output.artifact) + "  (" + printable(g.output.name) + ")\n";
     }
   }
   return out;
@@ -102,19 +107,19 @@ Found find_graph(const std::vector<report::GraphOutput>& graphs, const std::stri
     std::size_t shown = 0;
     for (const auto& g : graphs) {
       if (g.compile != last && shown < 20) {
-        known += (known.empty() ? "" : ", ") + g.compile;
+        known += (known.empty() ? "" : ", ") + printable(g.compile);
         last = g.compile;
         ++shown;
       }
     }
-    f.error = "no compile '" + compile + "' with graph artifacts" +
+    f.error = "no compile '" + printable(compile) + "' with graph artifacts" +
               (known.empty() ? std::string(" (the trace has no graph artifacts)")
                              : " (compiles with graphs: " + known + ")");
     return f;
   }
   if (matches.empty()) {
-    f.error = "compile " + compile + " has no graph artifact '" + artifact + "'; its graphs:\n" +
-              list_of(graphs, compile);
+    f.error = "compile " + printable(compile) + " has no graph artifact '" + printable(artifact) +
+              "'; its graphs:\n" + list_of(graphs, compile);
     return f;
   }
   if (matches.size() > 1) {
@@ -232,7 +237,7 @@ int run_graph_command(int argc, char** argv) {
   }
   const Found found = find_graph(graphs, *compile, *artifact);
   if (found.graph == nullptr) {
-    return fail(found.error);
+    return fail(found.error, true);
   }
   auto fx = load(reader, *found.graph);
   if (!fx) {
@@ -248,7 +253,7 @@ int run_graph_command(int argc, char** argv) {
   } else if (diff) {
     const Found other = find_graph(graphs, diff_compile.value_or(*compile), *diff);
     if (other.graph == nullptr) {
-      return fail(other.error);
+      return fail(other.error, true);
     }
     auto fx2 = load(reader, *other.graph);
     if (!fx2) {
@@ -269,7 +274,7 @@ int run_graph_command(int argc, char** argv) {
     if (saved) {
       const Found backward = find_graph(graphs, *compile, "aot_backward_graph");
       if (backward.graph == nullptr) {
-        return fail("--saved needs the compile's aot_backward_graph: " + backward.error);
+        return fail("--saved needs the compile's aot_backward_graph: " + backward.error, true);
       }
       auto bw = load(reader, *backward.graph);
       if (!bw) {

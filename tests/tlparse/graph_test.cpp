@@ -388,4 +388,16 @@ TEST_CASE("tlparse graph draws one artifact, and says what is wrong otherwise",
   }
   CHECK(fs::exists(tmp.path() / "with/graphs/index.html"));
   CHECK(fs::exists(tmp.path() / "with/graphs/-_0_0_0/dynamo_output_graph_0.svg"));
+  // --overwrite knows the graphs as the previous report's files: replaced, or removed without
+  // --graphs.
+  const auto again = tlparse_test::run_tlparse({log.string(), "-o", (tmp.path() / "with").string(),
+                                                "--graphs", "--overwrite", "--no-browser"},
+                                               tmp.path());
+  INFO(again.err);
+  CHECK(again.code == 0);
+  const auto plain = tlparse_test::run_tlparse(
+      {log.string(), "-o", (tmp.path() / "with").string(), "--overwrite", "--no-browser"},
+      tmp.path());
+  CHECK(plain.code == 0);
+  CHECK(!fs::exists(tmp.path() / "with/graphs"));
 }

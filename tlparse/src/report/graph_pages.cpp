@@ -4,6 +4,7 @@
 #include "tlparse/report/graph_pages.h"
 
 #include "report/html_page.h"
+#include "report/output_collisions.h"
 #include "report/output_folder.h"
 #include "tlparse/graph/fx_graph.h"
 #include "tlparse/index/index_reader.h"
@@ -23,9 +24,15 @@ Result<std::vector<GraphOutput>> graph_outputs(const index::IndexReader& reader,
   for (const auto& k : *keys) {
     key_of[k.id] = &k;
   }
+  // The paths the report really writes (collisions renamed), so the text links resolve.
+  auto plan = detail::plan_outputs(reader, file_id);
+  if (!plan) {
+    return Error{plan.error()};
+  }
   std::vector<GraphOutput> out;
   std::map<std::string, std::size_t> at_path; // the last output writing a path wins, as on disk
-  const Status st = reader.for_each_output(file_id, [&](const index::Output& o) {
+  const Status st = reader.for_each_output(file_id, [&](index::Output o) {
+    plan->apply(o);
     if (o.kind == index::OutputKind::link || !graph::is_graph_artifact(o.artifact) ||
         !detail::OutputFolder::is_safe_relative_path(o.path)) {
       return true;

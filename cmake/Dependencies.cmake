@@ -39,6 +39,22 @@ if(TORCHSCOPE_BUILD_TLPARSE)
     add_library(xxHash::xxhash INTERFACE IMPORTED)
     target_include_directories(xxHash::xxhash INTERFACE "${XXHASH_INCLUDE_DIR}")
   endif()
+  # Graphviz (cgraph + gvc) lays out the graph views (docs/TLPARSE-GRAPHS.md). Optional: without
+  # it, every graph gets tlparse's own layered layout.
+  option(TORCHSCOPE_WITH_GRAPHVIZ "Lay out graph views with Graphviz when it is installed" ON)
+  set(TORCHSCOPE_HAVE_GRAPHVIZ OFF)
+  if(TORCHSCOPE_WITH_GRAPHVIZ)
+    find_package(PkgConfig QUIET)
+    if(PkgConfig_FOUND)
+      pkg_check_modules(GRAPHVIZ QUIET IMPORTED_TARGET libgvc libcgraph)
+    endif()
+    if(GRAPHVIZ_FOUND)
+      set(TORCHSCOPE_HAVE_GRAPHVIZ ON)
+    else()
+      message(STATUS "Graphviz (libgraphviz-dev: libgvc, libcgraph) not found: graph views use "
+                     "the built-in layered layout; apt-get install libgraphviz-dev for dot's")
+    endif()
+  endif()
 endif()
 
 if(TORCHSCOPE_BUILD_TESTS OR TORCHSCOPE_BUILD_BENCHMARKS)

@@ -13,6 +13,7 @@ PACKAGES=(
   zlib1g-dev             # payload compression in the index
   libssl-dev             # MD5 of payloads (OpenSSL's libcrypto)
   libxxhash-dev          # XXH3, the ingest's content hash
+  libgraphviz-dev        # graph views' layout (cgraph + gvc; optional: a built-in layout without)
   llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev # the GUI
 )

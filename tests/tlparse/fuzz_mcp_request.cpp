@@ -6,6 +6,7 @@
 #include "mcp/json_rpc.h"
 #include "mcp/tools.h"
 #include "tlparse/answers/graph_break_id.h"
+#include "tlparse/graph/fx_graph.h"
 #include "tlparse/report/serde_json.h"
 
 #include <cstdint>
@@ -58,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto id = tlparse::answers::graph_break_id(text);
   check(id.docs_url.size() <= text.size() && (id.id.empty() || id.id.rfind("gb", 0) == 0),
         "a graph break id not from the text");
-  for (const auto& node : tlparse::mcp::parse_fx_graph(text)) {
+  for (const auto& node : tlparse::graph::parse_fx_graph(text).nodes) {
     check(!node.name.empty() && node.name.size() <= text.size(), "an FX node without a name");
   }
   return 0;

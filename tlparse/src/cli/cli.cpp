@@ -14,6 +14,7 @@
 #include "tlparse/ingest/ingest.h"
 #include "tlparse/ingest/log_files.h"
 #include "tlparse/ingest/merge.h"
+#include "tlparse/report/graph_pages.h"
 #include "tlparse/report/render.h"
 #include "tlparse/text/terminal_text.h"
 
@@ -64,6 +65,7 @@ constexpr const char* kHelp =
     "       tlparse check <SOURCE> [LIMITS] [--baseline OLD]   CI gate: exit 1 on a violation\n"
     "       tlparse diff <A> <B> [--format json|--html OUT]    what changed between two runs\n"
     "       tlparse mcp <SOURCE> [--compare OTHER]             MCP server for agents (stdio)\n"
+    "       tlparse graph <SOURCE> --compile ID --artifact NAME draw an FX graph (SVG)\n"
     "       tlparse run [OPTIONS] -- <CMD> [ARGS]...           run CMD with TORCH_TRACE, report\n\n"
     "Arguments:\n"
     "  <PATH>  A log file (plain or gzip-compressed), or a folder (its newest *.log or *.log.gz\n"
@@ -85,6 +87,9 @@ constexpr const char* kHelp =
     "                               graph, post-grad graph and generated code, lines linked\n"
     "      --serve                  Ingest, then serve the report over HTTP, each page rendered\n"
     "                               from the index when first asked for (OUT keeps the index)\n"
+    "      --graphs                 Also draw the FX graphs as SVG into OUT/graphs/ (graphs of\n"
+    "                               up to 5,000 nodes; OUT/graphs/index.html lists them).\n"
+    "                               --serve always offers them, at /graphs/index.html\n"
     "      --port <N>               Port for --serve [default: the first free of 8000-8099]\n"
     "      --host <ADDRESS>         Address for --serve to bind [default: 127.0.0.1]\n"
     "      --strict                 Fail (writing nothing) if any line failed to parse; with\n"
@@ -115,6 +120,7 @@ struct Args {
   bool overwrite = false, latest = false, strict = false, strict_compile_id = false;
   bool verbose = false, plain_text = false, fts = false, all_ranks = false;
   bool provenance = false, no_browser = false, serve = false, export_mode = false;
+  bool graphs = false; // --graphs: also write OUT/graphs/ (graph_pages.h)
   std::optional<std::uint16_t> port;
   std::string host = "127.0.0.1";
   std::string custom_header_html;
@@ -207,6 +213,8 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
       a.file_id = std::atoll(v->c_str());
     } else if (arg == "--serve") {
       a.serve = true;
+    } else if (arg == "--graphs") {
+      a.graphs = true;
     } else if (arg == "--port") {
       auto v = value("--port");
       const long n = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
@@ -486,6 +494,7 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   opts.custom_header_html = a.custom_header_html;
   opts.file_id = a.file_id;
   opts.inductor_provenance = a.provenance;
+  opts.graph_links = a.graphs;
   opts.raw_log_source = raw_log;
   opts.index_path = index_path; // lets the renderer stream big files on extra threads
   opts.cancel = &g_interrupted;
@@ -501,6 +510,28 @@ int render_into(const fs::path& index_path, const Args& a, const fs::path& stagi
   }
   if (!r.ok) {
     return fail_or_interrupted(r.error);
+  }
+  if (a.graphs && !a.export_mode) {
+    // Beside the report, in a folder of its own: tlparse 0.4.3's files are unchanged.
+    auto files = (*reader)->files();
+    if (!files) {
+      return fail(files.error());
+    }
+    int64_t file_id = a.file_id;
+    if (file_id == 0 && !files->empty()) {
+      file_id = files->front().id;
+    }
+    const auto g = report::write_graph_folder(**reader, file_id, staging);
+    if (!g.ok) {
+      return fail(g.error);
+    }
+    std::cerr << "Graphs: " << g.drawn << " of " << g.graphs << " drawn into "
+              << report::kGraphsIndex;
+    if (g.over_budget + g.unparsed > 0) {
+      std::cerr << " (" << g.over_budget << " over " << report::kDefaultGraphNodeBudget
+                << " nodes, " << g.unparsed << " not FX graphs: listed as text)";
+    }
+    std::cerr << "\n";
   }
   return kExitOk;
 }
@@ -636,6 +667,7 @@ int run_direct(const Args& a) {
       return fail(st.error());
     }
     report::RenderOptions pages = served_pages(a);
+    pages.graph_links = true; // the server draws graphs when asked for
     pages.raw_log_source = path;
     return serve_report(serve_request(a, (*folder)->out() / report::files::index), pages);
   }
@@ -675,6 +707,9 @@ int run(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "mcp") == 0) {
     return run_mcp_command(argc - 1, argv + 1);
   }
+  if (argc > 1 && std::strcmp(argv[1], "graph") == 0) {
+    return run_graph_command(argc - 1, argv + 1);
+  }
   if (argc > 1 && std::strcmp(argv[1], "run") == 0) {
     return run_run_command(argc - 1, argv + 1);
   }
@@ -697,6 +732,9 @@ int run(int argc, char** argv) {
     return run_render(a);
   }
   if (a.all_ranks) {
+    if (a.graphs) {
+      return fail("--graphs with --all-ranks-html is not supported yet; run it on one rank's log");
+    }
     if (a.latest) {
       return fail("--latest cannot be used with --all-ranks-html");
     }

@@ -2,6 +2,7 @@
 // read the request head, answer, close.
 #include "cli/serve.h"
 
+#include "tlparse/report/graph_pages.h"
 #include "tlparse/report/on_demand.h"
 #include "tlparse/text/hex_digit.h"
 #include "tlparse/text/terminal_text.h"
@@ -37,6 +38,9 @@ const char* content_type(const std::string& path) {
   if (ends(".txt") || ends(".log")) {
     return "text/plain; charset=utf-8";
   }
+  if (ends(".svg")) {
+    return "image/svg+xml";
+  }
   return "application/octet-stream";
 }
 
@@ -59,8 +63,12 @@ void respond(int fd, int status, const char* reason, const char* type, std::stri
   std::ostringstream h;
   h << "HTTP/1.0 " << status << ' ' << reason << "\r\nContent-Type: " << type
     << "\r\nContent-Length: " << length
-    << "\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: "
-       "close\r\n\r\n";
+    << "\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\n";
+  if (std::string_view(type).starts_with("image/svg")) {
+    // A graph view draws log text: whatever it holds, the browser runs no script of it.
+    h << "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\n";
+  }
+  h << "Connection: close\r\n\r\n";
   if (send_all(fd, h.str()) && !head_only) {
     send_all(fd, body);
   }
@@ -286,6 +294,8 @@ int serve_pages(const ServeRequest& request, const PageSource& pages) {
       request.index.has_parent_path() ? request.index.parent_path() : fs::path(".");
   std::cout << "Serving " << served.string() << " at http://"
             << (v6 ? "[" + request.host + "]" : request.host) << ":" << port << "/\n"
+            << "Graph views at http://" << (v6 ? "[" + request.host + "]" : request.host) << ":"
+            << port << "/" << report::kGraphsIndex << "\n"
             << "Press Ctrl+C to stop" << std::endl;
   while (request.stop == nullptr || !request.stop->load()) {
     pollfd p{listener, POLLIN, 0};

@@ -7,6 +7,7 @@
 #include "tlparse/answers/graph_break_id.h"
 #include "tlparse/answers/run_diff.h"
 #include "tlparse/answers/run_facts.h"
+#include "tlparse/graph/fx_graph.h"
 #include "tlparse/report/diff_json.h"
 
 #include <chrono>
@@ -410,7 +411,8 @@ ToolResult graph_tool(const ToolContext& ctx, const ToolArgs& args) {
     return Error{found.error()};
   }
   JsonValue out = std::move(found->header);
-  const std::vector<GraphNode> nodes = parse_fx_graph(found->text);
+  const graph::FxGraph parsed = graph::parse_fx_graph(found->text);
+  const std::vector<graph::FxNode>& nodes = parsed.nodes;
   if (nodes.empty()) {
     const size_t n = utf8_cut(found->text, kDefaultArtifactBytes);
     out.set("parsed", JsonValue::boolean(false));
@@ -421,7 +423,7 @@ ToolResult graph_tool(const ToolContext& ctx, const ToolArgs& args) {
   const auto limit = static_cast<size_t>(limit_of(args));
   JsonValue list = JsonValue::array();
   size_t bytes = 0;
-  for (const GraphNode& node : nodes) {
+  for (const graph::FxNode& node : nodes) {
     if (list.items().size() >= limit || bytes > kMaxResultBytes) {
       break;
     }
@@ -441,6 +443,16 @@ ToolResult graph_tool(const ToolContext& ctx, const ToolArgs& args) {
     if (!node.source.empty()) {
       o.set("source", str(node.source));
     }
+    if (!node.module.empty()) {
+      o.set("module", str(node.module));
+    }
+    // The edges: the names of the nodes it reads (of its own module).
+    JsonValue inputs = JsonValue::array();
+    for (const size_t in : node.inputs) {
+      inputs.items().push_back(str(nodes[in].name));
+      bytes += nodes[in].name.size();
+    }
+    o.set("inputs", std::move(inputs));
     bytes += node.name.size() + node.target.size() + node.type.size() + node.source.size() + 64;
     list.items().push_back(std::move(o));
   }
@@ -592,7 +604,8 @@ std::vector<Tool> make_tools() {
   t.push_back({"graph",
                "A graph artifact's nodes, parsed from the printed FX graph: name, op "
                "(placeholder, call_function, call_method, get_attr, output), target, args, type "
-               "annotation, source line. The text instead (parsed: false) when it does not parse.",
+               "annotation, source line, inputs (the nodes it reads: the edges), module (a "
+               "nested submodule). The text instead (parsed: false) when it does not parse.",
                {compile_arg(true, "The compile, e.g. [0/0]"),
                 kFileId,
                 {"name", Type::string, false,

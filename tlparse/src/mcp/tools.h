@@ -77,14 +77,4 @@ constexpr size_t kMaxArtifactBytes = 1u << 20;
 constexpr int kQuerySeconds = 20;                 // a query running longer is stopped
 constexpr int64_t kMaxQueryValueBytes = 64 << 20; // the longest value a query may read or make
 
-// A printed FX graph's nodes (GraphModule.print_readable / the logged graphs), parsed minimally;
-// empty when the text does not look like one.
-struct GraphNode {
-  std::string name, op, target;
-  std::vector<std::string> args;
-  std::string type;   // the annotation ("f32[8, 128][128, 1]cuda:0"), if any
-  std::string source; // the "# File: ..." comment above it, if any
-};
-std::vector<GraphNode> parse_fx_graph(std::string_view text);
-
 } // namespace tlparse::mcp

@@ -5,6 +5,7 @@
 #include "report/output_folder.h"
 #include "report/render_context.h"
 #include "tlparse/index/index_reader.h"
+#include "tlparse/report/graph_pages.h"
 
 #include <algorithm>
 #include <map>
@@ -23,6 +24,9 @@ struct OnDemandReport::Impl {
   std::map<std::string, std::size_t> output_at; // path -> the last output writing it
   std::set<std::string> provenance;             // provenance page names (with -i)
   std::set<std::string> done;                   // paths rendered into the cache
+  // The graph views (graph_pages.h), listed at the first request under graphs/.
+  std::optional<std::vector<GraphOutput>> graphs;
+  std::map<std::string, std::size_t> graph_at; // graphs/<path>.svg -> its output
   explicit Impl(const std::filesystem::path& cache) : folder(cache) {}
 };
 
@@ -122,6 +126,32 @@ Result<std::optional<std::filesystem::path>> OnDemandReport::file(const std::str
     s.done.insert(s.provenance.begin(), s.provenance.end());
   } else if (const auto it = s.output_at.find(relative); it != s.output_at.end()) {
     detail::render_output(ctx, s.outputs[it->second]);
+  } else if (relative.starts_with(std::string(kGraphsFolder) + "/")) {
+    // Graph views: beside the report, never part of what tlparse 0.4.3 writes.
+    if (!s.graphs) {
+      auto graphs = graph_outputs(*s.reader, ctx.file.id);
+      if (!graphs) {
+        return Error{graphs.error()};
+      }
+      s.graphs = std::move(graphs).value();
+      for (std::size_t i = 0; i < s.graphs->size(); ++i) {
+        s.graph_at[graph_svg_path((*s.graphs)[i].output)] = i;
+      }
+    }
+    if (relative == kGraphsIndex) {
+      s.folder.write_file(relative, graphs_index_page(*s.graphs));
+    } else if (const auto g = s.graph_at.find(relative); g != s.graph_at.end()) {
+      auto svg = render_graph_output(*s.reader, (*s.graphs)[g->second], kDefaultGraphNodeBudget);
+      if (!svg) {
+        return Error{svg.error()};
+      }
+      if (!svg->svg) {
+        return std::optional<std::filesystem::path>(); // not an FX graph, or over the budget
+      }
+      s.folder.write_file(relative, *svg->svg);
+    } else {
+      return std::optional<std::filesystem::path>();
+    }
   } else {
     return std::optional<std::filesystem::path>();
   }

@@ -7,6 +7,8 @@
 // page holds all its CSS and script, so it works offline from file:// and when copied alone.
 #include "report/html_page.h"
 #include "report/render_context.h"
+#include "tlparse/graph/fx_graph.h"
+#include "tlparse/report/graph_pages.h"
 #include "tlparse/report/serde_json.h"
 
 #include <cctype>
@@ -433,7 +435,14 @@ void render_provenance_pages(RenderContext& ctx) {
         esc(page, o->path);
         page.append("\">");
         esc(page, o->name);
-        page.append("</a>)");
+        page.append("</a>");
+        if (ctx.options.graph_links && graph::is_graph_artifact(o->artifact)) {
+          // Only with --graphs or --serve, which draw it (graph_pages.h).
+          page.append(", <a href=\"");
+          esc(page, graph_svg_path(*o));
+          page.append("\">drawn</a>");
+        }
+        page.append(")");
       } else {
         page.append(" (not logged)");
       }

@@ -8,7 +8,9 @@
 #include "report/output_collisions.h"
 #include "report/render_context.h"
 #include "tlparse/compile_id.h"
+#include "tlparse/graph/fx_graph.h"
 #include "tlparse/index/index_reader.h"
+#include "tlparse/report/graph_pages.h"
 #include "tlparse/report/multi_rank.h"
 
 #include <algorithm>
@@ -324,6 +326,7 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
     for (const index::CompileKey& k : *keys) {
       out.push_back(detail::provenance_page_name(k.dir_name));
     }
+    out.emplace_back(kGraphsIndex);
     const Status listed_outputs = reader.for_each_output(f.id, [&](index::Output o) {
       if (o.kind == index::OutputKind::link) {
         return true;
@@ -332,6 +335,9 @@ Result<std::vector<std::string>> report_files(const tlparse::index::IndexReader&
       out.push_back(o.path);
       if (ranked) {
         out.push_back(prefix + o.path);
+      }
+      if (graph::is_graph_artifact(o.artifact)) {
+        out.push_back(graph_svg_path(o)); // --graphs (graph_pages.h)
       }
       if (o.readable_url && !o.readable_url->empty()) {
         out.push_back(*o.readable_url);

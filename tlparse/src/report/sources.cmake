@@ -12,6 +12,7 @@ set(TORCHSCOPE_TLPARSE_REPORT_SOURCES
   src/report/diff_page.cpp
   src/report/export_report.cpp
   src/report/flame_chart.cpp
+  src/report/graph_pages.cpp
   src/report/html_page.cpp
   src/report/index_page.cpp
   src/report/json_outputs.cpp

@@ -63,6 +63,9 @@ struct RenderOptions {
   // -i/--inductor-provenance: also write provenance_tracking_<folder>.html for every compile
   // folder (the three-panel highlighter) and list them on index.html.
   bool inductor_provenance = false;
+  // --graphs and --serve: the provenance pages also link each graph's drawing under graphs/
+  // (graph_pages.h). Off, they are as before.
+  bool graph_links = false;
   // Stop at the first output that cannot be written (default: count it and go on).
   bool strict = false;
   // Which ingested file to render (single-rank mode renders one file); 0 = the first one.

@@ -267,6 +267,34 @@ TEST_CASE(
   CHECK(marks[1] == NodeMark::saved_for_backward);
 }
 
+TEST_CASE("the joint graph's split read from min_cut_information: saved and recomputed values",
+          "[tlparse][graph]") {
+  using tlparse::graph::NodeMark;
+  const FxGraph joint = parse_fx_graph("def forward(self, x: \"f32[4][1]cpu\"):\n"
+                                       "    mm: \"f32[4][1]cpu\" = torch.ops.aten.sin.default(x)\n"
+                                       "    t: \"f32[4][1]cpu\" = torch.ops.aten.tanh.default(mm)\n"
+                                       "    return (t,)\n");
+  const std::string payload =
+      R"({"Joint Graph Size": 4, "Joint Graph Node Information": {"mm": {"index": 1,)"
+      R"( "recomputable_candidate_info": {"is_saved": true, "is_recomputed": false}}, "t":)"
+      R"( {"index": 2, "recomputable_candidate_info": {"is_saved": false, "is_recomputed": true}}},)"
+      R"( "Min Cut Solution Saved Values": ["x", "mm", "<script>"]})";
+  std::size_t saved = 0;
+  std::size_t recomputed = 0;
+  const auto marks = tlparse::graph::split_from_min_cut(joint, payload, saved, recomputed);
+  REQUIRE(marks.has_value());
+  CHECK(saved == 2); // x and mm; a name the graph lacks is ignored
+  CHECK(recomputed == 1);
+  CHECK((*marks)[index_of(joint, "mm")] == NodeMark::saved_for_backward);
+  CHECK((*marks)[index_of(joint, "t")] == NodeMark::recomputed);
+  const std::string svg =
+      tlparse::graph::render_svg(joint, tlparse::graph::layout_graph(joint), {"joint", *marks});
+  CHECK(svg.find("recomputed") != std::string::npos);
+  // Not that JSON: no marks, not an error.
+  CHECK_FALSE(tlparse::graph::split_from_min_cut(joint, "{\"x\": 1}", saved, recomputed));
+  CHECK_FALSE(tlparse::graph::split_from_min_cut(joint, "\x01not json", saved, recomputed));
+}
+
 TEST_CASE("graph artifacts of the committed logs and the shared corpus parse (the rate printed)",
           "[tlparse][graph][corpus]") {
   std::vector<fs::path> logs;

@@ -41,8 +41,10 @@ constexpr const char* kGraphHelp =
     "                             structure: added green, removed red, changed yellow\n"
     "      --diff-compile <ID>    The compile of --diff's graph [default: --compile]\n"
     "      --saved                On a joint graph: mark (purple) what the partitioner saved\n"
-    "                             for the backward (the compile's aot_backward_graph inputs\n"
-    "                             that are not tangents)\n"
+    "                             for the backward and (dashed blue) what the backward\n"
+    "                             recomputes, from the compile's min_cut_information when the\n"
+    "                             log has one, else the aot_backward_graph inputs that are\n"
+    "                             not tangents (saved only)\n"
     "  -h, --help                 Print help\n\n"
     "Graphs of up to 1,000 nodes are laid out by Graphviz's dot with its effort capped, larger\n"
     "ones by the layered layout (linear time). Exit status: 0 success, 1 error, 2 usage error.\n";
@@ -271,7 +273,33 @@ int run_graph_command(int argc, char** argv) {
   } else {
     graph::SvgOptions options;
     options.title = found.graph->output.name + " " + found.graph->compile;
-    if (saved) {
+    std::optional<std::string> min_cut;
+    if (saved && found.graph->output.key_id) {
+      // The partitioner's own record, when the log has one (our compiler writes it always,
+      // PyTorch from its memory-budget solver).
+      const Status st = reader.for_each_output(found.graph->output.file_id, [&](index::Output o) {
+        if (o.key_id == found.graph->output.key_id && o.artifact == "min_cut_information") {
+          if (auto p = reader.payload(o.event_id); p && *p) {
+            min_cut = std::string(**p);
+          }
+        }
+        return true;
+      });
+      if (!st) {
+        return fail(st.error(), true);
+      }
+    }
+    std::optional<std::vector<graph::NodeMark>> from_min_cut;
+    if (min_cut) {
+      std::size_t n_saved = 0, n_recomputed = 0;
+      from_min_cut = graph::split_from_min_cut(*fx, *min_cut, n_saved, n_recomputed);
+      if (from_min_cut) {
+        options.marks = *from_min_cut;
+        std::cerr << n_saved << " values saved for the backward, " << n_recomputed
+                  << " recomputed in it (from min_cut_information)\n";
+      }
+    }
+    if (saved && !from_min_cut) {
       const Found backward = find_graph(graphs, *compile, "aot_backward_graph");
       if (backward.graph == nullptr) {
         return fail("--saved needs the compile's aot_backward_graph: " + backward.error, true);

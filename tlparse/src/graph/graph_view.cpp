@@ -16,6 +16,7 @@
 #ifdef TORCHSCOPE_HAVE_GRAPHVIZ
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <simdjson.h>
 #endif
 
 namespace tlparse::graph {
@@ -357,6 +358,11 @@ Style style_of(const FxNode& node, NodeMark mark) {
     s.stroke = "#7b1fa2";
     s.stroke_width = 3;
     break;
+  case NodeMark::recomputed:
+    s.stroke = "#1565c0";
+    s.stroke_width = 2.5;
+    s.dash = "2,2";
+    break;
   case NodeMark::none:
     break;
   }
@@ -373,6 +379,8 @@ const char* mark_name(NodeMark mark) {
     return " changed";
   case NodeMark::saved_for_backward:
     return " saved";
+  case NodeMark::recomputed:
+    return " recomputed";
   case NodeMark::none:
     break;
   }
@@ -741,6 +749,56 @@ std::vector<NodeMark> saved_for_backward(const FxGraph& joint, const FxGraph& ba
     if (n.module.empty() && !n.is_output() && saved.count(n.name) != 0) {
       marks[i] = NodeMark::saved_for_backward;
       ++found;
+    }
+  }
+  return marks;
+}
+
+std::optional<std::vector<NodeMark>> split_from_min_cut(const FxGraph& joint,
+                                                        std::string_view min_cut_json,
+                                                        std::size_t& saved,
+                                                        std::size_t& recomputed) {
+  saved = 0;
+  recomputed = 0;
+  simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  if (parser.parse(min_cut_json.data(), min_cut_json.size()).get(root)) {
+    return std::nullopt;
+  }
+  simdjson::dom::array saved_values;
+  if (root["Min Cut Solution Saved Values"].get(saved_values)) {
+    return std::nullopt;
+  }
+  std::unordered_set<std::string> saved_names;
+  for (simdjson::dom::element v : saved_values) {
+    std::string_view name;
+    if (!v.get(name)) {
+      saved_names.emplace(name);
+    }
+  }
+  std::unordered_set<std::string> recomputed_names;
+  simdjson::dom::object info;
+  if (!root["Joint Graph Node Information"].get(info)) {
+    for (auto field : info) {
+      bool is_recomputed = false;
+      if (!field.value["recomputable_candidate_info"]["is_recomputed"].get(is_recomputed) &&
+          is_recomputed) {
+        recomputed_names.emplace(field.key);
+      }
+    }
+  }
+  std::vector<NodeMark> marks(joint.nodes.size(), NodeMark::none);
+  for (std::size_t i = 0; i < joint.nodes.size(); ++i) {
+    const FxNode& n = joint.nodes[i];
+    if (!n.module.empty() || n.is_output()) {
+      continue;
+    }
+    if (saved_names.count(n.name) != 0) {
+      marks[i] = NodeMark::saved_for_backward;
+      ++saved;
+    } else if (recomputed_names.count(n.name) != 0) {
+      marks[i] = NodeMark::recomputed;
+      ++recomputed;
     }
   }
   return marks;

@@ -10,6 +10,7 @@
 #include "tlparse/graph/fx_graph.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,7 +58,7 @@ Layout layout_graph(const FxGraph& graph, const LayoutOptions& options = {});
 
 // How a node is drawn beyond its kind: by a diff, or as a value the partitioner saved for the
 // backward.
-enum class NodeMark { none, added, removed, changed, saved_for_backward };
+enum class NodeMark { none, added, removed, changed, saved_for_backward, recomputed };
 
 struct SvgOptions {
   std::string title;             // the graph's name (artifact, compile), shown at the top
@@ -94,6 +95,16 @@ GraphDiff diff_graphs(const FxGraph& before, const FxGraph& after);
 // outputs beyond the user's). Marks by node index of `joint`, and how many were found.
 std::vector<NodeMark> saved_for_backward(const FxGraph& joint, const FxGraph& backward,
                                          std::size_t& found);
+
+// The split as the partitioner recorded it, from a min_cut_information artifact (PyTorch's
+// activation-memory-budget log, or our compiler's, written for every joint graph): the nodes of
+// "Min Cut Solution Saved Values" marked saved, the recomputable candidates whose
+// recomputable_candidate_info says is_recomputed marked recomputed; nodes matched by name.
+// nullopt when `min_cut_json` is not that JSON object.
+std::optional<std::vector<NodeMark>> split_from_min_cut(const FxGraph& joint,
+                                                        std::string_view min_cut_json,
+                                                        std::size_t& saved,
+                                                        std::size_t& recomputed);
 
 // Text made safe for XML text and attribute values (SVG): control bytes and invalid UTF-8
 // become U+FFFD, & < > " ' become entities; cut to `max_bytes` at a character boundary ("…").

@@ -426,7 +426,7 @@ void var_grad(const Ctx& c, Sink& out) {
   if (!n.is_symbolic()) {
     out.set(0, div(twice, std::max(0.0, static_cast<double>(n.hint()) - correction)));
   } else {
-    out.set(0, div_by(twice, n - SymInt(static_cast<std::int64_t>(correction))));
+    out.set(0, div_by(twice, n - SymInt(integral_correction(correction))));
   }
 }
 

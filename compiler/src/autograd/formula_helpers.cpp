@@ -5,6 +5,7 @@
 #include "kernels/shape_util.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace compiler::autograd::detail {
 
@@ -122,6 +123,15 @@ Tensor cast_back(const Tensor& y, DType original) {
 
 } // namespace
 
+std::int64_t integral_correction(double correction) {
+  if (correction != std::floor(correction)) {
+    user_error("var: a fractional correction (" + std::to_string(correction) +
+               ") over a dynamic size is not supported; the divisor N - correction is an integer "
+               "expression of the size");
+  }
+  return static_cast<std::int64_t>(correction);
+}
+
 Tensor variance(const Tensor& x, std::span<const std::int64_t> dims, double correction,
                 bool keepdim) {
   const Tensor xf = upcast_16bit(x);
@@ -133,8 +143,8 @@ Tensor variance(const Tensor& x, std::span<const std::int64_t> dims, double corr
   if (!n.is_symbolic()) {
     v = div(squares, std::max(0.0, static_cast<double>(n.hint()) - correction));
   } else {
-    // A symbolic count: the graph divides by n - correction at run time (correction integral).
-    v = div_by(squares, n - SymInt(static_cast<std::int64_t>(correction)));
+    // A symbolic count: the graph divides by n - correction at run time.
+    v = div_by(squares, n - SymInt(integral_correction(correction)));
   }
   return cast_back(v, x.dtype());
 }

@@ -63,6 +63,9 @@ std::vector<std::int64_t> trailing_dims(std::int64_t rank, std::size_t n);
 // x in f32 when it is a 16-bit float (the compute type of the reductions below), else x.
 Tensor upcast_16bit(const Tensor& x);
 
+// The correction as the integer a symbolic divisor N - correction needs (UserError otherwise).
+std::int64_t integral_correction(double correction);
+
 // var: {x, dims, correction, keepdim}: sum((x - mean)^2) / max(0, N - correction).
 Tensor variance(const Tensor& x, std::span<const std::int64_t> dims, double correction,
                 bool keepdim);

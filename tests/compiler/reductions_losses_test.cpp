@@ -358,3 +358,17 @@ TEST_CASE("compiled dropout saves no mask: the backward draws it again from (see
   INFO("saved " << saved << " bytes");
   CHECK((saved == 0 || saved == 64 * 64 * 4));
 }
+
+TEST_CASE("var over a dynamic size: an integral correction compiles, a fractional one is refused",
+          "[compiler][reductions26]") {
+  auto whole = compile([](const Tensor& a) { return var(a, {0}, 1.0); }, {.backend = "inductor"});
+  for (std::int64_t rows : {3, 4, 6}) { // the second size makes dim 0 dynamic
+    const Tensor x = wave({rows, 2}, 0.5);
+    CHECK_CLOSE(whole(x), var(x, {0}, 1.0));
+  }
+  auto fractional =
+      compile([](const Tensor& a) { return var(a, {0}, 0.5); }, {.backend = "inductor"});
+  const Tensor x3 = wave({3, 2}, 0.5);
+  CHECK_CLOSE(fractional(x3), var(x3, {0}, 0.5)); // a static size: the divisor is a number
+  CHECK_THROWS_WITH(fractional(wave({4, 2}, 0.5)), Catch::Contains("fractional correction"));
+}

@@ -369,6 +369,30 @@ std::vector<Case> cases(Rng& rng) {
       {"cross_entropy single", OpKind::cross_entropy, {in({5}), indices({}, {3})}, [](V x) {
          return cross_entropy(x[0], x[1]);
        }});
+  // issue 26: var, logsumexp, the losses, dropout
+  out.push_back({"var over a dim, keepdim", OpKind::var, {in({3, 4})}, [](V x) {
+                   return var(x[0], {1}, 1.0, true);
+                 }});
+  out.push_back({"var of everything, unbiased false", OpKind::var, {in({2, 3})}, [](V x) {
+                   return var(x[0], {}, 0.0);
+                 }});
+  out.push_back({"logsumexp over two dims", OpKind::logsumexp, {in({2, 3, 2})}, [](V x) {
+                   return logsumexp(x[0], {0, 2});
+                 }});
+  out.push_back(
+      {"mse_loss with a broadcast target", OpKind::mse_loss, {in({3, 4}), in({4})}, [](V x) {
+         return mse_loss(x[0], x[1]);
+       }});
+  out.push_back({"mse_loss unreduced", OpKind::mse_loss, {in({2, 3}), in({2, 3})}, [](V x) {
+                   return mse_loss(x[0], x[1], "none");
+                 }});
+  out.push_back({"binary_cross_entropy_with_logits summed",
+                 OpKind::binary_cross_entropy_with_logits,
+                 {in({3, 2}), in({3, 2})},
+                 [](V x) { return binary_cross_entropy_with_logits(x[0], sigmoid(x[1]), "sum"); }});
+  out.push_back({"dropout from a fixed seed and offset", OpKind::dropout, {in({4, 5})}, [](V x) {
+                   return dropout(x[0], 0.3, 17, SymInt(250));
+                 }});
   out.push_back(
       {"gather", OpKind::gather, {in({3, 4}), indices({2, 4}, {0, 2, 1, 2, 2, 0, 0, 1})}, [](V x) {
          return gather(x[0], 0, x[1]);

@@ -104,6 +104,19 @@ std::vector<NamedCase> cases() {
     const Tensor shifted = roll(repeat(narrow(a, 1, 0, 1), {1, 3}), {1}, {0});
     return add(add(picked, first), add(narrow(tri, 1, 0, 1), mul(shifted, 0.5)));
   });
+  // issue 26: var, logsumexp, the losses, and dropout's and rand's draws from an explicit
+  // (seed, offset), so eager and compiled draw the same numbers.
+  add_case(
+      "var_logsumexp_losses",
+      [](const Tensor& a, const Tensor& b) {
+        const Tensor stats = add(var(a, {1}), logsumexp(mul(a, 3.0), {1}));
+        return add(stats, add(mse_loss(a, b), binary_cross_entropy_with_logits(a, sigmoid(b))));
+      },
+      true);
+  add_case("dropout_rand", [](const Tensor& a, const Tensor& b) {
+    const Tensor u = rand({a.size(0), a.size(1)}, 3, SymInt(5), a.dtype());
+    return add(dropout(a, 0.3, 11, SymInt(100)), mul(b, u));
+  });
   add_case("to_dtype", [](const Tensor& a, const Tensor&) {
     return to_dtype(to_dtype(a, DType::BFloat16), DType::Float32);
   });

@@ -291,6 +291,45 @@ TEST_CASE("cuda codegen: the pointwise-more ops on the GPU equal eager on the ho
             j);
 }
 
+TEST_CASE("cuda codegen: rand, dropout, var, logsumexp and the losses compile to PTX with NVRTC",
+          "[inductor][cuda]") {
+  REQUIRE_NVRTC();
+  if (inductor::kernel_compiler("cpu") == nullptr) {
+    TORCHSCOPE_SKIP("this build has no host code generator (LLVM) whose schedules to check");
+  }
+  const Tensor x = wave({9, 33}, 1, 3.0);
+  const Tensor t = wave({9, 33}, 2);
+  // The explicit (seed, offset) form, and the generator's, whose seed and offset are symbols.
+  std::string src = checked_source(
+      [](const Tensor& a) {
+        return add(dropout(a, 0.25, 7, SymInt(1000)), rand({9, 33}, 3, SymInt(5), DType::BFloat16));
+      },
+      x);
+  CHECK(src.find("ts_rand_uniform(") != std::string::npos);
+  src = checked_source([](const Tensor& a) { return dropout(a, 0.5); }, x);
+  CHECK(src.find("ts_rand_uniform(") != std::string::npos);
+  src = checked_source(
+      [](const Tensor& a, const Tensor& b) {
+        return add(add(var(a, {1}, 1.0, true), logsumexp(a, {1}, true)),
+                   add(mse_loss(a, b), binary_cross_entropy_with_logits(a, sigmoid(b))));
+      },
+      x, t);
+  CHECK(src.find("ts_lane_reduce(") != std::string::npos);
+}
+
+TEST_CASE("cuda codegen: dropout on the GPU draws the host's numbers", "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  const Tensor x = wave({9, 33}, 1, 3.0);
+  check_gpu([](const Tensor& a) { return dropout(a, 0.25, 7, SymInt(1000)); }, x);
+  auto f = [](const Tensor& a) { return dropout(a, 0.4); };
+  auto cf = compile(f, {.backend = "inductor"});
+  manual_seed(21);
+  const Tensor want = f(x);
+  manual_seed(21);
+  const Tensor got = cf(gpu(x));
+  CHECK(got.to(Device::cpu()).to_vector() == want.to_vector());
+}
+
 TEST_CASE("cuda codegen: relu, layer_norm, softmax and addmm + GELU decomposed on the GPU run "
           "as few kernels, no eager kernel",
           "[inductor][cuda][gpu]") {

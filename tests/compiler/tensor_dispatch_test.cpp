@@ -161,6 +161,9 @@ std::vector<Value> sample_args(OpKind op) {
     if (op == OpKind::argmax) {
       return {m, SymInt(1), true};
     }
+    if (op == OpKind::var) {
+      return {m, std::vector<std::int64_t>{0}, 1.0, true};
+    }
     return {m, std::vector<std::int64_t>{0}, false};
   case OpCategory::Linalg:
     if (op == OpKind::bmm) {
@@ -179,6 +182,15 @@ std::vector<Value> sample_args(OpKind op) {
     }
     if (op == OpKind::cross_entropy) {
       return {m, t({0, 2, 1, 1}, {4}, DType::Int64)};
+    }
+    if (op == OpKind::mse_loss) {
+      return {m, row, std::string("none")};
+    }
+    if (op == OpKind::binary_cross_entropy_with_logits) {
+      return {m, m2, std::string("mean")};
+    }
+    if (op == OpKind::dropout) {
+      return {m, 0.5, SymInt(3), SymInt(40)};
     }
     return {m, SymInt(-1)};
   case OpCategory::View:
@@ -236,6 +248,9 @@ std::vector<Value> sample_args(OpKind op) {
     }
     if (op == OpKind::randn) {
       return {std::vector<SymInt>{SymInt(2), SymInt(3)}, SymInt(9), DType::Float32};
+    }
+    if (op == OpKind::rand) {
+      return {std::vector<SymInt>{SymInt(2), SymInt(3)}, SymInt(9), SymInt(4), DType::BFloat16};
     }
     return {std::vector<SymInt>{SymInt(2), SymInt(3)}, DType::Int32};
   case OpCategory::DataDependent:

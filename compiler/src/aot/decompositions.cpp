@@ -179,6 +179,18 @@ Value mean_decomp(Args a) {
   return div_by(sum(x, dims, value_bool(a[2])), reduced_count(x.sym_sizes(), dims));
 }
 
+// var, logsumexp: the formulas their eager kernels run (autograd/formula_helpers.h), after
+// the kernels' argument checks.
+Value var_decomp(Args a) {
+  (void)run_meta(OpKind::var, a);
+  return autograd::detail::variance(tensor(a, 0), value_ints(a[1]), value_double(a[2]),
+                                    value_bool(a[3]));
+}
+Value logsumexp_decomp(Args a) {
+  (void)run_meta(OpKind::logsumexp, a);
+  return autograd::detail::log_sum_exp(tensor(a, 0), value_ints(a[1]), value_bool(a[2]));
+}
+
 // matmul by its cases: mm for matrices (batch dims folded into rows when only the left side
 // has them), bmm over broadcast batch dims otherwise; 1-D operands become matrices first.
 Value matmul_decomp(Args a) {
@@ -308,6 +320,26 @@ Value cross_entropy_decomp(Args a) {
   (void)run_meta(OpKind::cross_entropy, a);
   const Tensor picked = gather(log_softmax(logits, -1), -1, unsqueeze(target, -1));
   return neg(mean(picked));
+}
+
+// mse_loss, binary_cross_entropy_with_logits: the elementwise loss, reduced.
+Value mse_loss_decomp(Args a) {
+  (void)run_meta(OpKind::mse_loss, a);
+  return autograd::detail::reduce_loss(autograd::detail::squared_error(tensor(a, 0), tensor(a, 1)),
+                                       value_string(a[2]));
+}
+Value binary_cross_entropy_with_logits_decomp(Args a) {
+  (void)run_meta(OpKind::binary_cross_entropy_with_logits, a);
+  return autograd::detail::reduce_loss(
+      autograd::detail::logit_cross_entropy(tensor(a, 0), tensor(a, 1)), value_string(a[2]));
+}
+
+// dropout = x * where(rand(seed, offset) < 1 - p, 1 / (1 - p), 0): rand is a prim the loop IR
+// lowers, so compiled code draws what the eager kernel draws.
+Value dropout_decomp(Args a) {
+  (void)run_meta(OpKind::dropout, a);
+  return autograd::detail::dropout_with_mask(tensor(a, 0), value_double(a[1]), value_sym_int(a[2]),
+                                             value_sym_int(a[3]));
 }
 
 // ---- indexing, more
@@ -497,12 +529,17 @@ constexpr std::array kTable = {
   Entry{OpKind::softplus,      softplus_decomp},
   Entry{OpKind::hardswish,     hardswish_decomp},
   Entry{OpKind::mean,          mean_decomp},
+  Entry{OpKind::var,           var_decomp},
+  Entry{OpKind::logsumexp,     logsumexp_decomp},
   Entry{OpKind::matmul,        matmul_decomp},
   Entry{OpKind::softmax,       softmax_decomp},
   Entry{OpKind::log_softmax,   log_softmax_decomp},
   Entry{OpKind::layer_norm,    layer_norm_decomp},
   Entry{OpKind::embedding,     embedding_decomp},
   Entry{OpKind::cross_entropy, cross_entropy_decomp},
+  Entry{OpKind::mse_loss,      mse_loss_decomp},
+  Entry{OpKind::binary_cross_entropy_with_logits, binary_cross_entropy_with_logits_decomp},
+  Entry{OpKind::dropout,       dropout_decomp},
   // indexing, more
   Entry{OpKind::index_select,  index_select_decomp},
   Entry{OpKind::narrow,        narrow_decomp},

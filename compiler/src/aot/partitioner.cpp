@@ -34,6 +34,8 @@ bool is_recomputable(const Node& n) {
   case OpCategory::Reduction:
     return n.op != OpKind::argmax;
   case OpCategory::Factory:
+    // rand (dropout's mask) is a function of its (seed, offset) arguments: recomputed in the
+    // backward rather than saved, as PyTorch treats its Philox rand. randn keeps PyTorch's ban.
     return n.op != OpKind::randn;
   case OpCategory::Shape:
     return n.op == OpKind::contiguous;

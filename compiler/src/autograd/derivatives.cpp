@@ -418,6 +418,31 @@ void extremum_grad(const Ctx& c, Sink& out) {
   out.set(0, div(mul(g, mask), count));
 }
 
+// var: {x, dims, correction, keepdim}: g * 2 (x - mean) / (N - correction).
+void var_grad(const Ctx& c, Sink& out) {
+  const std::vector<std::int64_t>& dims = value_ints(c.arg(1));
+  const double correction = value_double(c.arg(2));
+  const Tensor& x = c.saved(0);
+  const SymInt n = reduced_count(sizes_of(c, 0), dims);
+  const Tensor centred = sub(x, div_by(sum(x, dims, true), n));
+  const Tensor g = expand_reduced(c.grad(), sizes_of(c, 0), dims, value_bool(c.arg(3)));
+  const Tensor twice = mul(mul(g, centred), 2.0);
+  if (!n.is_symbolic()) {
+    out.set(0, div(twice, std::max(0.0, static_cast<double>(n.hint()) - correction)));
+  } else {
+    out.set(0, div_by(twice, n - SymInt(integral_correction(correction))));
+  }
+}
+
+// logsumexp: {x, dims, keepdim}: g * exp(x - result).
+void logsumexp_grad(const Ctx& c, Sink& out) {
+  const std::vector<std::int64_t>& dims = value_ints(c.arg(1));
+  const bool keepdim = value_bool(c.arg(2));
+  const Tensor result = expand_reduced(c.output(), sizes_of(c, 0), dims, keepdim);
+  const Tensor g = expand_reduced(c.grad(), sizes_of(c, 0), dims, keepdim);
+  out.set(0, mul(g, exp(sub(c.saved(0), result))));
+}
+
 // ---- linear algebra: {a, b}
 
 void matmul_grad(const Ctx& c, Sink& out) {
@@ -533,6 +558,46 @@ void cross_entropy_grad(const Ctx& c, Sink& out) {
       eq(unsqueeze(target, -1), arange(classes, DType::Int64, target.device())), logits.dtype());
   const Tensor diff = sub(softmax(logits, -1), one_hot);
   out.set(0, mul(diff, div_by(c.grad(), batch)));
+}
+
+// The output's gradient of a loss, spread over the elementwise loss's `count` elements: divided
+// by the count for "mean", as it is for "sum" and "none".
+Tensor loss_grad_scale(const Tensor& g, const std::string& reduction, const SymInt& count) {
+  return reduction == "mean" ? div_by(g, count) : g;
+}
+
+// mse_loss: {input, target, reduction}: 2 (input - target) g, reduced to each operand's shape.
+void mse_loss_grad(const Ctx& c, Sink& out) {
+  const Tensor diff = sub(c.saved(0), c.saved(1));
+  const Tensor g = loss_grad_scale(c.grad(), value_string(c.arg(2)), diff.sym_numel());
+  const Tensor both = mul(mul(diff, 2.0), g);
+  if (c.needs(0)) {
+    out.set(0, sum_to(both, sizes_of(c, 0)));
+  }
+  if (c.needs(1)) {
+    out.set(1, neg(sum_to(both, sizes_of(c, 1))));
+  }
+}
+
+// binary_cross_entropy_with_logits: {input, target, reduction}: (sigmoid(input) - target) g for
+// the input, -input g for the target.
+void binary_cross_entropy_with_logits_grad(const Ctx& c, Sink& out) {
+  const Tensor& input = c.saved(0);
+  const Tensor g = loss_grad_scale(c.grad(), value_string(c.arg(2)), input.sym_numel());
+  if (c.needs(0)) {
+    out.set(0, mul(sub(sigmoid(input), c.saved(1)), g));
+  }
+  if (c.needs(1)) {
+    out.set(1, mul(neg(input), g));
+  }
+}
+
+// dropout: {x, p, seed, offset}: the same dropout of g. The mask is drawn again from (seed,
+// offset), not saved; in a joint graph the backward's rand is the forward's, which CSE merges
+// and the partitioner recomputes rather than saves (aot/partitioner.cpp).
+void dropout_grad(const Ctx& c, Sink& out) {
+  const Value args[] = {c.grad(), c.arg(1), c.arg(2), c.arg(3)}; // seed and offset may be symbols
+  out.set(0, value_tensor(dispatch(OpKind::dropout, args)));
 }
 
 // ---- indexing
@@ -872,6 +937,8 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::amax,              args({0}),      kNone,            true,   extremum_grad,     "AmaxBackward0"},
   {OpKind::amin,              args({0}),      kNone,            true,   extremum_grad,     "AminBackward0"},
   none(OpKind::argmax),
+  {OpKind::var,               args({0}),      kNone,            false,  var_grad,          "VarBackward0"},
+  {OpKind::logsumexp,         args({0}),      kNone,            true,   logsumexp_grad,    "LogsumexpBackward0"},
   {OpKind::matmul,            kNone,          args({0, 1}),     false,  matmul_grad,       "MatmulBackward0"},
   {OpKind::mm,                kNone,          args({0, 1}),     false,  mm_grad,           "MmBackward0"},
   {OpKind::bmm,               kNone,          args({0, 1}),     false,  bmm_grad,          "BmmBackward0"},
@@ -880,6 +947,9 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::layer_norm,        args({0, 2}),   kNone,            false,  layer_norm_grad,   "NativeLayerNormBackward0"},
   {OpKind::embedding,         args({1}),      kNone,            false,  embedding_grad,    "EmbeddingBackward0"},
   {OpKind::cross_entropy,     args({0, 1}),   kNone,            false,  cross_entropy_grad, "NllLossBackward0"},
+  {OpKind::mse_loss,          args({0, 1}),   kNone,            false,  mse_loss_grad,     "MseLossBackward0"},
+  {OpKind::binary_cross_entropy_with_logits, args({0, 1}), kNone, false, binary_cross_entropy_with_logits_grad, "BinaryCrossEntropyWithLogitsBackward0"},
+  {OpKind::dropout,           kNone,          kNone,            false,  dropout_grad,      "NativeDropoutBackward0"},
   {OpKind::gather,            args({2}),      kNone,            false,  gather_grad,       "GatherBackward0"},
   {OpKind::scatter_add,       args({2}),      kNone,            false,  scatter_add_grad,  "ScatterAddBackward0"},
   // indexing, more
@@ -907,6 +977,7 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   none(OpKind::zeros),
   none(OpKind::ones),
   none(OpKind::randn),
+  none(OpKind::rand),
   {OpKind::silu,              args({0}),      kNone,            false,  silu_grad,         "SiluBackward0"},
   {OpKind::addmm,             kNone,          args({1, 2}),     false,  addmm_grad,        "AddmmBackward0"},
   none(OpKind::item),

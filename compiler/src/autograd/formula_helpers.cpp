@@ -5,6 +5,7 @@
 #include "kernels/shape_util.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace compiler::autograd::detail {
 
@@ -107,6 +108,102 @@ LayerNormStats layer_norm_stats(const Tensor& x, std::size_t n, double eps) {
   s.rstd = rsqrt(add(var, eps));
   s.xhat = mul(centered, s.rstd);
   return s;
+}
+
+Tensor upcast_16bit(const Tensor& x) {
+  const bool is_16bit = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  return is_16bit ? to_dtype(x, DType::Float32) : x;
+}
+
+namespace {
+
+Tensor cast_back(const Tensor& y, DType original) {
+  return y.dtype() == original ? y : to_dtype(y, original);
+}
+
+} // namespace
+
+std::int64_t integral_correction(double correction) {
+  if (correction != std::floor(correction)) {
+    user_error("var: a fractional correction (" + std::to_string(correction) +
+               ") over a dynamic size is not supported; the divisor N - correction is an integer "
+               "expression of the size");
+  }
+  return static_cast<std::int64_t>(correction);
+}
+
+Tensor variance(const Tensor& x, std::span<const std::int64_t> dims, double correction,
+                bool keepdim) {
+  const Tensor xf = upcast_16bit(x);
+  const SymInt n = reduced_count(x.sym_sizes(), dims);
+  const std::vector<std::int64_t> dim_list(dims.begin(), dims.end());
+  const Tensor centred = sub(xf, div_by(sum(xf, dim_list, true), n));
+  const Tensor squares = sum(mul(centred, centred), dim_list, keepdim);
+  Tensor v;
+  if (!n.is_symbolic()) {
+    v = div(squares, std::max(0.0, static_cast<double>(n.hint()) - correction));
+  } else {
+    // A symbolic count: the graph divides by n - correction at run time.
+    v = div_by(squares, n - SymInt(integral_correction(correction)));
+  }
+  return cast_back(v, x.dtype());
+}
+
+Tensor log_sum_exp(const Tensor& x, std::span<const std::int64_t> dims, bool keepdim) {
+  const Tensor xf = is_floating(x.dtype()) ? upcast_16bit(x) : to_dtype(x, DType::Float32);
+  const std::vector<std::int64_t> dim_list(dims.begin(), dims.end());
+  if (x.numel() == 0) { // amax of nothing is an error; the sum of nothing is 0 and log 0 = -inf
+    return cast_back(log(sum(exp(xf), dim_list, keepdim)),
+                     is_floating(x.dtype()) ? x.dtype() : DType::Float32);
+  }
+  const Tensor m = amax(xf, dim_list, true);
+  const Tensor finite_m = where(isinf(m), scalar_tensor(0.0, m), m);
+  const Tensor total = sum(exp(sub(xf, finite_m)), dim_list, keepdim);
+  const Tensor shift = keepdim ? finite_m : reshape(finite_m, total.sym_sizes());
+  return cast_back(add(log(total), shift), is_floating(x.dtype()) ? x.dtype() : DType::Float32);
+}
+
+void check_reduction(const std::string& reduction, const char* op) {
+  if (reduction != "none" && reduction != "mean" && reduction != "sum") {
+    user_error(std::string(op) + ": " + reduction + " is not a valid value for reduction");
+  }
+}
+
+Tensor reduce_loss(const Tensor& loss, const std::string& reduction) {
+  if (reduction == "mean") {
+    return mean(loss);
+  }
+  if (reduction == "sum") {
+    return sum(loss);
+  }
+  return loss;
+}
+
+Tensor squared_error(const Tensor& input, const Tensor& target) {
+  const Tensor d = sub(input, target);
+  return mul(d, d);
+}
+
+// PyTorch's form: (1 - t) x + m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0), so neither
+// exponential overflows.
+Tensor logit_cross_entropy(const Tensor& input, const Tensor& target) {
+  const Tensor m = maximum(neg(input), scalar_tensor(0.0, input));
+  const Tensor spread = log(add(exp(neg(m)), exp(sub(neg(input), m))));
+  return add(add(mul(rsub(target, 1.0), input), m), spread);
+}
+
+Tensor dropout_with_mask(const Tensor& x, double p, const SymInt& seed, const SymInt& offset) {
+  const DType draw_dtype = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  // Dispatched directly: seed and offset may be symbols (capture's generator inputs).
+  std::vector<Value> args = {Value(x.sym_sizes()), Value(seed), Value(offset), Value(draw_dtype)};
+  if (!x.device().is_cpu()) {
+    args.emplace_back(x.device());
+  }
+  const Tensor u = value_tensor(dispatch(OpKind::rand, args));
+  const Tensor keep = lt(u, 1.0 - p);
+  // x times (keep ? 1 / (1 - p) : 0), as PyTorch multiplies by its scaled mask: a dropped NaN
+  // stays NaN, and p = 1 gives zeros.
+  return mul(x, where(keep, scalar_tensor(1.0 / (1.0 - p), x), scalar_tensor(0.0, x)));
 }
 
 } // namespace compiler::autograd::detail

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace compiler::autograd::detail {
@@ -54,5 +55,35 @@ LayerNormStats layer_norm_stats(const Tensor& x, std::size_t n, double eps);
 
 // The trailing `n` dims of a rank-`rank` tensor: [rank - n, ..., rank - 1].
 std::vector<std::int64_t> trailing_dims(std::int64_t rank, std::size_t n);
+
+// ---- composites whose eager kernel and decomposition are the same ops (issue 26): the eager
+// kernel runs them on real tensors (each op its own kernel), the AOT stage traces them into
+// prims, so compiled code computes what eager computes, op for op.
+
+// x in f32 when it is a 16-bit float (the compute type of the reductions below), else x.
+Tensor upcast_16bit(const Tensor& x);
+
+// The correction as the integer a symbolic divisor N - correction needs (UserError otherwise).
+std::int64_t integral_correction(double correction);
+
+// var: {x, dims, correction, keepdim}: sum((x - mean)^2) / max(0, N - correction).
+Tensor variance(const Tensor& x, std::span<const std::int64_t> dims, double correction,
+                bool keepdim);
+
+// logsumexp: {x, dims, keepdim}: m + log(sum(exp(x - m))) with m = amax(x) (0 where infinite).
+Tensor log_sum_exp(const Tensor& x, std::span<const std::int64_t> dims, bool keepdim);
+
+// A loss reduced as PyTorch's `reduction` says: "none", "mean" or "sum".
+Tensor reduce_loss(const Tensor& loss, const std::string& reduction);
+// Checks `reduction` (a UserError naming `op` otherwise).
+void check_reduction(const std::string& reduction, const char* op);
+
+// The elementwise losses before their reduction.
+Tensor squared_error(const Tensor& input, const Tensor& target);
+Tensor logit_cross_entropy(const Tensor& input, const Tensor& target);
+
+// dropout: {x, p, seed, offset}: x * where(rand(seed, offset) < 1 - p, 1 / (1 - p), 0). The draws
+// are f32 (f64 for f64 x), so p is not rounded to a 16-bit type.
+Tensor dropout_with_mask(const Tensor& x, double p, const SymInt& seed, const SymInt& offset);
 
 } // namespace compiler::autograd::detail

@@ -8,6 +8,7 @@
 #include "compiler/backend/backend.h"
 #include "compiler/capture/compile.h"
 #include "compiler/inductor/metrics.h"
+#include "compiler/ops/ops.h"
 #include "inductor/stage_metrics.h"
 #include "tracer/trace.h"
 #include "tracing/counter.h"
@@ -99,6 +100,11 @@ struct Entry {
   std::vector<InputRef> guard_refs;                 // guard input i comes from guard_refs[i]
   bool identity_inputs = false;                     // guard input i is argument i (the root frame)
   bool breaks = false;
+  // The generator's seed and offset symbols (-1: the graph draws no random numbers) and how
+  // many numbers one call draws (over the size symbols).
+  std::int64_t generator_seed_symbol = -1;
+  std::int64_t generator_offset_symbol = -1;
+  SymInt generator_draws;
   OpKind break_op = OpKind::item;
   std::int64_t break_index = -1;
   std::vector<Arg> break_args;
@@ -440,6 +446,14 @@ struct Engine::Impl {
     std::vector<Value> result;
     {
       tracer::ChromiumSpan span("bytecode_tracing");
+      // Tracing is not a call: the draws the traced function takes from the random generator
+      // are given back, and each run of the compiled graph takes them (the generator-offset
+      // symbol's value, advanced by the graph's draws).
+      const RandomState generator_before = random_state();
+      struct RestoreGenerator {
+        RandomState state;
+        ~RestoreGenerator() { set_random_state(state); }
+      } restore{generator_before};
       OpHookGuard hook(&tr);
       nn::ModuleObserverGuard observer(&tr);
       try {
@@ -709,6 +723,9 @@ struct Engine::Impl {
         rec.graph_break_reason = text;
       }
       entry->graph = std::move(ft.graph());
+      entry->generator_seed_symbol = ft.generator_seed_symbol();
+      entry->generator_offset_symbol = ft.generator_offset_symbol();
+      entry->generator_draws = ft.generator_draws();
       {
         tracer::event_with_payload(
             keys::dynamo_output_graph,
@@ -973,6 +990,18 @@ struct Engine::Impl {
       std::array<std::int64_t, GuardSet::kMaxSymbols> symbols{};
       hit->guards.symbol_values(hit_inputs, symbols);
       std::span<const std::int64_t> sv(symbols.data(), hit->guards.symbol_count());
+      if (hit->generator_offset_symbol >= 0) {
+        // This call's draws: [offset, offset + draws) of the process's generator, taken at
+        // once so concurrent calls never share numbers; the graph reads seed and offset as
+        // symbols.
+        const SymInt& draws = hit->generator_draws;
+        const std::int64_t n = draws.is_symbolic() ? draws.node()->evaluate(sv) : draws.hint();
+        const RandomState taken = take_random_offsets(static_cast<std::uint64_t>(n));
+        symbols[static_cast<std::size_t>(hit->generator_seed_symbol)] =
+            static_cast<std::int64_t>(taken.seed);
+        symbols[static_cast<std::size_t>(hit->generator_offset_symbol)] =
+            static_cast<std::int64_t>(taken.offset);
+      }
       std::vector<Value> placeholders;
       placeholders.reserve(hit->graph.input_count());
       for (const Node& n : hit->graph.nodes()) {

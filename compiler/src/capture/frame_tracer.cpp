@@ -2,6 +2,8 @@
 #include "capture/frame_tracer.h"
 
 #include "compiler/core/errors.h"
+#include "compiler/ops/ops.h"
+#include "kernels/shape_util.h"
 #include "tracer/trace.h"
 #include "tracing/event_keys.h"
 #include "tracing/trace_util.h"
@@ -303,6 +305,11 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
     return serve(index);
   }
   env_.set_user_location(loc);
+  std::vector<Value> drawn;
+  if ((op == OpKind::dropout || op == OpKind::rand) && dispatching_generator_draw()) {
+    drawn = with_generator_inputs(op, args);
+    args = drawn;
+  }
   note_scalar_uses(args, loc);
   if (op_category(op) == OpCategory::DataDependent) {
     if ((config_.stop_at && *config_.stop_at == index) ||
@@ -339,6 +346,27 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
   n.meta = meta_of(*t);
   std::size_t node = graph_.add_node(std::move(n), op_name(op));
   set_proxy(*t, static_cast<std::int64_t>(node));
+  return out;
+}
+
+std::vector<Value> FrameTracer::with_generator_inputs(OpKind op, std::span<const Value> args) {
+  std::vector<Value> out(args.begin(), args.end());
+  const std::size_t seed_at = op == OpKind::dropout ? 2 : 1; // ops.cpp's layouts
+  const std::size_t offset_at = seed_at + 1;
+  const SymInt count = op == OpKind::dropout ? value_tensor(args[0]).sym_numel()
+                                             : kernels::sym_product(value_sym_ints(args[0]));
+  if (generator_offset_symbol_ < 0) {
+    // The traced values are the hints: the generator's state when tracing began.
+    generator_seed_symbol_ = static_cast<std::int64_t>(env_.symbols().size());
+    generator_seed_ =
+        env_.create_generator_symbol(GeneratorPart::Seed, value_sym_int(args[seed_at]).hint());
+    generator_offset_symbol_ = static_cast<std::int64_t>(env_.symbols().size());
+    generator_offset_ =
+        env_.create_generator_symbol(GeneratorPart::Offset, value_sym_int(args[offset_at]).hint());
+  }
+  out[seed_at] = generator_seed_;
+  out[offset_at] = generator_offset_ + generator_draws_;
+  generator_draws_ = generator_draws_ + count;
   return out;
 }
 

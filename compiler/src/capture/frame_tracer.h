@@ -98,6 +98,11 @@ public:
   const std::vector<Arg>& break_args() const noexcept { return break_args_; }
   const std::source_location& break_where() const noexcept { return break_where_; }
   std::int64_t ops_seen() const noexcept { return next_op_; }
+  // The generator symbols' ids (-1 when the frame drew no random numbers: then both are) and
+  // the count of numbers the frame draws.
+  std::int64_t generator_seed_symbol() const noexcept { return generator_seed_symbol_; }
+  std::int64_t generator_offset_symbol() const noexcept { return generator_offset_symbol_; }
+  const SymInt& generator_draws() const noexcept { return generator_draws_; }
 
 private:
   Arg to_arg(const Value& v);
@@ -112,6 +117,10 @@ private:
                              const std::string& name, const std::vector<bool>& dynamic_dims);
   void note_scalar_uses(std::span<const Value> args, const std::source_location& loc);
   void set_proxy(const Tensor& t, std::int64_t node);
+  // A draw from the process's generator (dropout, rand): its seed becomes the generator-seed
+  // symbol and its offset the generator-offset symbol plus the frame's draws so far, so the
+  // graph takes the call's seed and offset as inputs.
+  std::vector<Value> with_generator_inputs(OpKind op, std::span<const Value> args);
 
   Config config_;
   ShapeEnv& env_;
@@ -129,6 +138,11 @@ private:
   std::int64_t break_index_ = -1;
   std::vector<Arg> break_args_;
   std::source_location break_where_;
+  std::int64_t generator_seed_symbol_ = -1;
+  std::int64_t generator_offset_symbol_ = -1;
+  SymInt generator_seed_;
+  SymInt generator_offset_;
+  SymInt generator_draws_{0};
 };
 
 } // namespace compiler::capture::detail

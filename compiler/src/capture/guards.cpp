@@ -2,6 +2,7 @@
 #include "compiler/capture/guards.h"
 
 #include "compiler/autograd/grad_mode.h"
+#include "compiler/ops/ops.h"
 #include "tracer/json_writer.h"
 #include "tracing/trace_util.h"
 
@@ -396,6 +397,14 @@ void GuardSet::symbol_values(std::span<const GuardInput> inputs,
                              std::span<std::int64_t> out) const noexcept {
   for (std::size_t i = 0; i < symbols_.size() && i < out.size(); ++i) {
     const SymbolSource& src = symbols_[i].source;
+    if (src.generator != GeneratorPart::None) {
+      // The generator now; the engine overwrites both with the state it takes for the call
+      // (ops.h: take_random_offsets), so concurrent calls draw disjoint numbers.
+      const RandomState state = random_state();
+      out[i] = static_cast<std::int64_t>(src.generator == GeneratorPart::Seed ? state.seed
+                                                                              : state.offset);
+      continue;
+    }
     out[i] = inputs[src.arg].tensor->sizes[static_cast<std::size_t>(src.dim)];
   }
 }

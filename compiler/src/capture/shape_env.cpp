@@ -6,6 +6,7 @@
 #include "tracing/trace_util.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace compiler::capture {
 
@@ -95,10 +96,18 @@ std::string relation_text(SymCmp op, const std::string& l, const std::string& r)
 } // namespace
 
 std::string SymbolInfo::source_name() const {
+  if (source.generator != GeneratorPart::None) {
+    return source.generator == GeneratorPart::Seed ? "G['default_generator'].seed"
+                                                   : "G['default_generator'].offset";
+  }
   return "L['" + source.arg_name + "'].size()[" + std::to_string(source.dim) + "]";
 }
 
 std::string SymbolInfo::short_source_name() const {
+  if (source.generator != GeneratorPart::None) {
+    return source.generator == GeneratorPart::Seed ? "default_generator.seed"
+                                                   : "default_generator.offset";
+  }
   return source.arg_name + ".size()[" + std::to_string(source.dim) + "]";
 }
 
@@ -118,10 +127,22 @@ std::string ShapeGuard::to_source_string(const std::vector<std::string>& names) 
   return relation_text(op, l, r);
 }
 
+SymInt ShapeEnv::create_generator_symbol(GeneratorPart part, std::int64_t hint) {
+  SymbolSource source;
+  source.arg = std::numeric_limits<std::size_t>::max(); // no input: note_first_use never matches
+  source.generator = part;
+  return create_symbol(hint, std::move(source));
+}
+
 SymInt ShapeEnv::create_symbol(std::int64_t hint, SymbolSource source) {
   SymbolInfo info;
   info.id = static_cast<std::int64_t>(symbols_.size());
   info.hint = hint;
+  if (source.generator == GeneratorPart::Offset) {
+    info.lower = 0; // an offset, not a size: 0 and 1 are values like any other
+  } else if (source.generator == GeneratorPart::Seed) {
+    info.lower = std::numeric_limits<std::int64_t>::min(); // 64 bits, read as signed
+  }
   info.source = std::move(source);
   info.where = where_;
   symbols_.push_back(info);

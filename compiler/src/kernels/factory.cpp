@@ -1,16 +1,19 @@
-// Factories: arange, full, zeros, ones, and randn.
+// Factories: arange, full, zeros, ones, randn and rand.
 //
-// randn's generator is counter-based, so every element depends only on (seed, its index):
-//   key      = mix(seed)
-//   r(j)     = mix(key ^ (j * 0xD1B54A32D192ED03))          (j = 0, 1, 2, ...)
-//   mix      = SplitMix64's finaliser (add the golden-ratio increment, then xor-shift-multiply
-//              by 0xbf58476d1ce4e5b9 and 0x94d049bb133111eb)
+// randn's and rand's generator is counter-based (kernels/counter_rng.h), so every element
+// depends only on (seed, its counter):
+//   r(j)     = random_bits(seed, j)                          (j = 0, 1, 2, ... for randn)
 //   element 2p and 2p+1 come from the Box-Muller transform of the pair (r(2p), r(2p+1)):
 //     u1 = ((r(2p) >> 11) + 1) / 2^53  in (0, 1]        u2 = (r(2p+1) >> 11) / 2^53  in [0, 1)
 //     z0 = sqrt(-2 ln u1) cos(2 pi u2)                    z1 = sqrt(-2 ln u1) sin(2 pi u2)
 // computed in double and stored rounded to the dtype. The same seed and shape give the same
 // tensor on every platform with IEEE doubles and a correctly rounded libm on these inputs, and
 // the first k elements of a larger draw equal a draw of k elements.
+//
+// rand's element i is uniform(seed, offset + i) (24 random bits), truncated to 11 bits for f16
+// and 8 for bf16 so the value is exact in the dtype and below 1; the code generators lower it
+// to the same arithmetic (loop op rand_uniform), so compiled draws equal eager draws.
+#include "kernels/counter_rng.h"
 #include "kernels/device_copy.h"
 #include "kernels/element.h"
 #include "kernels/kernels.h"
@@ -27,13 +30,6 @@
 namespace compiler::kernels {
 
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 void check_factory_sizes(const std::vector<SymInt>& sizes, const char* name) {
   for (const SymInt& s : sizes) {
@@ -183,8 +179,8 @@ Value eager_randn(std::span<const Value> args) {
   parallel_for(pairs, kDefaultGrain / 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t p = begin; p < end; ++p) {
       const auto j = static_cast<std::uint64_t>(2 * p);
-      const std::uint64_t r1 = mix(key ^ (j * 0xD1B54A32D192ED03ULL));
-      const std::uint64_t r2 = mix(key ^ ((j + 1) * 0xD1B54A32D192ED03ULL));
+      const std::uint64_t r1 = mix(key ^ (j * kCounterStride));
+      const std::uint64_t r2 = mix(key ^ ((j + 1) * kCounterStride));
       const double u1 = static_cast<double>((r1 >> 11) + 1) * 0x1.0p-53;
       const double u2 = static_cast<double>(r2 >> 11) * 0x1.0p-53;
       const double radius = std::sqrt(-2.0 * std::log(u1));
@@ -205,6 +201,46 @@ Value meta_randn(std::span<const Value> args) {
   }
   check_factory_sizes(value_sym_ints(arg(args, 0)), "randn");
   return make_output(value_sym_ints(arg(args, 0)), dtype, true);
+}
+
+namespace {
+
+void check_rand(std::span<const Value> args) {
+  const DType dtype = value_dtype(arg(args, 3));
+  if (!is_floating(dtype)) {
+    user_error("rand: \"check_uniform_bounds\" not implemented for '" +
+               std::string(dtype_name(dtype)) + "'");
+  }
+  check_factory_sizes(value_sym_ints(arg(args, 0)), "rand");
+}
+
+} // namespace
+
+Value eager_rand(std::span<const Value> args) {
+  check_rand(args);
+  const std::vector<SymInt>& sizes = value_sym_ints(arg(args, 0));
+  const auto seed = static_cast<std::uint64_t>(value_int(arg(args, 1)));
+  const auto offset = static_cast<std::uint64_t>(value_int(arg(args, 2)));
+  const DType dtype = value_dtype(arg(args, 3));
+  Tensor out = make_output(sizes, dtype, false);
+  const float scale = static_cast<float>(1 << uniform_bits_kept(dtype));
+  const bool truncate = uniform_bits_kept(dtype) < kUniformBits;
+  void* data = out.raw_data();
+  parallel_for(out.numel(), kDefaultGrain / 4, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      float u = uniform(seed, offset + static_cast<std::uint64_t>(i));
+      if (truncate) {
+        u = std::floor(u * scale) / scale;
+      }
+      store<double>(data, dtype, i, static_cast<double>(u));
+    }
+  });
+  return to_device(out, factory_device(args));
+}
+
+Value meta_rand(std::span<const Value> args) {
+  check_rand(args);
+  return make_output(value_sym_ints(arg(args, 0)), value_dtype(arg(args, 3)), true);
 }
 
 } // namespace compiler::kernels

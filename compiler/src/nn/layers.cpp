@@ -173,6 +173,22 @@ std::string GELU::extra_repr() const {
   return "approximate=" + attribute_to_string(attributes()[1].second);
 }
 
+Dropout::Dropout(double p) : Module("Dropout") {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    user_error("Dropout: dropout probability has to be between 0 and 1, but got " +
+               attribute_to_string(AttributeValue(p)));
+  }
+  set_attribute("p", p);
+}
+
+Tensor Dropout::forward(const Tensor& input, std::source_location loc) {
+  return dropout(input, attr_double("p"), is_training(), loc);
+}
+
+std::string Dropout::extra_repr() const {
+  return "p=" + attribute_to_string(AttributeValue(attr_double("p"))) + ", inplace=False";
+}
+
 Sequential::Sequential(std::initializer_list<std::shared_ptr<Module>> modules)
     : Module("Sequential") {
   for (const auto& m : modules) {

@@ -28,10 +28,21 @@
 //   nan_to_num         {x, double nan, double|None posinf, double|None neginf}
 //   masked_fill        {x, Tensor mask, double value}
 //   leaky_relu {x, slope}  elu {x, alpha}  softplus {x, beta, threshold}  hardswish {x}
+//   var                {x, int[] dims, double correction, bool keepdim}
+//   logsumexp          {x, int[] dims, bool keepdim}
+//   mse_loss/binary_cross_entropy_with_logits {input, target, str reduction}
+//   dropout            {x, double p, SymInt seed, SymInt offset}
+//   rand               {SymInt[] sizes, SymInt seed, SymInt offset, dtype}
 #include "compiler/ops/ops.h"
 
 #include "compiler/core/errors.h"
+#include "kernels/shape_util.h"
 #include "tensor/device_memory.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <mutex>
+#include <sstream>
 
 namespace compiler {
 
@@ -65,6 +76,35 @@ Tensor call_factory(OpKind op, std::vector<Value> args, Device device, const Sou
   const Tensor* t = std::get_if<Tensor>(&result);
   TORCHSCOPE_ASSERT(t != nullptr && t->defined(), "a factory returned no tensor");
   return *t;
+}
+
+thread_local bool t_generator_draw = false;
+
+// Marks the dispatch of an op whose offset comes from the process's generator.
+struct GeneratorDrawScope {
+  bool previous = t_generator_draw;
+  GeneratorDrawScope() noexcept { t_generator_draw = true; }
+  ~GeneratorDrawScope() { t_generator_draw = previous; }
+  GeneratorDrawScope(const GeneratorDrawScope&) = delete;
+  GeneratorDrawScope& operator=(const GeneratorDrawScope&) = delete;
+};
+
+// "[3, -1, 8]", as PyTorch prints an int list.
+std::string ints_string(const std::vector<std::int64_t>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + std::to_string(v[i]);
+  }
+  return out + "]";
+}
+
+// 1.5, 0.25: the shortest text that reads back as the same double.
+std::string number_text(double v) {
+  std::ostringstream out;
+  out << std::setprecision(17) << v;
+  std::ostringstream shorter;
+  shorter << v;
+  return std::stod(shorter.str()) == v ? shorter.str() : out.str();
 }
 
 } // namespace
@@ -213,6 +253,23 @@ TORCHSCOPE_REDUCTION_OP(amax)
 TORCHSCOPE_REDUCTION_OP(amin)
 #undef TORCHSCOPE_REDUCTION_OP
 
+Tensor var(const Tensor& x, std::vector<std::int64_t> dims, double correction, bool keepdim,
+           SourceLoc loc) {
+  return call_tensor(OpKind::var, {x, std::move(dims), correction, keepdim}, loc);
+}
+Tensor std(const Tensor& x, std::vector<std::int64_t> dims, double correction, bool keepdim,
+           SourceLoc loc) {
+  return sqrt(var(x, std::move(dims), correction, keepdim, loc), loc);
+}
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, std::vector<std::int64_t> dims,
+                                   double correction, bool keepdim, SourceLoc loc) {
+  Tensor v = var(x, dims, correction, keepdim, loc);
+  return {std::move(v), mean(x, std::move(dims), keepdim, loc)};
+}
+Tensor logsumexp(const Tensor& x, std::vector<std::int64_t> dims, bool keepdim, SourceLoc loc) {
+  return call_tensor(OpKind::logsumexp, {x, std::move(dims), keepdim}, loc);
+}
+
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim, SourceLoc loc) {
   const Value d = dim ? Value(SymInt(*dim)) : Value(std::monostate{});
   return call_tensor(OpKind::argmax, {x, d, keepdim}, loc);
@@ -250,6 +307,32 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, SourceLoc loc) 
   return call_tensor(OpKind::cross_entropy, {logits, target}, loc);
 }
 
+Tensor mse_loss(const Tensor& input, const Tensor& target, std::string reduction, SourceLoc loc) {
+  return call_tensor(OpKind::mse_loss, {input, target, std::move(reduction)}, loc);
+}
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        std::string reduction, SourceLoc loc) {
+  return call_tensor(OpKind::binary_cross_entropy_with_logits,
+                     {input, target, std::move(reduction)}, loc);
+}
+
+Tensor dropout(const Tensor& x, double p, bool train, SourceLoc loc) {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    CallSiteScope site(loc);
+    user_error("dropout probability has to be between 0 and 1, but got " + number_text(p));
+  }
+  if (!train) {
+    return x; // PyTorch returns the input itself and draws nothing
+  }
+  const RandomState state = take_random_offsets(static_cast<std::uint64_t>(x.numel()));
+  const GeneratorDrawScope drawing;
+  return dropout(x, p, state.seed, SymInt(static_cast<std::int64_t>(state.offset)), loc);
+}
+Tensor dropout(const Tensor& x, double p, std::uint64_t seed, SymInt offset, SourceLoc loc) {
+  return call_tensor(OpKind::dropout,
+                     {x, p, SymInt(static_cast<std::int64_t>(seed)), std::move(offset)}, loc);
+}
+
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index, SourceLoc loc) {
   return call_tensor(OpKind::gather, {x, SymInt(dim), index}, loc);
 }
@@ -265,6 +348,81 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index, Sour
 Tensor narrow(const Tensor& x, std::int64_t dim, SymInt start, SymInt length, SourceLoc loc) {
   return call_tensor(OpKind::narrow, {x, SymInt(dim), std::move(start), std::move(length)}, loc);
 }
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim,
+                          SourceLoc loc) {
+  CallSiteScope site(loc);
+  if (x.dim() == 0) {
+    user_error("split expects at least a 1-dimensional tensor");
+  }
+  if (split_size < 0) {
+    user_error("split expects split_size be non-negative, but got split_size=" +
+               std::to_string(split_size));
+  }
+  const std::int64_t d = kernels::wrap_dim(dim, x.dim());
+  const std::int64_t n = x.sizes()[static_cast<std::size_t>(d)];
+  if (split_size == 0 && n != 0) {
+    user_error("split_size can only be 0 if dimension size is 0, but got dimension size of " +
+               std::to_string(n));
+  }
+  std::vector<std::int64_t> sizes;
+  if (split_size == 0) {
+    sizes.push_back(0);
+  }
+  for (std::int64_t start = 0; start < n; start += split_size) {
+    sizes.push_back(std::min(split_size, n - start));
+  }
+  return split(x, sizes, d, loc);
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes,
+                          std::int64_t dim, SourceLoc loc) {
+  CallSiteScope site(loc);
+  if (x.dim() == 0) {
+    user_error("split_with_sizes expects at least a 1-dimensional tensor");
+  }
+  const std::int64_t d = kernels::wrap_dim(dim, x.dim());
+  const std::int64_t n = x.sizes()[static_cast<std::size_t>(d)];
+  std::int64_t total = 0;
+  for (std::int64_t s : split_sizes) {
+    if (s < 0) {
+      user_error("split_with_sizes expects split_sizes have only non-negative entries, but got "
+                 "split_sizes=" +
+                 ints_string(split_sizes));
+    }
+    total += s;
+  }
+  if (total != n) {
+    user_error("split_with_sizes expects split_sizes to sum exactly to " + std::to_string(n) +
+               " (input tensor's size at dimension " + std::to_string(d) +
+               "), but got split_sizes=" + ints_string(split_sizes));
+  }
+  std::vector<Tensor> pieces;
+  pieces.reserve(split_sizes.size());
+  std::int64_t start = 0;
+  for (std::int64_t s : split_sizes) {
+    pieces.push_back(narrow(x, d, SymInt(start), SymInt(s), loc));
+    start += s;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim, SourceLoc loc) {
+  CallSiteScope site(loc);
+  if (x.dim() == 0) {
+    user_error("chunk expects at least a 1-dimensional tensor");
+  }
+  if (chunks <= 0) {
+    user_error("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  }
+  const std::int64_t d = kernels::wrap_dim(dim, x.dim());
+  const std::int64_t n = x.sizes()[static_cast<std::size_t>(d)];
+  const std::int64_t split_size = (n + chunks - 1) / chunks;
+  if (split_size == 0 && n == 0) { // chunks of an empty dim: as many empty views as asked
+    return split(x, std::vector<std::int64_t>(static_cast<std::size_t>(chunks), 0), d, loc);
+  }
+  return split(x, split_size, d, loc);
+}
+
 Tensor tril(const Tensor& x, std::int64_t diagonal, SourceLoc loc) {
   return call_tensor(OpKind::tril, {x, SymInt(diagonal)}, loc);
 }
@@ -354,6 +512,59 @@ Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, Device 
   return call_factory(OpKind::randn,
                       {std::move(sizes), SymInt(static_cast<std::int64_t>(seed)), dtype}, device,
                       loc);
+}
+
+Tensor rand(std::vector<SymInt> sizes, std::uint64_t seed, SymInt offset, DType dtype,
+            SourceLoc loc) {
+  return rand(std::move(sizes), seed, std::move(offset), dtype, Device::cpu(), loc);
+}
+Tensor rand(std::vector<SymInt> sizes, std::uint64_t seed, SymInt offset, DType dtype,
+            Device device, SourceLoc loc) {
+  return call_factory(
+      OpKind::rand,
+      {std::move(sizes), SymInt(static_cast<std::int64_t>(seed)), std::move(offset), dtype}, device,
+      loc);
+}
+Tensor rand(std::vector<SymInt> sizes, DType dtype, SourceLoc loc) {
+  std::int64_t count = 1;
+  for (const SymInt& s : sizes) {
+    count *= s.hint();
+  }
+  const RandomState state =
+      take_random_offsets(static_cast<std::uint64_t>(std::max<std::int64_t>(count, 0)));
+  const GeneratorDrawScope drawing;
+  return rand(std::move(sizes), state.seed, SymInt(static_cast<std::int64_t>(state.offset)), dtype,
+              loc);
+}
+
+// PyTorch's default seed of its CPU generator.
+constexpr std::uint64_t kDefaultSeed = 67280421310721ULL;
+
+namespace {
+std::mutex g_random_mutex;
+RandomState g_random_state{kDefaultSeed, 0};
+} // namespace
+
+bool dispatching_generator_draw() noexcept {
+  return t_generator_draw;
+}
+
+void manual_seed(std::uint64_t seed) {
+  set_random_state({seed, 0});
+}
+RandomState random_state() {
+  const std::lock_guard lock(g_random_mutex);
+  return g_random_state;
+}
+void set_random_state(RandomState state) {
+  const std::lock_guard lock(g_random_mutex);
+  g_random_state = state;
+}
+RandomState take_random_offsets(std::uint64_t count) {
+  const std::lock_guard lock(g_random_mutex);
+  const RandomState before = g_random_state;
+  g_random_state.offset += count;
+  return before;
 }
 
 Tensor to(const Tensor& x, Device device, SourceLoc loc) {

@@ -122,7 +122,43 @@ def run_op(op, a, pool):
         return t[0].repeat(t[1])
     if op == "roll":
         return torch.roll(t[0], t[1], t[2])
+    # issue 26 (empty dims reduce every dim, as ours do)
+    if op in ("var", "logsumexp"):
+        x, dims = t[0], t[1] or list(range(max(t[0].dim(), 1)))
+        if op == "var":
+            return torch.var(x, dims, correction=int(t[2]), keepdim=t[3])
+        return torch.logsumexp(x, dims, t[2])
+    if op in ("mse_loss", "mse_loss_sum", "mse_loss_none"):
+        return F.mse_loss(t[0], t[1], reduction="mean" if op == "mse_loss" else op[9:])
+    if op in ("bce_with_logits", "bce_with_logits_sum"):
+        return F.binary_cross_entropy_with_logits(
+            t[0], t[1], reduction="mean" if op == "bce_with_logits" else "sum")
+    if op == "dropout":
+        x, p, seed, offset = t
+        keep = counter_uniform(seed, offset, x.numel()) < 1.0 - p
+        scale = torch.where(keep, torch.tensor(1.0 / (1.0 - p) if p < 1 else 0.0, dtype=x.dtype),
+                            torch.tensor(0.0, dtype=x.dtype))
+        return x * scale.reshape(x.shape)
     raise ValueError("unknown op " + op)
+
+
+MASK64 = (1 << 64) - 1
+
+
+def splitmix(x):
+    """SplitMix64's finaliser, as kernels/counter_rng.h writes it (an independent reading)."""
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def counter_uniform(seed, offset, count):
+    """Our rand's draws for counters offset .. offset + count - 1, as float32 in [0, 1)."""
+    key = splitmix(seed & MASK64)
+    values = [(splitmix(key ^ (((offset + i) * 0xD1B54A32D192ED03) & MASK64)) >> 40) * 2.0**-24
+              for i in range(count)]
+    return torch.tensor(values, dtype=torch.float32)
 
 
 def replay(prog, dtype):

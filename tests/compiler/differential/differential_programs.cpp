@@ -229,6 +229,19 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& pool) {
     return repeat(t(0), ints(1));
   if (op == "roll")
     return roll(t(0), ints(1), ints(2));
+  // issue 26: reductions, losses (the reduction in the name: the program holds no strings),
+  // and dropout from an explicit (seed, offset), whose mask the Python side draws with its own
+  // copy of the generator (kernels/counter_rng.h)
+  if (op == "var")
+    return var(t(0), ints(1), d(2), flag(3));
+  if (op == "logsumexp")
+    return logsumexp(t(0), ints(1), flag(2));
+  if (op == "mse_loss" || op == "mse_loss_sum" || op == "mse_loss_none")
+    return mse_loss(t(0), t(1), op == "mse_loss" ? "mean" : op.substr(9));
+  if (op == "bce_with_logits" || op == "bce_with_logits_sum")
+    return binary_cross_entropy_with_logits(t(0), t(1), op == "bce_with_logits" ? "mean" : "sum");
+  if (op == "dropout")
+    return dropout(t(0), d(1), static_cast<std::uint64_t>(int_of(p[2])), SymInt(int_of(p[3])));
   std::cerr << "unknown op " << op << "\n";
   std::abort();
 }
@@ -369,7 +382,7 @@ private:
     const std::size_t a = pick_float();
     const std::vector<std::int64_t> sa = pool_[a].sizes();
     const auto rank = static_cast<std::int64_t>(sa.size());
-    switch (coin(27)) {
+    switch (coin(29)) {
     case 0:
     case 1:
       return {{kUnary[coin(static_cast<int>(std::size(kUnary)))], {Ref{a}}}};
@@ -631,6 +644,49 @@ private:
       }
       return {{"roll",
                {Ref{a}, std::vector<std::int64_t>{shift}, std::vector<std::int64_t>{dim_of(a)}}}};
+    }
+    case 26: { // var or logsumexp over some dims
+      std::vector<std::int64_t> dims;
+      std::int64_t len = 1;
+      for (std::int64_t d = 0; d < rank; ++d) {
+        if (coin(2) == 0) {
+          dims.push_back(coin(2) == 0 ? d : d - rank);
+          len *= sa[static_cast<std::size_t>(d)];
+        }
+      }
+      if (dims.empty()) {
+        for (std::int64_t d : sa) {
+          len *= d;
+        }
+      }
+      note_reduction(len);
+      if (coin(2) == 0) {
+        return {{"var", {Ref{a}, dims, static_cast<double>(coin(2)), coin(2) == 0}}};
+      }
+      return {{"logsumexp", {Ref{a}, dims, coin(2) == 0}}};
+    }
+    case 27: { // the losses, against a target input of the same shape; dropout
+      std::int64_t len = 1;
+      for (std::int64_t d : sa) {
+        len *= d;
+      }
+      note_reduction(len);
+      const std::size_t b = operand_like(sa);
+      switch (coin(6)) {
+      case 0:
+        return {{"mse_loss", {Ref{a}, Ref{b}}}};
+      case 1:
+        return {{coin(2) == 0 ? "mse_loss_sum" : "mse_loss_none", {Ref{a}, Ref{b}}}};
+      case 2:
+      case 3:
+        return {{"sigmoid", {Ref{b}}},
+                {coin(2) == 0 ? "bce_with_logits" : "bce_with_logits_sum", {Ref{a}, Ref{next()}}}};
+      default: {
+        static constexpr double kP[] = {0.0, 0.25, 0.5, 0.75};
+        return {{"dropout",
+                 {Ref{a}, kP[coin(4)], std::int64_t{coin(1000)}, std::int64_t{coin(100000)}}}};
+      }
+      }
     }
     default: { // a sum over every element: its length sets the tolerance, as other reductions'
       const std::size_t b = operand_like(sa);

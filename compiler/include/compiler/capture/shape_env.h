@@ -19,11 +19,18 @@
 
 namespace compiler::capture {
 
-// Where a symbol's value comes from at run time: dimension `dim` of the tensor argument `arg`.
+// Which part of the process's random generator a symbol reads (None: an input's size).
+enum class GeneratorPart : std::uint8_t { None, Seed, Offset };
+
+// Where a symbol's value comes from at run time: dimension `dim` of the tensor argument `arg`,
+// or (`generator`) the process's random generator's seed or its offset when the call starts,
+// which the frame's dropout and rand draws use (PyTorch passes its Philox seed and offset into
+// compiled graphs the same way), so a new offset per call, or a new seed, needs no recompile.
 struct SymbolSource {
   std::size_t arg = 0;
   std::int64_t dim = 0;
   std::string arg_name; // "x"
+  GeneratorPart generator = GeneratorPart::None;
 };
 
 struct SymbolInfo {
@@ -62,6 +69,9 @@ public:
 
   // A new symbol for `source` with value `hint` (>= 2). Writes a create_symbol event.
   SymInt create_symbol(std::int64_t hint, SymbolSource source);
+  // A symbol of the random generator: its seed (any 64 bits) or its offset at the call's start
+  // (any value >= 0).
+  SymInt create_generator_symbol(GeneratorPart part, std::int64_t hint);
 
   // The user op whose tracing is in progress: guards and symbols are attributed to it.
   void set_user_location(const std::source_location& where) noexcept { where_ = where; }

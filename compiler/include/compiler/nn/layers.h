@@ -107,6 +107,19 @@ protected:
   std::string extra_repr() const override;
 };
 
+// Dropout with probability p (an attribute, so a change recompiles) while training (the
+// module's "training" attribute, set by train()/eval()); the identity in eval mode. Its draws
+// come from the process's generator (ops.h: manual_seed), as torch.nn.Dropout's do.
+class Dropout : public Module {
+public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+};
+
 // Runs its children in order; children are named "0", "1", ...
 class Sequential : public Module {
 public:

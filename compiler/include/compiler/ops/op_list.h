@@ -92,6 +92,8 @@
   X(amax,          "aten.amax",          Reduction,     Prim)                   \
   X(amin,          "aten.amin",          Reduction,     Prim)                   \
   X(argmax,        "aten.argmax",        Reduction,     Prim)                   \
+  X(var,           "aten.var",           Reduction,     Composite)              \
+  X(logsumexp,     "aten.logsumexp",     Reduction,     Composite)              \
   /* linear algebra */                                                          \
   X(matmul,        "aten.matmul",        Linalg,        Composite)              \
   X(mm,            "aten.mm",            Linalg,        Prim)                   \
@@ -102,6 +104,11 @@
   X(layer_norm,    "aten.layer_norm",    Nn,            Composite)              \
   X(embedding,     "aten.embedding",     Nn,            Composite)              \
   X(cross_entropy, "aten.cross_entropy", Nn,            Composite)              \
+  X(mse_loss,      "aten.mse_loss",      Nn,            Composite)              \
+  X(binary_cross_entropy_with_logits,                                           \
+    "aten.binary_cross_entropy_with_logits",                                    \
+                                         Nn,            Composite)              \
+  X(dropout,       "aten.dropout",       Nn,            Composite)              \
   /* indexing along one dim */                                                  \
   X(gather,        "aten.gather",        Indexing,      Prim)                   \
   X(scatter_add,   "aten.scatter_add",   Indexing,      Prim)                   \
@@ -134,6 +141,7 @@
   X(zeros,         "aten.zeros",         Factory,       Composite)              \
   X(ones,          "aten.ones",          Factory,       Composite)              \
   X(randn,         "aten.randn",         Factory,       Prim)                   \
+  X(rand,          "aten.rand",          Factory,       Prim)                   \
   /* inductor: ops the pattern rewrites produce (compiler/src/passes/           \
      pattern_rewrites.h); kernels in kernels/fused_ops.cpp */                   \
   X(silu,          "aten.silu",          Pointwise,     Composite)              \

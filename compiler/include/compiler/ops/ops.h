@@ -15,6 +15,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace compiler {
@@ -151,6 +152,21 @@ Tensor amin(const Tensor& x, std::vector<std::int64_t> dims = {}, bool keepdim =
 // Index (i64) of the first maximum along `dim`, or of the flattened tensor when dim is absent.
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false,
               SourceLoc loc = SourceLoc::current());
+// Variance over `dims` (empty: all): sum((x - mean)^2) / max(0, N - correction), N the number
+// of elements reduced (correction 1 is Bessel's, PyTorch's unbiased=True); floating inputs only.
+Tensor var(const Tensor& x, std::vector<std::int64_t> dims = {}, double correction = 1.0,
+           bool keepdim = false, SourceLoc loc = SourceLoc::current());
+// sqrt(var(...)): a function over var, not an op of its own.
+Tensor std(const Tensor& x, std::vector<std::int64_t> dims = {}, double correction = 1.0,
+           bool keepdim = false, SourceLoc loc = SourceLoc::current());
+// (var, mean) of the same reduction, as torch.var_mean returns them.
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, std::vector<std::int64_t> dims = {},
+                                   double correction = 1.0, bool keepdim = false,
+                                   SourceLoc loc = SourceLoc::current());
+// log(sum(exp(x))) over `dims` (empty: all), computed as max + log(sum(exp(x - max))) so large
+// inputs do not overflow; integer and bool inputs give f32.
+Tensor logsumexp(const Tensor& x, std::vector<std::int64_t> dims, bool keepdim = false,
+                 SourceLoc loc = SourceLoc::current());
 
 // ---- linear algebra ----
 // torch.matmul: 1-D and 2-D operands, and batched N-D with broadcast batch dims.
@@ -173,6 +189,25 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, SourceLoc loc = So
 // integer [N] (or 0-dim).
 Tensor cross_entropy(const Tensor& logits, const Tensor& target,
                      SourceLoc loc = SourceLoc::current());
+// (input - target)^2, reduced by `reduction`: "mean" (the default), "sum" or "none"; input and
+// target broadcast (PyTorch warns when their shapes differ; so does nothing here).
+Tensor mse_loss(const Tensor& input, const Tensor& target, std::string reduction = "mean",
+                SourceLoc loc = SourceLoc::current());
+// -(target * log(sigmoid(input)) + (1 - target) * log(1 - sigmoid(input))), written in the
+// stable form (1 - target) * input + log(1 + exp(-|input|)) + max(-input, 0); reduced as
+// mse_loss is. input and target have the same shape.
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        std::string reduction = "mean",
+                                        SourceLoc loc = SourceLoc::current());
+// Dropout: in training, each element of x is zeroed with probability p and the rest scaled by
+// 1 / (1 - p); outside training, x itself. The draws come from the process's random generator
+// (manual_seed below), which each call advances by x's element count, so a call's mask is a
+// function of (seed, offset) and its backward regenerates it instead of saving it.
+Tensor dropout(const Tensor& x, double p = 0.5, bool train = true,
+               SourceLoc loc = SourceLoc::current());
+// Dropout with explicit draws: the mask of rand(x's sizes, seed, offset) < 1 - p.
+Tensor dropout(const Tensor& x, double p, std::uint64_t seed, SymInt offset,
+               SourceLoc loc = SourceLoc::current());
 
 // ---- indexing along one dim (index: an integer tensor of the input's rank) ----
 // out[i][j] = x[index[i][j]][j] for dim 0 (and likewise for other dims); out has index's shape.
@@ -191,6 +226,16 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index,
 // A view of `length` elements from `start` along dim (start may count from the end).
 Tensor narrow(const Tensor& x, std::int64_t dim, SymInt start, SymInt length,
               SourceLoc loc = SourceLoc::current());
+// Views of consecutive pieces along dim, each of `split_size` elements but the last (which may
+// be smaller), as torch.split; functions over narrow, so graphs hold narrow's slices.
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0,
+                          SourceLoc loc = SourceLoc::current());
+// Views of pieces of the given sizes along dim (they must add up to the dim's size).
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes,
+                          std::int64_t dim = 0, SourceLoc loc = SourceLoc::current());
+// `chunks` views (or fewer) of ceil(size / chunks) elements along dim, as torch.chunk.
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0,
+                          SourceLoc loc = SourceLoc::current());
 // A copy of x (at least 2-D) keeping, in each trailing matrix, the elements with
 // col - row <= diagonal (tril) or >= diagonal (triu) and zeroing the rest.
 Tensor tril(const Tensor& x, std::int64_t diagonal = 0, SourceLoc loc = SourceLoc::current());
@@ -271,6 +316,35 @@ Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype = DType:
              SourceLoc loc = SourceLoc::current());
 Tensor randn(std::vector<SymInt> sizes, std::uint64_t seed, DType dtype, Device device,
              SourceLoc loc = SourceLoc::current());
+// Uniform samples in [0, 1) from a counter-based generator: element i of the (row-major) result
+// depends only on (seed, offset + i), as Inductor's Philox draws do, so eager kernels and
+// generated code draw the same numbers and a later draw can be replayed from (seed, offset).
+// Each value has the dtype's mantissa width of random bits (24 for f32, 53 for f64, 11 for f16,
+// 8 for bf16), so it is exact in the dtype and never rounds up to 1. See kernels/factory.cpp.
+Tensor rand(std::vector<SymInt> sizes, std::uint64_t seed, SymInt offset,
+            DType dtype = DType::Float32, SourceLoc loc = SourceLoc::current());
+Tensor rand(std::vector<SymInt> sizes, std::uint64_t seed, SymInt offset, DType dtype,
+            Device device, SourceLoc loc = SourceLoc::current());
+// rand drawn from the process's generator (advancing it by the element count).
+Tensor rand(std::vector<SymInt> sizes, DType dtype = DType::Float32,
+            SourceLoc loc = SourceLoc::current());
+
+// ---- the process's random generator (PyTorch's default generator) ----
+// A seed and an offset: a draw of n numbers uses offsets [offset, offset + n) and advances the
+// offset by n, as PyTorch's Philox generator does. manual_seed resets the offset to 0.
+struct RandomState {
+  std::uint64_t seed = 0;
+  std::uint64_t offset = 0;
+};
+void manual_seed(std::uint64_t seed);
+RandomState random_state();
+void set_random_state(RandomState state);
+// The state before, with the offset advanced past `count` draws (thread-safe).
+RandomState take_random_offsets(std::uint64_t count);
+// True on this thread while dropout(x, p, train) or rand(sizes, dtype) dispatches the op that
+// draws from the generator: capture then makes the op's offset the generator-offset symbol (a
+// value each compiled call reads), where the explicit rand(sizes, seed, offset) keeps its own.
+bool dispatching_generator_draw() noexcept;
 
 // ---- fused ops (what Inductor's pattern rewrites produce; also callable directly) ----
 // x * sigmoid(x), computed exactly as those two ops are.

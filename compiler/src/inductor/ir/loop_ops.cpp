@@ -37,6 +37,7 @@ DType loop_op_result(LoopOp op, DType operand) noexcept {
   case LoopOpCategory::Select:
     return operand;
   case LoopOpCategory::Float:
+  case LoopOpCategory::Random:
     return DType::Float32;
   case LoopOpCategory::Compare:
   case LoopOpCategory::Logic:

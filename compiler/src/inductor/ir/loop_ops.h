@@ -26,7 +26,9 @@ namespace compiler::inductor {
 
 // clang-format off
 // X(name, arity, category): category is Arith (f32 or i64 in and out), Float (f32 only),
-// Compare (two operands of one dtype, Bool out), Logic (Bool), Select (Bool, a, b).
+// Compare (two operands of one dtype, Bool out), Logic (Bool), Select (Bool, a, b), Random
+// (i64 seed and counter in, f32 out: kernels/counter_rng.h's uniform(seed, counter), the draw
+// rand's eager kernel makes, computed in 64-bit integer arithmetic).
 // floor, ceil, round (half to even), trunc and sign leave i64 values as they are (sign gives
 // -1, 0 or 1); the bitwise ops take i64 only (the lowering never gives them floats).
 #define TORCHSCOPE_LOOP_OPS(X)                                                                \
@@ -50,7 +52,9 @@ namespace compiler::inductor {
   X(sinh,        1, Float)   X(cosh,       1, Float)                                         \
   X(logical_xor, 2, Logic)   X(isinf,      1, Compare)                                       \
   X(bitwise_and, 2, Arith)   X(bitwise_or, 2, Arith)   X(bitwise_xor, 2, Arith)             \
-  X(bitwise_not, 1, Arith)
+  X(bitwise_not, 1, Arith)                                                                  \
+  /* random: (seed, counter), both i64, to f32 */                                          \
+  X(rand_uniform, 2, Random)
 // clang-format on
 
 enum class LoopOp : std::uint8_t {
@@ -59,7 +63,7 @@ enum class LoopOp : std::uint8_t {
 #undef TORCHSCOPE_LOOP_OP_ENUM
 };
 
-enum class LoopOpCategory : std::uint8_t { Arith, Float, Compare, Logic, Select };
+enum class LoopOpCategory : std::uint8_t { Arith, Float, Compare, Logic, Select, Random };
 
 std::string_view loop_op_name(LoopOp op) noexcept;
 int loop_op_arity(LoopOp op) noexcept;

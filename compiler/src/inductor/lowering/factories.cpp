@@ -1,6 +1,8 @@
-// Lowerings of full, zeros, ones and arange: a constant or the index, converted to the dtype
-// exactly as the eager kernels convert (randn has no lowering: its generator stays eager).
+// Lowerings of full, zeros, ones, arange and rand: a constant, the index, or the counter-based
+// draw of the element's counter, converted to the dtype exactly as the eager kernels convert
+// (randn has no lowering: its Box-Muller pairs stay eager).
 #include "inductor/lowering/lowering_context.h"
+#include "kernels/counter_rng.h"
 
 #include <cmath>
 #include <limits>
@@ -49,6 +51,54 @@ std::span<const Arg> factory_args(const graph::Node& n) {
   return args;
 }
 
+// rand {sizes, seed, offset, dtype}: element i draws uniform(seed, offset + i), i its row-major
+// position, truncated to the bits the dtype keeps, as the eager kernel does.
+std::optional<TensorValue> lower_rand(Context& ctx, const graph::Node& n,
+                                      std::span<const Arg> args) {
+  const DType result = n.meta.dtype;
+  // Seed and offset: constants, or (a draw from the process's generator, traced by capture)
+  // symbols whose values each call passes in.
+  auto integer = [](const Arg& a) -> std::optional<Expr> {
+    if (a.kind == Arg::Kind::Symbolic) {
+      return Expr::from_sym(a.sym);
+    }
+    if (const SymInt* s = std::get_if<SymInt>(&a.constant); s && a.kind == Arg::Kind::Constant) {
+      return Expr::from_sym(*s);
+    }
+    return std::nullopt;
+  };
+  if (args.size() != 4 || !is_floating(result)) {
+    return std::nullopt;
+  }
+  const std::optional<Expr> seed = integer(args[1]);
+  const std::optional<Expr> offset = integer(args[2]);
+  if (!seed || !offset) {
+    return std::nullopt;
+  }
+  std::vector<Expr> sizes = ctx.sizes_of(n.meta);
+  const int kept = kernels::uniform_bits_kept(result);
+  return ctx.pointwise(result, sizes,
+                       [seed = *seed, offset = *offset, sizes, kept,
+                        result](OpsHandler& ops, std::span<const Expr> index) {
+                         Expr counter = offset;
+                         Expr stride(1);
+                         for (std::size_t d = sizes.size(); d-- > 0;) {
+                           counter = counter + index[d] * stride;
+                           stride = stride * sizes[d];
+                         }
+                         LoopValue u = ops.rand_uniform(ops.index_expr(seed, DType::Int64),
+                                                        ops.index_expr(counter, DType::Int64));
+                         if (kept < kernels::kUniformBits) {
+                           const double scale = static_cast<double>(std::int64_t{1} << kept);
+                           u = ops.truediv(
+                               ops.floor(ops.mul(u, ops.constant(scale, DType::Float32))),
+                               ops.constant(scale, DType::Float32));
+                         }
+                         return ops.cast(u, result);
+                       },
+                       {});
+}
+
 } // namespace
 
 std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& n) {
@@ -70,6 +120,8 @@ std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& n) {
   case OpKind::ones:
     value = 1.0;
     break;
+  case OpKind::rand:
+    return lower_rand(ctx, n, args);
   case OpKind::arange: {
     if (args.size() == 2 && dtype_arg(args[1])) {
       return ctx.pointwise(result, std::move(sizes),

@@ -5,6 +5,7 @@
 #include "compiler/core/errors.h"
 #include "inductor/codegen/cpu/vector_math.h"
 #include "inductor/ir/index_analysis.h"
+#include "kernels/counter_rng.h"
 
 #include <cmath>
 #include <limits>
@@ -314,6 +315,8 @@ public:
     const LoopOpCategory cat = loop_op_category(op);
     if (cat == LoopOpCategory::Float) {
       dtype = DType::Float32;
+    } else if (cat == LoopOpCategory::Random) {
+      dtype = DType::Int64;
     } else if (cat == LoopOpCategory::Select) {
       dtype = args[1].dtype;
     } else if (cat == LoopOpCategory::Arith || cat == LoopOpCategory::Compare) {
@@ -508,11 +511,37 @@ public:
     case LoopOp::bitwise_not:
       r = b_.CreateNot(a[0]);
       break;
+    case LoopOp::rand_uniform:
+      r = uniform_draw(a[0], a[1]);
+      break;
     }
     return make(r, loop_op_result(op, dtype));
   }
 
 private:
+  // ---------------------------------------------------------------- random draws
+
+  // kernels/counter_rng.h's mix(), on i64 scalars or vectors alike.
+  llvm::Value* splitmix(llvm::Value* x) {
+    llvm::Type* t = x->getType();
+    x = b_.CreateAdd(x, llvm::ConstantInt::get(t, kernels::kMixIncrement));
+    x = b_.CreateMul(b_.CreateXor(x, b_.CreateLShr(x, 30)),
+                     llvm::ConstantInt::get(t, kernels::kMixMultiplier1));
+    x = b_.CreateMul(b_.CreateXor(x, b_.CreateLShr(x, 27)),
+                     llvm::ConstantInt::get(t, kernels::kMixMultiplier2));
+    return b_.CreateXor(x, b_.CreateLShr(x, 31));
+  }
+
+  // uniform(seed, counter): the top 24 bits of the counter's draw, as a float in [0, 1).
+  llvm::Value* uniform_draw(llvm::Value* seed, llvm::Value* counter) {
+    llvm::Type* t = counter->getType();
+    llvm::Value* bits = splitmix(b_.CreateXor(
+        splitmix(seed), b_.CreateMul(counter, llvm::ConstantInt::get(t, kernels::kCounterStride))));
+    llvm::Value* top = b_.CreateLShr(bits, 64 - kernels::kUniformBits);
+    llvm::Value* f = b_.CreateUIToFP(top, with_lanes(b_.getFloatTy(), top));
+    return b_.CreateFMul(f, llvm::ConstantFP::get(f->getType(), 0x1.0p-24));
+  }
+
   // ---------------------------------------------------------------- values
 
   LoopValue make(llvm::Value* v, DType d) {

@@ -5,6 +5,7 @@
 #include "compiler/core/errors.h"
 #include "inductor/codegen/c_like_printer.h"
 #include "inductor/ir/index_analysis.h"
+#include "kernels/counter_rng.h"
 
 #include <cmath>
 #include <functional>
@@ -258,6 +259,8 @@ public:
     const LoopOpCategory cat = loop_op_category(op);
     if (cat == LoopOpCategory::Float) {
       dtype = DType::Float32;
+    } else if (cat == LoopOpCategory::Random) {
+      dtype = DType::Int64;
     } else if (cat == LoopOpCategory::Select) {
       dtype = args[1].dtype; // the other branch converts to it, as on the host
     } else if (cat == LoopOpCategory::Arith || cat == LoopOpCategory::Compare) {
@@ -433,6 +436,9 @@ public:
       break;
     case LoopOp::bitwise_not:
       e = "~" + a[0];
+      break;
+    case LoopOp::rand_uniform:
+      e = "ts_rand_uniform(" + a[0] + ", " + a[1] + ")";
       break;
     }
     return define(e, loop_op_result(op, dtype));
@@ -1252,6 +1258,13 @@ KernelSource generate_kernel(const Schedule& s, std::size_t index, const Lowered
   return out;
 }
 
+// The prelude's ts_rand_uniform spells kernels/counter_rng.h's constants out.
+static_assert(kernels::kMixIncrement == 0x9e3779b97f4a7c15ULL &&
+                  kernels::kMixMultiplier1 == 0xbf58476d1ce4e5b9ULL &&
+                  kernels::kMixMultiplier2 == 0x94d049bb133111ebULL &&
+                  kernels::kCounterStride == 0xD1B54A32D192ED03ULL && kernels::kUniformBits == 24,
+              "ts_rand_uniform in the CUDA prelude must draw what kernels/counter_rng.h draws");
+
 const std::string& prelude() {
   static const std::string text =
       R"(// torchscope generated CUDA (docs/COMPILER.md, "GPU code generation")
@@ -1294,6 +1307,18 @@ __device__ long long ts_int_pow(long long base, long long e) {
     e >>= 1;
   }
   return (long long)r;
+}
+// kernels/counter_rng.h's uniform(seed, counter): the draw rand's eager kernel makes.
+__device__ __forceinline__ unsigned long long ts_splitmix(unsigned long long x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+__device__ __forceinline__ float ts_rand_uniform(long long seed, long long counter) {
+  const unsigned long long bits = ts_splitmix(
+      ts_splitmix((unsigned long long)seed) ^ ((unsigned long long)counter * 0xD1B54A32D192ED03ULL));
+  return (float)(bits >> 40) * 0x1.0p-24f;
 }
 // A row index read from data: out of range raises the status flag and reads row 0.
 __device__ __forceinline__ long long ts_check_row(long long r, long long rows, bool active,

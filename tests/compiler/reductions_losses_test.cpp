@@ -176,7 +176,8 @@ TEST_CASE("split and chunk are views over narrow, as torch.split and torch.chunk
                     Catch::Contains("at least a 1-dimensional tensor"));
 }
 
-TEST_CASE("rand draws from (seed, offset + index): prefix-stable, in [0, 1), uniform",
+TEST_CASE("rand draws from (seed, offset + index): prefix-stable, in the unit interval (0 "
+          "included, 1 not), uniform",
           "[compiler][random]") {
   const Tensor a = rand({1000}, 7, SymInt(0));
   const Tensor b = rand({10}, 7, SymInt(990));

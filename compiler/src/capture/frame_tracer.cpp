@@ -203,6 +203,14 @@ std::size_t FrameTracer::materialize(ProxySlot& p, const Tensor& t) {
 std::size_t FrameTracer::node_of(const Tensor& t) {
   ProxySlot* p = proxy_of(t, id_);
   TORCHSCOPE_ASSERT(p != nullptr, "node_of() on a tensor without a proxy");
+  if (const std::shared_ptr<TensorImpl> base = p->view_base.lock()) {
+    const ProxySlot* b = proxy_of(Tensor(base), id_);
+    if (b == nullptr || b->node != p->view_base_node) {
+      user_error("compile(): a view is read after its base was written in place; "
+                 "functionalization does not regenerate views yet: take the view after the "
+                 "write");
+    }
+  }
   if (p->node < 0) {
     return materialize(*p, t);
   }
@@ -339,7 +347,84 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
   n.meta = meta_of(*t);
   std::size_t node = graph_.add_node(std::move(n), op_name(op));
   set_proxy(*t, static_cast<std::int64_t>(node));
+  if (op_category(op) == OpCategory::View && !args.empty()) {
+    const Tensor* base = std::get_if<Tensor>(&args[0]);
+    const ProxySlot* base_proxy = base != nullptr ? proxy_of(*base, id_) : nullptr;
+    ProxySlot* view_proxy = proxy_of(*t, id_);
+    if (base_proxy != nullptr && view_proxy != nullptr && !base->is_same(*t)) {
+      view_proxy->view_base = base->impl_ptr();
+      view_proxy->view_base_node = base_proxy->node;
+    }
+  }
   return out;
+}
+
+FrameTracer::~FrameTracer() {
+  for (auto& [impl, previous] : rebound_constants_) {
+    impl->trace_slot = std::move(previous);
+  }
+}
+
+void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_view op,
+                         const std::source_location& loc) {
+  CallSiteScope site(loc);
+  if (proxy_of(value, id_) == nullptr) {
+    user_error("compile(): " + std::string(op) +
+               " writes a tensor made outside the compiled function into a traced one; pass it "
+               "as an argument instead");
+  }
+  if (next_op_ <= config_.first_op) {
+    // Replaying an op an earlier frame ran: it wrote its inputs back already, so dst only
+    // stands for the served value from now on.
+    dst.impl()->trace_slot = value.impl()->trace_slot;
+    return;
+  }
+  const std::size_t value_node = node_of(value);
+  if (value_node + 1 == graph_.size() && graph_.node(value_node).op_index == next_op_ - 1) {
+    // The out-of-place op this in-place op just issued: named as Dynamo names the call.
+    graph_.nodes()[value_node].name = graph_.unique_name(op);
+  }
+  ProxySlot* dp = proxy_of(dst, id_);
+  if (dp != nullptr && !dp->view_base.expired()) {
+    user_error("compile(): " + std::string(op) +
+               " writes through a view; functionalization of writes to views (PyTorch's "
+               "view_scatter ops) is not supported yet: write to the base tensor");
+  }
+  auto it = mutation_of_.find(dst.impl());
+  if (it != mutation_of_.end()) {
+    graph_.input_mutations[it->second].value_node = value_node;
+  } else if (dp != nullptr && (dp->node < 0 || graph_.node(static_cast<std::size_t>(dp->node))
+                                                       .kind == NodeKind::Placeholder)) {
+    if (dst.requires_grad()) {
+      user_error("compile(): " + std::string(op) +
+                 " writes a graph input that requires grad; this is not supported");
+    }
+    const std::size_t placeholder = node_of(dst);
+    graph::InputMutation m;
+    m.value_node = value_node;
+    m.placeholder = 0;
+    for (std::size_t i = 0; i < placeholder; ++i) {
+      m.placeholder += graph_.node(i).kind == NodeKind::Placeholder ? 1 : 0;
+    }
+    mutation_of_.emplace(dst.impl(), graph_.input_mutations.size());
+    graph_.input_mutations.push_back(std::move(m));
+  } else if (dp == nullptr) {
+    if (dst.is_fake()) {
+      user_error("compile(): a fake tensor from another trace reached this one (was a tensor "
+                 "from inside a compiled function kept and reused?)");
+    }
+    // A real tensor the function reads as a constant (a module buffer): written back too.
+    graph::InputMutation m;
+    m.value_node = value_node;
+    m.constant = dst;
+    mutation_of_.emplace(dst.impl(), graph_.input_mutations.size());
+    graph_.input_mutations.push_back(std::move(m));
+    rebound_constants_.emplace_back(dst.impl_ptr(), dst.impl()->trace_slot);
+  }
+  auto p = std::make_shared<ProxySlot>();
+  p->trace_id = id_;
+  p->node = static_cast<std::int64_t>(value_node);
+  dst.impl()->trace_slot = std::move(p);
 }
 
 void FrameTracer::note_scalar_uses(std::span<const Value> args, const std::source_location& loc) {

@@ -70,6 +70,10 @@ public:
   FrameTracer(Config config, ShapeEnv& env);
 
   Value call(OpKind op, std::span<const Value> args, const std::source_location& loc) override;
+  // Functionalization: dst stands for value's node from now on; a graph input or a constant
+  // (a module buffer) written this way becomes one of the graph's input_mutations.
+  void mutate(const Tensor& dst, const Tensor& value, std::string_view op,
+              const std::source_location& loc) override;
   void on_attribute_read(const nn::Module& module, std::string_view name,
                          const nn::AttributeValue& value) override;
 
@@ -113,6 +117,16 @@ private:
   void note_scalar_uses(std::span<const Value> args, const std::source_location& loc);
   void set_proxy(const Tensor& t, std::int64_t node);
 
+  // Real tensors (constants) rebound by mutate(), and the slot each had before: restored when
+  // the trace ends, since those tensors outlive it.
+  std::vector<std::pair<std::shared_ptr<TensorImpl>, std::shared_ptr<void>>> rebound_constants_;
+  // The input (placeholder or constant) each mutated tensor stands for: its input_mutations entry.
+  std::map<const TensorImpl*, std::size_t> mutation_of_;
+
+public:
+  ~FrameTracer() override;
+
+private:
   Config config_;
   ShapeEnv& env_;
   std::uint64_t id_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "capture/graph_names.h"
+#include "compiler/tensor/tensor.h"
 
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,11 @@ struct ProxySlot : TraceSlot {
   // False for a value served to a resume frame until an op uses it: only then does it become
   // a guarded, described input (unused earlier results cost nothing).
   bool registered = true;
+  // For the result of a view op on a traced tensor: that tensor, and the node it stood for when
+  // the view was made. Functionalization refuses writes through a view and reads of a view whose
+  // base was written since (docs/COMPILER.md, "Mutation and functionalization").
+  std::weak_ptr<TensorImpl> view_base;
+  std::int64_t view_base_node = -1;
 };
 
 struct DynamicMarksSlot : TraceSlot {

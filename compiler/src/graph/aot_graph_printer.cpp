@@ -203,6 +203,23 @@ std::string print_aot_graph(const Graph& g, const AotPrintOptions& o) {
       }
       out += "\n";
     } else if (n.kind == NodeKind::Output) {
+      // The copy-back of mutated inputs, as PyTorch ends an AOT graph with aten.copy_.
+      std::vector<std::size_t> placeholders;
+      for (std::size_t k = 0; k < g.size(); ++k) {
+        if (g.node(k).kind == NodeKind::Placeholder) {
+          placeholders.push_back(k);
+        }
+      }
+      for (std::size_t c = 0; c < o.input_copies.size(); ++c) {
+        const auto [input, output] = o.input_copies[c];
+        if (input >= placeholders.size() || output >= n.args.size()) {
+          continue;
+        }
+        const Node& target = g.node(placeholders[input]);
+        const std::string name = c == 0 ? "copy_" : "copy__" + std::to_string(c);
+        out += ind + name + annotation(target) + " = torch.ops.aten.copy_.default(" + target.name +
+               ", " + arg_text(g, n.args[output]) + ");  " + name + " = None\n";
+      }
       auto output_desc = [&](std::size_t k) {
         return k < o.output_descriptors.size() && !o.output_descriptors[k].empty()
                    ? "  # " + o.output_descriptors[k]

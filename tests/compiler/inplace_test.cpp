@@ -83,13 +83,18 @@ TEST_CASE("in-place ops write the destination, through views, and bump its versi
 }
 
 TEST_CASE("in-place ops refuse what PyTorch refuses, naming the op", "[compiler][inplace]") {
-  CHECK(message_of([] { add_(t({1, 2}, {2}, DType::Int64), 1.5); }) ==
-        "add_: result type Float can't be cast to the desired output type Long");
-  CHECK(message_of([] { clamp_(t({1, 2}, {2}, DType::Int64), 0.5, 1.5); }) ==
-        "clamp_: result type Float can't be cast to the desired output type Long");
-  CHECK(message_of([] { add_(zeros({3}), zeros({2, 3})); }) ==
-        "add_: output with shape [3] doesn't match the broadcast shape [2, 3]");
-  CHECK(message_of([] { add_(expand(zeros({1, 3}), {2, 3}), 1.0); })
+  CHECK(message_of([] {
+          add_(t({1, 2}, {2}, DType::Int64), 1.5);
+        }) == "add_: result type Float can't be cast to the desired output type Long");
+  CHECK(message_of([] {
+          clamp_(t({1, 2}, {2}, DType::Int64), 0.5, 1.5);
+        }) == "clamp_: result type Float can't be cast to the desired output type Long");
+  CHECK(message_of([] {
+          add_(zeros({3}), zeros({2, 3}));
+        }) == "add_: output with shape [3] doesn't match the broadcast shape [2, 3]");
+  CHECK(message_of([] {
+          add_(expand(zeros({1, 3}), {2, 3}), 1.0);
+        })
             .find("more than one element of the written-to tensor refers to a single memory "
                   "location") != std::string::npos);
   Tensor w = zeros({3});
@@ -124,12 +129,12 @@ TEST_CASE("a tensor saved for backward then modified in place fails at backward"
   Tensor a = mul(w, 3.0);
   Tensor s = sin(a); // saves a
   add_(a, 1.0);
-  CHECK(message_of([&] { sum(s).backward(); })
-            .find("modified by an inplace operation") != std::string::npos);
+  CHECK(message_of([&] { sum(s).backward(); }).find("modified by an inplace operation") !=
+        std::string::npos);
   Tensor e = exp(w); // saves its output
   mul_(e, 2.0);
-  CHECK(message_of([&] { sum(e).backward(); })
-            .find("modified by an inplace operation") != std::string::npos);
+  CHECK(message_of([&] { sum(e).backward(); }).find("modified by an inplace operation") !=
+        std::string::npos);
 }
 
 TEST_CASE("compiled functions mutating intermediates and inputs match eager",
@@ -162,8 +167,9 @@ TEST_CASE("compiled writes through a view of an input are refused, not silently 
         return mul(x, 2.0);
       },
       {.fullgraph = true, .name = "view_write", .arg_names = {"x"}});
-  CHECK(message_of([&] { compiled(t({1, 2}, {2})); }).find("writes through a view") !=
-        std::string::npos);
+  CHECK(message_of([&] {
+          compiled(t({1, 2}, {2}));
+        }).find("writes through a view") != std::string::npos);
 }
 
 TEST_CASE("the AOT graph computes a mutation out of place and copies it back into the input",
@@ -180,6 +186,15 @@ TEST_CASE("the AOT graph computes a mutation out of place and copies it back int
       {.name = "input_mutation", .arg_names = {"x"}});
   const Tensor x = t({0.0, 1.0}, {2});
   const Tensor out = compiled(x);
+  // A mutated intermediate nobody reads afterwards is re-inplaced by Inductor's post-grad pass.
+  auto reinplaced = compile(
+      [](const Tensor& a) {
+        Tensor y = mul(a, 2.0);
+        add_(y, 1.0);
+        return sin(y);
+      },
+      {.name = "intermediate_mutation", .arg_names = {"a"}});
+  check_close(reinplaced(t({0.5, 1.0}, {2})), {std::sin(2.0), std::sin(3.0)});
   const std::string path = tracer::log_path();
   tracer::stop();
   check_values(x, {1, 2});
@@ -189,6 +204,7 @@ TEST_CASE("the AOT graph computes a mutation out of place and copies it back int
   CHECK(log.find("torch.ops.aten.add.Tensor(arg0_1, 1.0)") != std::string::npos);
   CHECK(log.find("copy_: \"f32[2][1]cpu\" = torch.ops.aten.copy_.default(arg0_1, add)") !=
         std::string::npos);
+  CHECK(log.find("= torch.ops.aten.add_(mul, 1.0)") != std::string::npos);
 }
 
 TEST_CASE("batch_norm and BatchNorm2d match PyTorch in training and evaluation",
@@ -212,8 +228,9 @@ TEST_CASE("batch_norm and BatchNorm2d match PyTorch in training and evaluation",
   CHECK(message_of([] {
           batch_norm(zeros({2, 3}), Tensor(), Tensor(), Tensor(), Tensor(), false);
         }) == "batch_norm: running_mean and running_var must be defined in evaluation mode");
-  CHECK(message_of([] { batch_norm(zeros({1, 3}), Tensor(), Tensor(), Tensor(), Tensor(), true); })
-            .find("Expected more than 1 value per channel when training") != std::string::npos);
+  CHECK(message_of([] {
+          batch_norm(zeros({1, 3}), Tensor(), Tensor(), Tensor(), Tensor(), true);
+        }).find("Expected more than 1 value per channel when training") != std::string::npos);
 }
 
 TEST_CASE("batch_norm's gradient matches PyTorch", "[compiler][inplace][batch_norm]") {
@@ -224,8 +241,7 @@ TEST_CASE("batch_norm's gradient matches PyTorch", "[compiler][inplace][batch_no
   Tensor rv = ones({2});
   Tensor y = batch_norm(x, rm, rv, Tensor(), Tensor(), true, 0.1, 1e-5);
   sum(mul(y, t({1, 2, 3, 4, 5, 6}, {3, 2}))).backward();
-  check_close(x.grad(), {-1.7181019, -0.8164959, 0.5726973, 0.4082473, 1.1454045, 0.4082486},
-              1e-4);
+  check_close(x.grad(), {-1.7181019, -0.8164959, 0.5726973, 0.4082473, 1.1454045, 0.4082486}, 1e-4);
   check_close(rm, {0.13333334, 0.2}, 1e-5);
   check_close(rv, {1.1333333, 1.8}, 1e-5);
 }

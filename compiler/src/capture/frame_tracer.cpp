@@ -393,8 +393,9 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
   auto it = mutation_of_.find(dst.impl());
   if (it != mutation_of_.end()) {
     graph_.input_mutations[it->second].value_node = value_node;
-  } else if (dp != nullptr && (dp->node < 0 || graph_.node(static_cast<std::size_t>(dp->node))
-                                                       .kind == NodeKind::Placeholder)) {
+  } else if (dp != nullptr &&
+             (dp->node < 0 ||
+              graph_.node(static_cast<std::size_t>(dp->node)).kind == NodeKind::Placeholder)) {
     if (dst.requires_grad()) {
       user_error("compile(): " + std::string(op) +
                  " writes a graph input that requires grad; this is not supported");

@@ -7,8 +7,8 @@
 #include "compiler/ops/ops.h"
 
 #include <cmath>
-#include <sstream>
 #include <limits>
+#include <sstream>
 
 namespace compiler::nn {
 

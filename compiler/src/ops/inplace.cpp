@@ -315,9 +315,9 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, SourceLoc loc) {
 
 const Tensor& fill_(const Tensor& self, double value, SourceLoc loc) {
   return in_place("fill_", self, {}, loc, [&](const Tensor&) {
-    return self.device() == Device() ? full(self.sym_sizes(), value, self.dtype(), loc)
-                                     : full(self.sym_sizes(), value, self.dtype(), self.device(),
-                                            loc);
+    return self.device() == Device()
+               ? full(self.sym_sizes(), value, self.dtype(), loc)
+               : full(self.sym_sizes(), value, self.dtype(), self.device(), loc);
   });
 }
 

@@ -281,7 +281,7 @@ TEST_CASE("an in-place SGD-with-momentum step compiled matches eager",
   Tensor p_comp = t({1, 2, 3}, {3});
   Tensor b_comp = zeros({3});
   for (int i = 0; i < 3; ++i) {
-    const Tensor g = t({0.5, -1, 2 + i}, {3});
+    const Tensor g = t({0.5, -1, 2.0 + i}, {3});
     sgd(p_eager, g, b_eager);
     compiled(p_comp, g, b_comp);
   }

@@ -2,6 +2,7 @@
 #include "capture/frame_tracer.h"
 
 #include "compiler/core/errors.h"
+#include "compiler/ops/ops.h"
 #include "tracer/trace.h"
 #include "tracing/event_keys.h"
 #include "tracing/trace_util.h"
@@ -203,7 +204,7 @@ std::size_t FrameTracer::materialize(ProxySlot& p, const Tensor& t) {
 std::size_t FrameTracer::node_of(const Tensor& t) {
   ProxySlot* p = proxy_of(t, id_);
   TORCHSCOPE_ASSERT(p != nullptr, "node_of() on a tensor without a proxy");
-  if (const std::shared_ptr<TensorImpl> base = p->view_base.lock()) {
+  if (const std::shared_ptr<TensorImpl> base = p->view_base) {
     const ProxySlot* b = proxy_of(Tensor(base), id_);
     if (b == nullptr || b->node != p->view_base_node) {
       user_error("compile(): a view is read after its base was written in place; "
@@ -354,9 +355,103 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
     if (base_proxy != nullptr && view_proxy != nullptr && !base->is_same(*t)) {
       view_proxy->view_base = base->impl_ptr();
       view_proxy->view_base_node = base_proxy->node;
+      view_proxy->view_node = static_cast<std::int64_t>(node);
     }
   }
   return out;
+}
+
+void FrameTracer::write_through_view(const Tensor& view, const ProxySlot& slot,
+                                     const std::shared_ptr<TensorImpl>& base_impl,
+                                     const Tensor& value, std::string_view op,
+                                     const std::source_location& loc) {
+  const Tensor base(base_impl);
+  const std::int64_t view_node = slot.view_node;
+  const Node& vn = graph_.node(static_cast<std::size_t>(view_node));
+  auto refuse = [&](const std::string& why) {
+    user_error("compile(): " + std::string(op) + " writes through a " +
+               std::string(op_name(vn.op)) + " view" + why +
+               "; functionalization supports writes through view, reshape, unsqueeze, squeeze, "
+               "permute, transpose, and slice or narrow with step 1: write to the base tensor");
+  };
+  auto constant_int = [&](std::size_t i) {
+    if (i >= vn.args.size() || vn.args[i].kind != Arg::Kind::Constant) {
+      refuse(" with symbolic arguments");
+    }
+    return value_int(vn.args[i].constant);
+  };
+  if (base.has_symbolic_sizes() || view.has_symbolic_sizes()) {
+    refuse(" with symbolic sizes");
+  }
+  // The base's new value: the base with the view's elements replaced by `value`.
+  Tensor new_base;
+  switch (vn.op) {
+  case OpKind::view:
+  case OpKind::reshape:
+  case OpKind::unsqueeze:
+  case OpKind::squeeze:
+  case OpKind::detach:
+    // Same elements in the same (row-major) order: the value, in the base's shape.
+    new_base = reshape(value, base.sym_sizes(), loc);
+    break;
+  case OpKind::transpose:
+    new_base = transpose(value, constant_int(1), constant_int(2), loc);
+    break;
+  case OpKind::permute: {
+    if (vn.args.size() < 2 || vn.args[1].kind != Arg::Kind::Constant) {
+      refuse(" with symbolic arguments");
+    }
+    const std::vector<std::int64_t>& dims = value_ints(vn.args[1].constant);
+    std::vector<std::int64_t> inverse(dims.size());
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const std::int64_t d =
+          dims[i] < 0 ? dims[i] + static_cast<std::int64_t>(dims.size()) : dims[i];
+      inverse[static_cast<std::size_t>(d)] = static_cast<std::int64_t>(i);
+    }
+    new_base = permute(value, inverse, loc);
+    break;
+  }
+  case OpKind::slice:
+  case OpKind::narrow: {
+    if (vn.op == OpKind::slice && constant_int(4) != 1) {
+      refuse(" with a step other than 1");
+    }
+    std::int64_t dim = constant_int(1);
+    dim = dim < 0 ? dim + base.dim() : dim;
+    const std::int64_t stride = base.strides()[static_cast<std::size_t>(dim)];
+    if (stride <= 0) {
+      refuse(" of a broadcast dim");
+    }
+    // Where the view starts along dim, from the layouts (the op's own start may count from the
+    // end or lie out of range, as Python slicing allows).
+    const std::int64_t start = (view.storage_offset() - base.storage_offset()) / stride;
+    const std::int64_t end = start + view.sizes()[static_cast<std::size_t>(dim)];
+    const std::int64_t size = base.sizes()[static_cast<std::size_t>(dim)];
+    std::vector<Tensor> parts;
+    if (start > 0) {
+      parts.push_back(slice(base, dim, 0, start, 1, loc));
+    }
+    parts.push_back(value);
+    if (end < size) {
+      parts.push_back(slice(base, dim, end, size, 1, loc));
+    }
+    new_base = parts.size() == 1 ? value : cat(parts, dim, loc);
+    break;
+  }
+  default:
+    refuse("");
+  }
+  const bool was_writing_base = writing_base_;
+  writing_base_ = true;
+  mutate(base, new_base, op, loc);
+  writing_base_ = was_writing_base;
+  auto p = std::make_shared<ProxySlot>();
+  p->trace_id = id_;
+  p->node = static_cast<std::int64_t>(node_of(value));
+  p->view_base = base_impl;
+  p->view_base_node = static_cast<std::int64_t>(node_of(base));
+  p->view_node = view_node;
+  view.impl()->trace_slot = std::move(p);
 }
 
 FrameTracer::~FrameTracer() {
@@ -373,6 +468,12 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
                " writes a tensor made outside the compiled function into a traced one; pass it "
                "as an argument instead");
   }
+  if (ProxySlot* vp = proxy_of(dst, id_); vp != nullptr && vp->view_node >= 0) {
+    if (const std::shared_ptr<TensorImpl> base = vp->view_base) {
+      write_through_view(dst, *vp, base, value, op, loc);
+      return;
+    }
+  }
   if (next_op_ <= config_.first_op) {
     // Replaying an op an earlier frame ran: it wrote its inputs back already, so dst only
     // stands for the served value from now on.
@@ -380,16 +481,12 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
     return;
   }
   const std::size_t value_node = node_of(value);
-  if (value_node + 1 == graph_.size() && graph_.node(value_node).op_index == next_op_ - 1) {
+  if (!writing_base_ && value_node + 1 == graph_.size() &&
+      graph_.node(value_node).op_index == next_op_ - 1) {
     // The out-of-place op this in-place op just issued: named as Dynamo names the call.
     graph_.nodes()[value_node].name = graph_.unique_name(op);
   }
   ProxySlot* dp = proxy_of(dst, id_);
-  if (dp != nullptr && !dp->view_base.expired()) {
-    user_error("compile(): " + std::string(op) +
-               " writes through a view; functionalization of writes to views (PyTorch's "
-               "view_scatter ops) is not supported yet: write to the base tensor");
-  }
   auto it = mutation_of_.find(dst.impl());
   if (it != mutation_of_.end()) {
     graph_.input_mutations[it->second].value_node = value_node;

@@ -117,6 +117,14 @@ private:
   void note_scalar_uses(std::span<const Value> args, const std::source_location& loc);
   void set_proxy(const Tensor& t, std::int64_t node);
 
+  // A write of `value` through `view` (a view of `base`): the base's new value is computed from
+  // the view op's geometry (PyTorch's view_scatter ops, written with slice/cat/reshape/permute)
+  // and written to the base in turn; the view then stands for `value`, still a view of the base.
+  void write_through_view(const Tensor& view, const ProxySlot& slot,
+                          const std::shared_ptr<TensorImpl>& base, const Tensor& value,
+                          std::string_view op, const std::source_location& loc);
+  bool writing_base_ = false; // mutate() of a base from write_through_view()
+
   // Real tensors (constants) rebound by mutate(), and the slot each had before: restored when
   // the trace ends, since those tensors outlive it.
   std::vector<std::pair<std::shared_ptr<TensorImpl>, std::shared_ptr<void>>> rebound_constants_;

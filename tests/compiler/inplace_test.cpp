@@ -327,3 +327,43 @@ TEST_CASE("an in-place SGD-with-momentum step compiled matches eager",
   check_close(b_comp, b_eager.to_vector());
   check_close(b_comp, {0.5 * 2.71, -2.71, 2 * 0.81 + 3 * 0.9 + 4}); // PyTorch's SGD buffer
 }
+
+TEST_CASE("a mutated input is written back before a graph break reads it",
+          "[compiler][inplace][capture]") {
+  auto body = [](const Tensor& x) {
+    mul_(x, 2.0);
+    const double total = sum(x).item_double(); // a graph break: reads the written input
+    add_(x, total);
+    return sin(x);
+  };
+  auto compiled = compile(body, {.name = "mutate_then_break", .arg_names = {"x"}});
+  for (int call = 0; call < 2; ++call) {
+    const Tensor x_eager = t({0.5, 1.0, -0.25}, {3});
+    const Tensor x_comp = t({0.5, 1.0, -0.25}, {3});
+    const Tensor expected = body(x_eager);
+    const Tensor got = compiled(x_comp);
+    check_values(x_eager, {3.5, 4.5, 2.0});
+    check_close(x_comp, x_eager.to_vector());
+    check_close(got, expected.to_vector());
+  }
+}
+
+TEST_CASE("a compiled BatchNorm2d training step gives eager's gradients and running statistics",
+          "[compiler][inplace][batch_norm][capture]") {
+  nn::BatchNorm2d eager_bn(3);
+  nn::BatchNorm2d compiled_bn(3);
+  auto step = compile([](nn::BatchNorm2d& m, const Tensor& x) { return sum(mul(m(x), m(x))); },
+                      {.name = "bn_train", .arg_names = {"m", "x"}});
+  Tensor x_eager = bn_input();
+  x_eager.set_requires_grad(true);
+  Tensor x_comp = bn_input();
+  x_comp.set_requires_grad(true);
+  sum(mul(eager_bn(x_eager), eager_bn(x_eager))).backward();
+  step(compiled_bn, x_comp).backward();
+  check_close(x_comp.grad(), x_eager.grad().to_vector(), 1e-4);
+  check_close(compiled_bn.parameter("weight").grad(),
+              eager_bn.parameter("weight").grad().to_vector(), 1e-4);
+  check_close(compiled_bn.running_mean(), eager_bn.running_mean().to_vector(), 1e-5);
+  check_close(compiled_bn.running_var(), eager_bn.running_var().to_vector(), 1e-5);
+  CHECK(compiled_bn.num_batches_tracked().to_vector() == std::vector<double>{2});
+}

@@ -476,7 +476,18 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
   }
   if (next_op_ <= config_.first_op) {
     // Replaying an op an earlier frame ran: it wrote its inputs back already, so dst only
-    // stands for the served value from now on.
+    // stands for the served value from now on. An input stays the target of later writes.
+    if (mutation_of_.count(dst.impl()) == 0 && replayed_inputs_.count(dst.impl()) == 0) {
+      const ProxySlot* dp = proxy_of(dst, id_);
+      if (dp == nullptr && !dst.is_fake()) {
+        replayed_inputs_.emplace(dst.impl(), nullptr); // a constant
+        rebound_constants_.emplace_back(dst.impl_ptr(), dst.impl()->trace_slot);
+      } else if (dp != nullptr && dp->source.kind == InputRef::Kind::Argument &&
+                 (dp->node < 0 ||
+                  graph_.node(static_cast<std::size_t>(dp->node)).kind == NodeKind::Placeholder)) {
+        replayed_inputs_.emplace(dst.impl(), dst.impl()->trace_slot);
+      }
+    }
     dst.impl()->trace_slot = value.impl()->trace_slot;
     return;
   }
@@ -488,16 +499,25 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
   }
   ProxySlot* dp = proxy_of(dst, id_);
   auto it = mutation_of_.find(dst.impl());
+  auto replayed = replayed_inputs_.find(dst.impl());
   if (it != mutation_of_.end()) {
     graph_.input_mutations[it->second].value_node = value_node;
-  } else if (dp != nullptr &&
-             (dp->node < 0 ||
-              graph_.node(static_cast<std::size_t>(dp->node)).kind == NodeKind::Placeholder)) {
+  } else if ((replayed != replayed_inputs_.end() && replayed->second != nullptr) ||
+             (dp != nullptr &&
+              (dp->node < 0 ||
+               graph_.node(static_cast<std::size_t>(dp->node)).kind == NodeKind::Placeholder))) {
     if (dst.requires_grad()) {
       user_error("compile(): " + std::string(op) +
                  " writes a graph input that requires grad; this is not supported");
     }
-    const std::size_t placeholder = node_of(dst);
+    std::size_t placeholder = 0;
+    if (replayed != replayed_inputs_.end()) {
+      // An argument whose earlier writes were replayed: its own placeholder is the target.
+      auto& input = *static_cast<ProxySlot*>(replayed->second.get());
+      placeholder = input.node < 0 ? materialize(input, dst) : static_cast<std::size_t>(input.node);
+    } else {
+      placeholder = node_of(dst);
+    }
     graph::InputMutation m;
     m.value_node = value_node;
     m.placeholder = 0;
@@ -506,7 +526,7 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
     }
     mutation_of_.emplace(dst.impl(), graph_.input_mutations.size());
     graph_.input_mutations.push_back(std::move(m));
-  } else if (dp == nullptr) {
+  } else if (dp == nullptr || replayed != replayed_inputs_.end()) {
     if (dst.is_fake()) {
       user_error("compile(): a fake tensor from another trace reached this one (was a tensor "
                  "from inside a compiled function kept and reused?)");
@@ -517,7 +537,9 @@ void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_vie
     m.constant = dst;
     mutation_of_.emplace(dst.impl(), graph_.input_mutations.size());
     graph_.input_mutations.push_back(std::move(m));
-    rebound_constants_.emplace_back(dst.impl_ptr(), dst.impl()->trace_slot);
+    if (replayed == replayed_inputs_.end()) {
+      rebound_constants_.emplace_back(dst.impl_ptr(), dst.impl()->trace_slot);
+    }
   }
   auto p = std::make_shared<ProxySlot>();
   p->trace_id = id_;

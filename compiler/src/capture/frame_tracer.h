@@ -130,6 +130,9 @@ private:
   std::vector<std::pair<std::shared_ptr<TensorImpl>, std::shared_ptr<void>>> rebound_constants_;
   // The input (placeholder or constant) each mutated tensor stands for: its input_mutations entry.
   std::map<const TensorImpl*, std::size_t> mutation_of_;
+  // Inputs written by ops a resume frame replays: their own slot (null for a constant), so a
+  // later write in this frame still targets the input rather than the served value.
+  std::map<const TensorImpl*, std::shared_ptr<void>> replayed_inputs_;
 
 public:
   ~FrameTracer() override;

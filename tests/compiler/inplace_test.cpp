@@ -240,6 +240,7 @@ TEST_CASE("the AOT graph computes a mutation out of place and copies it back int
   CHECK(log.find("torch.ops.aten.add.Tensor(arg0_1, 1.0)") != std::string::npos);
   CHECK(log.find("copy_: \"f32[2][1]cpu\" = torch.ops.aten.copy_.default(arg0_1, add);  "
                  "arg0_1 = copy_ = None") != std::string::npos);
+  CHECK(log.find("mutates_data=True") != std::string::npos); // ViewAndMutationMeta
   // The input stays alive until its copy-back.
   CHECK(log.find("(arg0_1, 1.0);  arg0_1 = None") == std::string::npos);
   CHECK(log.find("= torch.ops.aten.add_(mul, 1.0)") != std::string::npos);

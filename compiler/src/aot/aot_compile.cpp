@@ -174,14 +174,20 @@ std::string print_inference(const TracedGraph& t, AotPrintOptions::Style style,
 }
 
 // The aot_forward_graph_fw_metadata payload: PyTorch's ViewAndMutationMeta, for what this
-// stage knows (no input is mutated and no output aliases an input in our functional graphs).
-std::string fw_metadata(const TracedGraph& t, bool training) {
+// stage knows: the inputs the graph writes back (`copies`, input_copies() above) mutate data; no
+// output aliases an input in our functional graphs.
+std::string fw_metadata(const TracedGraph& t, bool training,
+                        const std::vector<std::pair<std::size_t, std::size_t>>& copies) {
   std::string out = "ViewAndMutationMeta(input_info=[";
   const std::string pad(40, ' ');
   for (std::size_t i = 0; i < t.primals.size(); ++i) {
     out += i ? ",\n                               " : "";
-    out += "InputAliasInfo(is_leaf=True,\n" + pad + "mutates_data=False,\n" + pad +
-           "mutates_metadata=False,\n" + pad + "requires_grad=" +
+    bool mutated = false;
+    for (const auto& c : copies) {
+      mutated = mutated || c.first == i;
+    }
+    out += "InputAliasInfo(is_leaf=True,\n" + pad + "mutates_data=" + (mutated ? "True" : "False") +
+           ",\n" + pad + "mutates_metadata=False,\n" + pad + "requires_grad=" +
            (t.primal_requires_grad.size() > i && t.primal_requires_grad[i] ? "True" : "False") +
            ",\n" + pad + "keep_input_mutations=True)";
   }
@@ -366,8 +372,8 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
     t->partition = min_cut_partition(t->traced, o.partition);
   }
   t->training = true;
-  t->fw_metadata = fw_metadata(t->traced, true);
   t->input_copies = input_copies(captured, t->traced);
+  t->fw_metadata = fw_metadata(t->traced, true, t->input_copies);
   t->forward_text = print_forward(t->traced, t->partition, t->input_copies);
   t->backward_text = print_backward(t->traced, t->partition);
   tracer::artifact(artifacts::torch__functorch_config, tracer::Encoding::String,
@@ -389,7 +395,7 @@ std::shared_ptr<Traced> trace_inference_graph(const graph::Graph& captured, cons
     t->traced = trace_inference(captured, to);
   }
   t->input_copies = input_copies(captured, t->traced);
-  t->fw_metadata = fw_metadata(t->traced, false);
+  t->fw_metadata = fw_metadata(t->traced, false, t->input_copies);
   tracer::artifact(artifacts::aot_forward_graph_fw_metadata, tracer::Encoding::String,
                    [&](std::string& out) { out += t->fw_metadata; });
   tracer::event_with_payload(keys::aot_inference_graph, tracer::no_metadata, [&](std::string& out) {

@@ -20,17 +20,9 @@
 using namespace compiler;
 using tensor_test::check_values;
 using tensor_test::t;
+using tensor_test::user_error_message;
 
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.message();
-  }
-  return "";
-}
 
 void check_close(const Tensor& x, const std::vector<double>& expected, double tol = 1e-5) {
   const std::vector<double> got = x.to_vector();
@@ -83,25 +75,25 @@ TEST_CASE("in-place ops write the destination, through views, and bump its versi
 }
 
 TEST_CASE("in-place ops refuse what PyTorch refuses, naming the op", "[compiler][inplace]") {
-  CHECK(message_of([] {
+  CHECK(user_error_message([] {
           add_(t({1, 2}, {2}, DType::Int64), 1.5);
         }) == "add_: result type Float can't be cast to the desired output type Long");
-  CHECK(message_of([] {
+  CHECK(user_error_message([] {
           clamp_(t({1, 2}, {2}, DType::Int64), 0.5, 1.5);
         }) == "clamp_: result type Float can't be cast to the desired output type Long");
-  CHECK(message_of([] {
+  CHECK(user_error_message([] {
           add_(zeros({3}), zeros({2, 3}));
         }) == "add_: output with shape [3] doesn't match the broadcast shape [2, 3]");
-  CHECK(message_of([] {
+  CHECK(user_error_message([] {
           add_(expand(zeros({1, 3}), {2, 3}), 1.0);
         })
             .find("more than one element of the written-to tensor refers to a single memory "
                   "location") != std::string::npos);
   Tensor w = zeros({3});
   w.set_requires_grad(true);
-  CHECK(message_of([&] { add_(w, 1.0); }) ==
+  CHECK(user_error_message([&] { add_(w, 1.0); }) ==
         "add_: a leaf Variable that requires grad is being used in an in-place operation.");
-  CHECK(message_of([&] { add_(slice(w, 0, 0, 2), 1.0); }) ==
+  CHECK(user_error_message([&] { add_(slice(w, 0, 0, 2), 1.0); }) ==
         "add_: a view of a leaf Variable that requires grad is being used in an in-place "
         "operation.");
   {
@@ -129,11 +121,11 @@ TEST_CASE("a tensor saved for backward then modified in place fails at backward"
   Tensor a = mul(w, 3.0);
   Tensor s = sin(a); // saves a
   add_(a, 1.0);
-  CHECK(message_of([&] { sum(s).backward(); }).find("modified by an inplace operation") !=
+  CHECK(user_error_message([&] { sum(s).backward(); }).find("modified by an inplace operation") !=
         std::string::npos);
   Tensor e = exp(w); // saves its output
   mul_(e, 2.0);
-  CHECK(message_of([&] { sum(e).backward(); }).find("modified by an inplace operation") !=
+  CHECK(user_error_message([&] { sum(e).backward(); }).find("modified by an inplace operation") !=
         std::string::npos);
 }
 
@@ -192,7 +184,7 @@ TEST_CASE("compiled writes through views functionalization cannot express are re
         return mul(x, 2.0);
       },
       {.fullgraph = true, .name = "strided_write", .arg_names = {"x"}});
-  CHECK(message_of([&] {
+  CHECK(user_error_message([&] {
           strided(t({1, 2, 3, 4}, {4}));
         }).find("with a step other than 1") != std::string::npos);
   auto stale = compile(
@@ -203,7 +195,7 @@ TEST_CASE("compiled writes through views functionalization cannot express are re
         return v; // made before its base was written
       },
       {.fullgraph = true, .name = "stale_view", .arg_names = {"x"}});
-  CHECK(message_of([&] {
+  CHECK(user_error_message([&] {
           stale(t({1, 2}, {2}));
         }).find("a view is read after its base") != std::string::npos);
 }
@@ -264,10 +256,10 @@ TEST_CASE("batch_norm and BatchNorm2d match PyTorch in training and evaluation",
   bn.eval();
   check_close(bn(bn_input()), {-0.2596384, 1.5045061, 1.6467043, 0.0362198, -1.5509630, -2.3550673},
               1e-4);
-  CHECK(message_of([] {
+  CHECK(user_error_message([] {
           batch_norm(zeros({2, 3}), Tensor(), Tensor(), Tensor(), Tensor(), false);
         }) == "batch_norm: running_mean and running_var must be defined in evaluation mode");
-  CHECK(message_of([] {
+  CHECK(user_error_message([] {
           batch_norm(zeros({1, 3}), Tensor(), Tensor(), Tensor(), Tensor(), true);
         }).find("Expected more than 1 value per channel when training") != std::string::npos);
 }

@@ -22,6 +22,7 @@
 #include "compiler/core/errors.h"
 #include "compiler/ops/ops.h"
 #include "kernels/copy.h"
+#include "tensor/scalar_type_name.h"
 
 #include <cstring>
 #include <string>
@@ -37,27 +38,6 @@ bool can_cast(DType from, DType to) {
     return false;
   }
   return !(from != DType::Bool && to == DType::Bool);
-}
-
-// The ScalarType names PyTorch's messages use.
-std::string_view scalar_type_name(DType t) {
-  switch (t) {
-  case DType::Float32:
-    return "Float";
-  case DType::Float16:
-    return "Half";
-  case DType::BFloat16:
-    return "BFloat16";
-  case DType::Int32:
-    return "Int";
-  case DType::Int64:
-    return "Long";
-  case DType::Bool:
-    return "Bool";
-  case DType::Float64:
-    return "Double";
-  }
-  return "?";
 }
 
 std::string sizes_text(const std::vector<std::int64_t>& sizes) {
@@ -187,9 +167,10 @@ const Tensor& commit(std::string_view op, const Tensor& self, Tensor value, cons
   }
   if (value.dtype() != self.dtype()) {
     if (!can_cast(value.dtype(), self.dtype())) {
-      user_error(std::string(op) + ": result type " + std::string(scalar_type_name(value.dtype())) +
+      user_error(std::string(op) + ": result type " +
+                 std::string(dtype_names::scalar_type_name(value.dtype())) +
                  " can't be cast to the desired output type " +
-                 std::string(scalar_type_name(self.dtype())));
+                 std::string(dtype_names::scalar_type_name(self.dtype())));
     }
     value = to_dtype(value, self.dtype(), loc);
   }

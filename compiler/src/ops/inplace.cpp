@@ -251,34 +251,22 @@ void OpHook::mutate(const Tensor& dst, const Tensor& value, std::string_view op,
   }
 }
 
-const Tensor& add_(const Tensor& self, const Tensor& other, SourceLoc loc) {
-  const Value o[] = {other};
-  return in_place("add_", self, o, loc, [&](const Tensor& x) { return add(x, other, loc); });
-}
-const Tensor& add_(const Tensor& self, double other, SourceLoc loc) {
-  return in_place("add_", self, {}, loc, [&](const Tensor& x) { return add(x, other, loc); });
-}
-const Tensor& sub_(const Tensor& self, const Tensor& other, SourceLoc loc) {
-  const Value o[] = {other};
-  return in_place("sub_", self, o, loc, [&](const Tensor& x) { return sub(x, other, loc); });
-}
-const Tensor& sub_(const Tensor& self, double other, SourceLoc loc) {
-  return in_place("sub_", self, {}, loc, [&](const Tensor& x) { return sub(x, other, loc); });
-}
-const Tensor& mul_(const Tensor& self, const Tensor& other, SourceLoc loc) {
-  const Value o[] = {other};
-  return in_place("mul_", self, o, loc, [&](const Tensor& x) { return mul(x, other, loc); });
-}
-const Tensor& mul_(const Tensor& self, double other, SourceLoc loc) {
-  return in_place("mul_", self, {}, loc, [&](const Tensor& x) { return mul(x, other, loc); });
-}
-const Tensor& div_(const Tensor& self, const Tensor& other, SourceLoc loc) {
-  const Value o[] = {other};
-  return in_place("div_", self, o, loc, [&](const Tensor& x) { return div(x, other, loc); });
-}
-const Tensor& div_(const Tensor& self, double other, SourceLoc loc) {
-  return in_place("div_", self, {}, loc, [&](const Tensor& x) { return div(x, other, loc); });
-}
+// add_, sub_, mul_, div_: the binary op of the same name, with a tensor or a scalar operand.
+#define TORCHSCOPE_BINARY_IN_PLACE(op)                                                             \
+  const Tensor& op##_(const Tensor& self, const Tensor& other, SourceLoc loc) {                    \
+    const Value others[] = {other};                                                                \
+    return in_place(#op "_", self, others, loc,                                                    \
+                    [&](const Tensor& x) { return op(x, other, loc); });                           \
+  }                                                                                                \
+  const Tensor& op##_(const Tensor& self, double other, SourceLoc loc) {                           \
+    return in_place(#op "_", self, {}, loc, [&](const Tensor& x) { return op(x, other, loc); });   \
+  }
+TORCHSCOPE_BINARY_IN_PLACE(add)
+TORCHSCOPE_BINARY_IN_PLACE(sub)
+TORCHSCOPE_BINARY_IN_PLACE(mul)
+TORCHSCOPE_BINARY_IN_PLACE(div)
+#undef TORCHSCOPE_BINARY_IN_PLACE
+
 const Tensor& clamp_(const Tensor& self, std::optional<double> min, std::optional<double> max,
                      SourceLoc loc) {
   return in_place("clamp_", self, {}, loc,

@@ -360,3 +360,25 @@ TEST_CASE("a compiled BatchNorm2d training step gives eager's gradients and runn
   check_close(compiled_bn.running_var(), eager_bn.running_var().to_vector(), 1e-5);
   CHECK(compiled_bn.num_batches_tracked().to_vector() == std::vector<double>{2});
 }
+
+TEST_CASE("a compiled write through a view of a constant (a closed-over buffer) reaches it",
+          "[compiler][inplace][capture]") {
+  const Tensor eager_buf = t({1, 2, 3, 4}, {2, 2});
+  const Tensor compiled_buf = t({1, 2, 3, 4}, {2, 2});
+  auto body_for = [](const Tensor& buf) {
+    return [buf](const Tensor& x) {
+      add_(slice(buf, 1, 1, 2), x); // column 1 of the buffer
+      return mul(buf, 2.0);
+    };
+  };
+  auto eager = body_for(eager_buf);
+  auto compiled = compile(body_for(compiled_buf), {.name = "buffer_view", .arg_names = {"x"}});
+  for (int call = 0; call < 2; ++call) {
+    const Tensor x = t({10, 20}, {2, 1});
+    const Tensor expected = eager(x);
+    const Tensor got = compiled(x);
+    check_close(got, expected.to_vector());
+    check_close(compiled_buf, eager_buf.to_vector());
+  }
+  check_values(eager_buf, {1, 22, 3, 44});
+}

@@ -206,7 +206,7 @@ std::size_t FrameTracer::node_of(const Tensor& t) {
   TORCHSCOPE_ASSERT(p != nullptr, "node_of() on a tensor without a proxy");
   if (const std::shared_ptr<TensorImpl> base = p->view_base) {
     const ProxySlot* b = proxy_of(Tensor(base), id_);
-    if (b == nullptr || b->node != p->view_base_node) {
+    if ((b != nullptr ? b->node : -1) != p->view_base_node) {
       user_error("compile(): a view is read after its base was written in place; "
                  "functionalization does not regenerate views yet: take the view after the "
                  "write");
@@ -352,9 +352,12 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
     const Tensor* base = std::get_if<Tensor>(&args[0]);
     const ProxySlot* base_proxy = base != nullptr ? proxy_of(*base, id_) : nullptr;
     ProxySlot* view_proxy = proxy_of(*t, id_);
-    if (base_proxy != nullptr && view_proxy != nullptr && !base->is_same(*t)) {
+    // A view of a traced tensor, or of a real one the graph reads as a constant (a buffer,
+    // which has no node until it is written: -1).
+    if (view_proxy != nullptr && base != nullptr && !base->is_same(*t) &&
+        (base_proxy != nullptr || !base->is_fake())) {
       view_proxy->view_base = base->impl_ptr();
-      view_proxy->view_base_node = base_proxy->node;
+      view_proxy->view_base_node = base_proxy != nullptr ? base_proxy->node : -1;
       view_proxy->view_node = static_cast<std::int64_t>(node);
     }
   }

@@ -1,6 +1,7 @@
 // compiler/nn: Module, PyTorch's nn.Module in small: named parameters (tensors with
-// requires_grad), named attributes (int, double, bool, string), named submodules, all kept in
-// registration order so parameters() and printouts are deterministic.
+// requires_grad), named buffers (state tensors without it), named attributes (int, double, bool,
+// string), named submodules, all kept in registration order so parameters() and printouts are
+// deterministic.
 //
 // Capture guards on module state the traced function READ, as Dynamo does. Attribute reads go
 // through attribute() and its typed helpers, which notify the thread's ModuleObserver (capture

@@ -1,7 +1,7 @@
 // compiler/nn: the layers a small model needs: Linear, LayerNorm, RMSNorm, BatchNorm1d/2d,
-// Embedding, ReLU, GELU and Sequential. Each keeps its settings as Module attributes and reads them in forward() through
-// the attribute API, so capture guards on exactly the settings forward used. Initial weights
-// come from randn with a caller-given seed, so models are reproducible.
+// Embedding, ReLU, GELU and Sequential. Each keeps its settings as Module attributes and reads them
+// in forward() through the attribute API, so capture guards on exactly the settings forward used.
+// Initial weights come from randn with a caller-given seed, so models are reproducible.
 #pragma once
 
 #include "compiler/nn/module.h"

@@ -77,7 +77,8 @@ private:
 // torch.nn.BatchNorm1d / BatchNorm2d: batch_norm (ops.h) per channel (dim 1) of [N, C] or
 // [N, C, L] (1d) and [N, C, H, W] (2d). Parameters weight (ones) and bias (zeros); buffers
 // running_mean (zeros), running_var (ones) and num_batches_tracked (i64 0), which forward()
-// updates in place while training; eval() normalises with the running statistics.
+// updates in place while training; eval() normalises with the running statistics. eps and
+// momentum are fixed at construction (no setters), so only `training` is read and guarded.
 class BatchNorm : public Module {
 public:
   Tensor forward(const Tensor& input,

@@ -143,6 +143,16 @@ void write_strided(const Tensor& src, const Tensor& self) {
   }
 }
 
+// The eager write reads and writes host memory (as every eager kernel does).
+void check_host(std::string_view op, const Tensor& self, const Tensor& value) {
+  if (!self.device().is_cpu() || !value.device().is_cpu()) {
+    user_error(std::string(op) + ": eager in-place ops run on the host; a " +
+               (self.device().is_cpu() ? value : self).device().repr() +
+               " tensor is written by compiled code (compile the function), or copy it with "
+               "to(\"cpu\")");
+  }
+}
+
 // A copy of self's data carrying self's autograd record: what the out-of-place op reads (and
 // may save for backward) in place of self, so the write that follows does not change it.
 Tensor snapshot(const Tensor& self) {
@@ -177,6 +187,7 @@ const Tensor& commit(std::string_view op, const Tensor& self, Tensor value, cons
   if (OpHook* hook = current_op_hook(); hook != nullptr) {
     hook->mutate(self, value, op, loc);
   } else if (!value.is_same(self)) {
+    check_host(op, self, value);
     // A source sharing self's memory is read completely before the write begins.
     Tensor src = value.shares_storage_with(self) || !value.is_contiguous()
                      ? kernels::contiguous_as(value, value.dtype())
@@ -217,7 +228,8 @@ const Tensor& in_place(std::string_view name, const Tensor& self, std::span<cons
     check_no_internal_overlap(name, self);
   }
   Tensor input = self;
-  if (current_op_hook() == nullptr && !self.is_fake() && autograd::is_grad_enabled()) {
+  if (current_op_hook() == nullptr && !self.is_fake() && self.device().is_cpu() &&
+      autograd::is_grad_enabled()) {
     bool tracked = self.requires_grad();
     for (const Value& v : others) {
       const Tensor* t = std::get_if<Tensor>(&v);
@@ -240,6 +252,7 @@ void OpHook::mutate(const Tensor& dst, const Tensor& value, std::string_view op,
                                  "cannot record a mutation)");
   }
   if (!value.is_same(dst)) {
+    check_host(op, dst, value);
     Tensor src = kernels::contiguous_as(value, value.dtype());
     if (src.shares_storage_with(dst)) {
       Tensor copy = Tensor::empty_uninitialized(src.sizes(), src.dtype());

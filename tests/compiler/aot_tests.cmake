@@ -6,6 +6,7 @@ torchscope_add_test(NAME compiler_autograd_tests LABELS compiler
     ${CMAKE_CURRENT_LIST_DIR}/autograd_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/autograd_gradcheck_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/optim_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/inplace_test.cpp
   LIBS torchscope_compiler)
 
 torchscope_add_test(NAME compiler_aot_tests LABELS compiler

@@ -453,6 +453,26 @@ std::vector<Case> cases(Rng& rng) {
                      return stack({x[0], x[1]}, 1);
                    }});
   }
+  // Functions written with ops rather than op-list entries: batch_norm (a composite of mean,
+  // rsqrt, ...) and the in-place ops (their out-of-place op, with self rebound to its result).
+  out.push_back({"batch_norm, training", OpKind::mean, {in({3, 2, 2}), in({2}), in({2})}, [](V x) {
+                   return batch_norm(x[0], Tensor(), Tensor(), x[1], x[2], true);
+                 }});
+  out.push_back({"batch_norm, evaluation",
+                 OpKind::rsqrt,
+                 {in({3, 2}), in({2}), in({2}, 0.5, 2.0), in({2}), in({2})},
+                 [](V x) { return batch_norm(x[0], x[1], x[2], x[3], x[4], false); }});
+  out.push_back({"in-place ops on a non-leaf",
+                 OpKind::mul,
+                 {in({2, 3}), in({3}), in({2, 3}, 0.5, 2.0)},
+                 [](V x) {
+                   Tensor y = mul(x[0], 1.0);
+                   mul_(y, x[1]);
+                   add_(y, x[0]);
+                   sub_(y, x[1]);
+                   div_(y, x[2]);
+                   return y;
+                 }});
   return out;
 }
 

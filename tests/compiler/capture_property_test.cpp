@@ -205,6 +205,18 @@ std::vector<NamedCase> cases() {
         return sub(a, b);
       },
       true);
+  // In-place ops on intermediates: functionalized into their out-of-place ops (last, so
+  // the cases above draw the shapes they always drew).
+  add_case("inplace", [](const Tensor& a, const Tensor& b) {
+    Tensor y = mul(a, 1.0);
+    add_(y, b);
+    mul_(sub_(y, 0.25), 0.5);
+    div_(clamp_(y, -1.0, 1.0), 2.0);
+    Tensor z = add(b, 1.0);
+    zero_(z);
+    copy_(z, y);
+    return add(y, z);
+  });
   return c;
 }
 

@@ -1,10 +1,13 @@
 // Helpers shared by the tensor tests: building tensors from literals and comparing values.
 #pragma once
 
+#include "compiler/core/errors.h"
 #include "compiler/ops/ops.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace tensor_test {
@@ -33,6 +36,16 @@ inline void check_values(const compiler::Tensor& x, const std::vector<double>& e
 
 inline std::vector<std::int64_t> shape(std::initializer_list<std::int64_t> s) {
   return s;
+}
+
+// The message of the UserError `f` throws, or "" when it throws none.
+inline std::string user_error_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const compiler::UserError& e) {
+    return e.message();
+  }
+  return "";
 }
 
 } // namespace tensor_test

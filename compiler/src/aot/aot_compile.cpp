@@ -93,8 +93,35 @@ std::string print_joint(const TracedGraph& t) {
   return graph::print_aot_graph(t.graph, o);
 }
 
-std::string print_forward(const TracedGraph& t, const Partition& p) {
+// The copy-back of mutated inputs (graph.h, InputMutation) as the AOT graphs print it: {the
+// primal's position, the forward output holding its final value}. Written-to constants (module
+// buffers) are not primals here, so only mutated graph inputs are listed.
+std::vector<std::pair<std::size_t, std::size_t>> input_copies(const graph::Graph& captured,
+                                                              const TracedGraph& t) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  const std::size_t out_node = captured.output_index();
+  for (const graph::InputMutation& m : captured.input_mutations) {
+    if (m.placeholder < 0 || out_node >= captured.size()) {
+      continue;
+    }
+    const graph::Arg& a = captured.node(out_node).args[m.output];
+    if (a.kind != graph::Arg::Kind::Node || t.output_of[a.node] == TracedGraph::kNone) {
+      continue;
+    }
+    for (std::size_t i = 0; i < t.primals.size(); ++i) {
+      if (!t.primals[i].is_constant &&
+          t.primals[i].placeholder == static_cast<std::size_t>(m.placeholder)) {
+        out.emplace_back(i, t.output_of[a.node]);
+      }
+    }
+  }
+  return out;
+}
+
+std::string print_forward(const TracedGraph& t, const Partition& p,
+                          std::vector<std::pair<std::size_t, std::size_t>> copies) {
   AotPrintOptions o;
+  o.input_copies = std::move(copies);
   for (std::size_t i = 0; i < t.primals.size(); ++i) {
     o.input_descriptors.push_back(plain_input(i));
   }
@@ -129,8 +156,10 @@ std::string print_backward(const TracedGraph& t, const Partition& p) {
   return graph::print_aot_graph(p.backward, o);
 }
 
-std::string print_inference(const TracedGraph& t, AotPrintOptions::Style style) {
+std::string print_inference(const TracedGraph& t, AotPrintOptions::Style style,
+                            std::vector<std::pair<std::size_t, std::size_t>> copies) {
   AotPrintOptions o;
+  o.input_copies = std::move(copies);
   o.style = style;
   o.class_name = "<lambda>";
   if (style == AotPrintOptions::Style::Descriptors) {
@@ -145,14 +174,20 @@ std::string print_inference(const TracedGraph& t, AotPrintOptions::Style style) 
 }
 
 // The aot_forward_graph_fw_metadata payload: PyTorch's ViewAndMutationMeta, for what this
-// stage knows (no input is mutated and no output aliases an input in our functional graphs).
-std::string fw_metadata(const TracedGraph& t, bool training) {
+// stage knows: the inputs the graph writes back (`copies`, input_copies() above) mutate data; no
+// output aliases an input in our functional graphs.
+std::string fw_metadata(const TracedGraph& t, bool training,
+                        const std::vector<std::pair<std::size_t, std::size_t>>& copies) {
   std::string out = "ViewAndMutationMeta(input_info=[";
   const std::string pad(40, ' ');
   for (std::size_t i = 0; i < t.primals.size(); ++i) {
     out += i ? ",\n                               " : "";
-    out += "InputAliasInfo(is_leaf=True,\n" + pad + "mutates_data=False,\n" + pad +
-           "mutates_metadata=False,\n" + pad + "requires_grad=" +
+    bool mutated = false;
+    for (const auto& c : copies) {
+      mutated = mutated || c.first == i;
+    }
+    out += "InputAliasInfo(is_leaf=True,\n" + pad + "mutates_data=" + (mutated ? "True" : "False") +
+           ",\n" + pad + "mutates_metadata=False,\n" + pad + "requires_grad=" +
            (t.primal_requires_grad.size() > i && t.primal_requires_grad[i] ? "True" : "False") +
            ",\n" + pad + "keep_input_mutations=True)";
   }
@@ -227,6 +262,7 @@ struct Traced {
   std::string fw_metadata;
   std::string forward_text; // aot_forward_graph or aot_inference_graph
   std::string backward_text;
+  std::vector<std::pair<std::size_t, std::size_t>> input_copies; // printed copy-backs
 };
 
 class Cache {
@@ -340,8 +376,9 @@ std::shared_ptr<Traced> trace_training(const graph::Graph& captured, const AotOp
   tracer::artifact(artifacts::min_cut_information, tracer::Encoding::Json,
                    [&](std::string& out) { out += min_cut_information(t->traced, t->partition); });
   t->training = true;
-  t->fw_metadata = fw_metadata(t->traced, true);
-  t->forward_text = print_forward(t->traced, t->partition);
+  t->input_copies = input_copies(captured, t->traced);
+  t->fw_metadata = fw_metadata(t->traced, true, t->input_copies);
+  t->forward_text = print_forward(t->traced, t->partition, t->input_copies);
   t->backward_text = print_backward(t->traced, t->partition);
   tracer::artifact(artifacts::torch__functorch_config, tracer::Encoding::String,
                    [&](std::string& out) { out += config_payload(o); });
@@ -361,11 +398,12 @@ std::shared_ptr<Traced> trace_inference_graph(const graph::Graph& captured, cons
     tracer::ChromiumSpan span("aot_collect_metadata");
     t->traced = trace_inference(captured, to);
   }
-  t->fw_metadata = fw_metadata(t->traced, false);
+  t->input_copies = input_copies(captured, t->traced);
+  t->fw_metadata = fw_metadata(t->traced, false, t->input_copies);
   tracer::artifact(artifacts::aot_forward_graph_fw_metadata, tracer::Encoding::String,
                    [&](std::string& out) { out += t->fw_metadata; });
   tracer::event_with_payload(keys::aot_inference_graph, tracer::no_metadata, [&](std::string& out) {
-    out += print_inference(t->traced, AotPrintOptions::Style::Descriptors);
+    out += print_inference(t->traced, AotPrintOptions::Style::Descriptors, t->input_copies);
   });
   tracer::artifact(artifacts::torch__functorch_config, tracer::Encoding::String,
                    [&](std::string& out) { out += config_payload(o); });
@@ -375,15 +413,15 @@ std::shared_ptr<Traced> trace_inference_graph(const graph::Graph& captured, cons
 // PyTorch runs the joint-graph passes on an inference graph as it starts compiling it.
 std::int64_t run_inference_passes(Traced& t) {
   tracer::artifact(artifacts::before_joint_graph, tracer::Encoding::String, [&](std::string& out) {
-    out += print_inference(t.traced, AotPrintOptions::Style::Compact);
+    out += print_inference(t.traced, AotPrintOptions::Style::Compact, t.input_copies);
   });
   const Clock::time_point p0 = Clock::now();
   passes::run_joint_graph_passes(t.traced.graph);
   const std::int64_t us = micros_since(p0);
   tracer::artifact(artifacts::after_joint_graph, tracer::Encoding::String, [&](std::string& out) {
-    out += print_inference(t.traced, AotPrintOptions::Style::Compact);
+    out += print_inference(t.traced, AotPrintOptions::Style::Compact, t.input_copies);
   });
-  t.forward_text = print_inference(t.traced, AotPrintOptions::Style::Descriptors);
+  t.forward_text = print_inference(t.traced, AotPrintOptions::Style::Descriptors, t.input_copies);
   return us;
 }
 

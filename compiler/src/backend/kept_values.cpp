@@ -87,6 +87,16 @@ KeptValues keep_values(const CompileRequest& request) {
       }
     }
   }
+  // The final values of mutated inputs are results too: the later stages print their copy-back
+  // from these positions, and capture writes them back after each run.
+  for (graph::InputMutation& m : g.input_mutations) {
+    graph::Arg a;
+    a.kind = graph::Arg::Kind::Node;
+    a.node = m.value_node;
+    m.output = results.size();
+    results.push_back(a);
+    kept.slots.push_back(m.value_node);
+  }
   g.nodes()[out].args = std::move(results);
   return kept;
 }

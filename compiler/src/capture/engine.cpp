@@ -931,6 +931,26 @@ struct Engine::Impl {
                  reason.c_str());
   }
 
+  // Functionalization's epilogue: the final value of every input the frame wrote in place
+  // goes back into that input's memory, as PyTorch's AOT runtime wrapper copies mutated inputs
+  // back, so eager and compiled calls leave the same values in them. It runs after the graph
+  // and before a graph break's op, which may read the input.
+  static void write_back_mutations(const Graph& g, std::span<const Value> inputs,
+                                   std::span<const Value> values) {
+    for (const graph::InputMutation& m : g.input_mutations) {
+      const Tensor& target = m.placeholder >= 0
+                                 ? std::get<Tensor>(inputs[static_cast<std::size_t>(m.placeholder)])
+                                 : m.constant;
+      const Tensor* value = std::get_if<Tensor>(&values[m.value_node]);
+      TORCHSCOPE_ASSERT(value != nullptr && value->defined(), "a mutated input's value was kept");
+      if (!value->is_same(target)) {
+        autograd::NoGradGuard no_grad; // a data write: the input keeps its own autograd state
+        OpHookGuard no_hook(nullptr);
+        copy_(target, *value);
+      }
+    }
+  }
+
   // The first entry of `f` whose guards pass for this call, or null.
   Entry* lookup(const Frame& f, const CallState& st, std::vector<GuardInput>& gi) const {
     for (const auto& e : f.entries) {
@@ -1022,6 +1042,7 @@ struct Engine::Impl {
       } else {
         values = hit->compiled->run(placeholders, sv);
       }
+      write_back_mutations(hit->graph, placeholders, values);
       if (!hit->breaks) {
         std::size_t out = hit->graph.output_index();
         TORCHSCOPE_ASSERT(out < hit->graph.size(), "a final frame has an output node");

@@ -205,6 +205,14 @@ std::size_t FrameTracer::materialize(ProxySlot& p, const Tensor& t) {
 std::size_t FrameTracer::node_of(const Tensor& t) {
   ProxySlot* p = proxy_of(t, id_);
   TORCHSCOPE_ASSERT(p != nullptr, "node_of() on a tensor without a proxy");
+  if (const std::shared_ptr<TensorImpl> base = p->view_base) {
+    const ProxySlot* b = proxy_of(Tensor(base), id_);
+    if ((b != nullptr ? b->node : -1) != p->view_base_node) {
+      user_error("compile(): a view is read after its base was written in place; "
+                 "functionalization does not regenerate views yet: take the view after the "
+                 "write");
+    }
+  }
   if (p->node < 0) {
     return materialize(*p, t);
   }
@@ -346,6 +354,19 @@ Value FrameTracer::call(OpKind op, std::span<const Value> args, const std::sourc
   n.meta = meta_of(*t);
   std::size_t node = graph_.add_node(std::move(n), op_name(op));
   set_proxy(*t, static_cast<std::int64_t>(node));
+  if (op_category(op) == OpCategory::View && !args.empty()) {
+    const Tensor* base = std::get_if<Tensor>(&args[0]);
+    const ProxySlot* base_proxy = base != nullptr ? proxy_of(*base, id_) : nullptr;
+    ProxySlot* view_proxy = proxy_of(*t, id_);
+    // A view of a traced tensor, or of a real one the graph reads as a constant (a buffer,
+    // which has no node until it is written: -1).
+    if (view_proxy != nullptr && base != nullptr && !base->is_same(*t) &&
+        (base_proxy != nullptr || !base->is_fake())) {
+      view_proxy->view_base = base->impl_ptr();
+      view_proxy->view_base_node = base_proxy != nullptr ? base_proxy->node : -1;
+      view_proxy->view_node = static_cast<std::int64_t>(node);
+    }
+  }
   return out;
 }
 
@@ -368,6 +389,192 @@ std::vector<Value> FrameTracer::with_generator_inputs(OpKind op, std::span<const
   out[offset_at] = generator_offset_ + generator_draws_;
   generator_draws_ = generator_draws_ + count;
   return out;
+}
+
+void FrameTracer::write_through_view(const Tensor& view, const ProxySlot& slot,
+                                     const std::shared_ptr<TensorImpl>& base_impl,
+                                     const Tensor& value, std::string_view op,
+                                     const std::source_location& loc) {
+  const Tensor base(base_impl);
+  const std::int64_t view_node = slot.view_node;
+  const Node& vn = graph_.node(static_cast<std::size_t>(view_node));
+  auto refuse = [&](const std::string& why) {
+    user_error("compile(): " + std::string(op) + " writes through a " +
+               std::string(op_name(vn.op)) + " view" + why +
+               "; functionalization supports writes through view, reshape, unsqueeze, squeeze, "
+               "permute, transpose, and slice or narrow with step 1: write to the base tensor");
+  };
+  auto constant_int = [&](std::size_t i) {
+    if (i >= vn.args.size() || vn.args[i].kind != Arg::Kind::Constant) {
+      refuse(" with symbolic arguments");
+    }
+    return value_int(vn.args[i].constant);
+  };
+  if (base.has_symbolic_sizes() || view.has_symbolic_sizes()) {
+    refuse(" with symbolic sizes");
+  }
+  // The base's new value: the base with the view's elements replaced by `value`.
+  Tensor new_base;
+  switch (vn.op) {
+  case OpKind::view:
+  case OpKind::reshape:
+  case OpKind::unsqueeze:
+  case OpKind::squeeze:
+  case OpKind::detach:
+    // Same elements in the same (row-major) order: the value, in the base's shape.
+    new_base = reshape(value, base.sym_sizes(), loc);
+    break;
+  case OpKind::transpose:
+    new_base = transpose(value, constant_int(1), constant_int(2), loc);
+    break;
+  case OpKind::permute: {
+    if (vn.args.size() < 2 || vn.args[1].kind != Arg::Kind::Constant) {
+      refuse(" with symbolic arguments");
+    }
+    const std::vector<std::int64_t>& dims = value_ints(vn.args[1].constant);
+    std::vector<std::int64_t> inverse(dims.size());
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const std::int64_t d =
+          dims[i] < 0 ? dims[i] + static_cast<std::int64_t>(dims.size()) : dims[i];
+      inverse[static_cast<std::size_t>(d)] = static_cast<std::int64_t>(i);
+    }
+    new_base = permute(value, inverse, loc);
+    break;
+  }
+  case OpKind::slice:
+  case OpKind::narrow: {
+    if (vn.op == OpKind::slice && constant_int(4) != 1) {
+      refuse(" with a step other than 1");
+    }
+    std::int64_t dim = constant_int(1);
+    dim = dim < 0 ? dim + base.dim() : dim;
+    const std::int64_t stride = base.strides()[static_cast<std::size_t>(dim)];
+    if (stride <= 0) {
+      refuse(" of a broadcast dim");
+    }
+    // Where the view starts along dim, from the layouts (the op's own start may count from the
+    // end or lie out of range, as Python slicing allows).
+    const std::int64_t start = (view.storage_offset() - base.storage_offset()) / stride;
+    const std::int64_t end = start + view.sizes()[static_cast<std::size_t>(dim)];
+    const std::int64_t size = base.sizes()[static_cast<std::size_t>(dim)];
+    std::vector<Tensor> parts;
+    if (start > 0) {
+      parts.push_back(slice(base, dim, 0, start, 1, loc));
+    }
+    parts.push_back(value);
+    if (end < size) {
+      parts.push_back(slice(base, dim, end, size, 1, loc));
+    }
+    new_base = parts.size() == 1 ? value : cat(parts, dim, loc);
+    break;
+  }
+  default:
+    refuse("");
+  }
+  const bool was_writing_base = writing_base_;
+  writing_base_ = true;
+  mutate(base, new_base, op, loc);
+  writing_base_ = was_writing_base;
+  auto p = std::make_shared<ProxySlot>();
+  p->trace_id = id_;
+  p->node = static_cast<std::int64_t>(node_of(value));
+  p->view_base = base_impl;
+  p->view_base_node = static_cast<std::int64_t>(node_of(base));
+  p->view_node = view_node;
+  view.impl()->trace_slot = std::move(p);
+}
+
+FrameTracer::~FrameTracer() {
+  for (auto& [impl, previous] : rebound_constants_) {
+    impl->trace_slot = std::move(previous);
+  }
+}
+
+void FrameTracer::mutate(const Tensor& dst, const Tensor& value, std::string_view op,
+                         const std::source_location& loc) {
+  CallSiteScope site(loc);
+  if (proxy_of(value, id_) == nullptr) {
+    user_error("compile(): " + std::string(op) +
+               " writes a tensor made outside the compiled function into a traced one; pass it "
+               "as an argument instead");
+  }
+  if (ProxySlot* vp = proxy_of(dst, id_); vp != nullptr && vp->view_node >= 0) {
+    if (const std::shared_ptr<TensorImpl> base = vp->view_base) {
+      write_through_view(dst, *vp, base, value, op, loc);
+      return;
+    }
+  }
+  if (next_op_ <= config_.first_op) {
+    // Replaying an op an earlier frame ran: it wrote its inputs back already, so dst only
+    // stands for the served value from now on. An input stays the target of later writes.
+    if (mutation_of_.count(dst.impl()) == 0 && replayed_inputs_.count(dst.impl()) == 0) {
+      const ProxySlot* dp = proxy_of(dst, id_);
+      if (dp == nullptr && !dst.is_fake()) {
+        replayed_inputs_.emplace(dst.impl(), nullptr); // a constant
+        rebound_constants_.emplace_back(dst.impl_ptr(), dst.impl()->trace_slot);
+      } else if (dp != nullptr && dp->source.kind == InputRef::Kind::Argument &&
+                 (dp->node < 0 ||
+                  graph_.node(static_cast<std::size_t>(dp->node)).kind == NodeKind::Placeholder)) {
+        replayed_inputs_.emplace(dst.impl(), dst.impl()->trace_slot);
+      }
+    }
+    dst.impl()->trace_slot = value.impl()->trace_slot;
+    return;
+  }
+  const std::size_t value_node = node_of(value);
+  if (!writing_base_ && value_node + 1 == graph_.size() &&
+      graph_.node(value_node).op_index == next_op_ - 1) {
+    // The out-of-place op this in-place op just issued: named as Dynamo names the call.
+    graph_.nodes()[value_node].name = graph_.unique_name(op);
+  }
+  ProxySlot* dp = proxy_of(dst, id_);
+  auto it = mutation_of_.find(dst.impl());
+  auto replayed = replayed_inputs_.find(dst.impl());
+  if (it != mutation_of_.end()) {
+    graph_.input_mutations[it->second].value_node = value_node;
+  } else if ((replayed != replayed_inputs_.end() && replayed->second != nullptr) ||
+             (dp != nullptr &&
+              (dp->node < 0 ||
+               graph_.node(static_cast<std::size_t>(dp->node)).kind == NodeKind::Placeholder))) {
+    if (dst.requires_grad()) {
+      user_error("compile(): " + std::string(op) +
+                 " writes a graph input that requires grad; this is not supported");
+    }
+    std::size_t placeholder = 0;
+    if (replayed != replayed_inputs_.end()) {
+      // An argument whose earlier writes were replayed: its own placeholder is the target.
+      auto& input = *static_cast<ProxySlot*>(replayed->second.get());
+      placeholder = input.node < 0 ? materialize(input, dst) : static_cast<std::size_t>(input.node);
+    } else {
+      placeholder = node_of(dst);
+    }
+    graph::InputMutation m;
+    m.value_node = value_node;
+    m.placeholder = 0;
+    for (std::size_t i = 0; i < placeholder; ++i) {
+      m.placeholder += graph_.node(i).kind == NodeKind::Placeholder ? 1 : 0;
+    }
+    mutation_of_.emplace(dst.impl(), graph_.input_mutations.size());
+    graph_.input_mutations.push_back(std::move(m));
+  } else if (dp == nullptr || replayed != replayed_inputs_.end()) {
+    if (dst.is_fake()) {
+      user_error("compile(): a fake tensor from another trace reached this one (was a tensor "
+                 "from inside a compiled function kept and reused?)");
+    }
+    // A real tensor the function reads as a constant (a module buffer): written back too.
+    graph::InputMutation m;
+    m.value_node = value_node;
+    m.constant = dst;
+    mutation_of_.emplace(dst.impl(), graph_.input_mutations.size());
+    graph_.input_mutations.push_back(std::move(m));
+    if (replayed == replayed_inputs_.end()) {
+      rebound_constants_.emplace_back(dst.impl_ptr(), dst.impl()->trace_slot);
+    }
+  }
+  auto p = std::make_shared<ProxySlot>();
+  p->trace_id = id_;
+  p->node = static_cast<std::int64_t>(value_node);
+  dst.impl()->trace_slot = std::move(p);
 }
 
 void FrameTracer::note_scalar_uses(std::span<const Value> args, const std::source_location& loc) {

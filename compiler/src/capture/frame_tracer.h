@@ -70,6 +70,10 @@ public:
   FrameTracer(Config config, ShapeEnv& env);
 
   Value call(OpKind op, std::span<const Value> args, const std::source_location& loc) override;
+  // Functionalization: dst stands for value's node from now on; a graph input or a constant
+  // (a module buffer) written this way becomes one of the graph's input_mutations.
+  void mutate(const Tensor& dst, const Tensor& value, std::string_view op,
+              const std::source_location& loc) override;
   void on_attribute_read(const nn::Module& module, std::string_view name,
                          const nn::AttributeValue& value) override;
 
@@ -122,6 +126,27 @@ private:
   // graph takes the call's seed and offset as inputs.
   std::vector<Value> with_generator_inputs(OpKind op, std::span<const Value> args);
 
+  // A write of `value` through `view` (a view of `base`): the base's new value is computed from
+  // the view op's geometry (PyTorch's view_scatter ops, written with slice/cat/reshape/permute)
+  // and written to the base in turn; the view then stands for `value`, still a view of the base.
+  void write_through_view(const Tensor& view, const ProxySlot& slot,
+                          const std::shared_ptr<TensorImpl>& base, const Tensor& value,
+                          std::string_view op, const std::source_location& loc);
+  bool writing_base_ = false; // mutate() of a base from write_through_view()
+
+  // Real tensors (constants) rebound by mutate(), and the slot each had before: restored when
+  // the trace ends, since those tensors outlive it.
+  std::vector<std::pair<std::shared_ptr<TensorImpl>, std::shared_ptr<void>>> rebound_constants_;
+  // The input (placeholder or constant) each mutated tensor stands for: its input_mutations entry.
+  std::map<const TensorImpl*, std::size_t> mutation_of_;
+  // Inputs written by ops a resume frame replays: their own slot (null for a constant), so a
+  // later write in this frame still targets the input rather than the served value.
+  std::map<const TensorImpl*, std::shared_ptr<void>> replayed_inputs_;
+
+public:
+  ~FrameTracer() override;
+
+private:
   Config config_;
   ShapeEnv& env_;
   std::uint64_t id_;

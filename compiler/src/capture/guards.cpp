@@ -3,6 +3,7 @@
 
 #include "compiler/autograd/grad_mode.h"
 #include "compiler/ops/ops.h"
+#include "tensor/scalar_type_name.h"
 #include "tracer/json_writer.h"
 #include "tracing/trace_util.h"
 
@@ -82,23 +83,7 @@ std::string_view guard_kind_name(GuardKind kind) noexcept {
 }
 
 std::string_view scalar_type_name(DType t) noexcept {
-  switch (t) {
-  case DType::Float32:
-    return "Float";
-  case DType::Float16:
-    return "Half";
-  case DType::BFloat16:
-    return "BFloat16";
-  case DType::Int32:
-    return "Int";
-  case DType::Int64:
-    return "Long";
-  case DType::Float64:
-    return "Double";
-  case DType::Bool:
-    return "Bool";
-  }
-  return "?";
+  return dtype_names::scalar_type_name(t);
 }
 
 std::string_view dispatch_key_set_name(DeviceType type) noexcept {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "capture/graph_names.h"
+#include "compiler/tensor/tensor.h"
 
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,14 @@ struct ProxySlot : TraceSlot {
   // False for a value served to a resume frame until an op uses it: only then does it become
   // a guarded, described input (unused earlier results cost nothing).
   bool registered = true;
+  // For the result of a view op on a traced tensor: that tensor, the node it stood for when the
+  // view was made (or last written through it), and the view op's node (its geometry).
+  // Functionalization turns a write through the view into a new value of the base, and refuses
+  // reads of a view whose base was written since (docs/COMPILER.md, "Mutation and
+  // functionalization").
+  std::shared_ptr<TensorImpl> view_base; // kept alive: the view sees its writes, as in eager
+  std::int64_t view_base_node = -1;
+  std::int64_t view_node = -1;
 };
 
 struct DynamicMarksSlot : TraceSlot {

@@ -148,6 +148,19 @@ std::string print_aot_graph(const Graph& g, const AotPrintOptions& o) {
   }
 
   const std::vector<std::size_t> last = last_uses(g);
+  // Placeholders written back at the end (input_copies) stay alive until their copy_.
+  std::vector<std::size_t> placeholders;
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    if (g.node(k).kind == NodeKind::Placeholder) {
+      placeholders.push_back(k);
+    }
+  }
+  std::vector<bool> copied_back(g.size(), false);
+  for (const auto& [input, output] : o.input_copies) {
+    if (input < placeholders.size()) {
+      copied_back[placeholders[input]] = true;
+    }
+  }
   const char* last_file = nullptr;
   std::uint_least32_t last_line = 0;
   bool first_statement = true;
@@ -185,7 +198,8 @@ std::string print_aot_graph(const Graph& g, const AotPrintOptions& o) {
         out += n.op == OpKind::to && k == 1 ? "device = " + arg_text(g, a) : arg_text(g, a);
         auto free_if_last = [&](std::size_t v) {
           const std::string& name = g.node(v).name;
-          if (last[v] == i && freed.find(" " + name + " =") == std::string::npos) {
+          if (last[v] == i && !copied_back[v] &&
+              freed.find(" " + name + " =") == std::string::npos) {
             freed += " " + name + " =";
           }
         };
@@ -203,6 +217,18 @@ std::string print_aot_graph(const Graph& g, const AotPrintOptions& o) {
       }
       out += "\n";
     } else if (n.kind == NodeKind::Output) {
+      // The copy-back of mutated inputs, as PyTorch ends an AOT graph with aten.copy_.
+      for (std::size_t c = 0; c < o.input_copies.size(); ++c) {
+        const auto [input, output] = o.input_copies[c];
+        if (input >= placeholders.size() || output >= n.args.size()) {
+          continue;
+        }
+        const Node& target = g.node(placeholders[input]);
+        const std::string name = c == 0 ? "copy_" : "copy__" + std::to_string(c);
+        out += ind + name + annotation(target) + " = torch.ops.aten.copy_.default(" + target.name +
+               ", " + arg_text(g, n.args[output]) + ");  " + target.name + " = " + name +
+               " = None\n";
+      }
       auto output_desc = [&](std::size_t k) {
         return k < o.output_descriptors.size() && !o.output_descriptors[k].empty()
                    ? "  # " + o.output_descriptors[k]

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 namespace compiler::nn {
 
@@ -77,6 +78,50 @@ Tensor LayerNorm::forward(const Tensor& input, std::source_location loc) {
 std::string LayerNorm::extra_repr() const {
   return shape_list(normalized_shape_) + ", eps=" + attribute_to_string(attributes()[1].second) +
          ", elementwise_affine=" + attribute_to_string(attributes()[2].second);
+}
+
+BatchNorm::BatchNorm(std::string type_name, std::vector<std::int64_t> ranks,
+                     std::int64_t num_features, double eps, double momentum, bool affine)
+    : Module(std::move(type_name)), ranks_(std::move(ranks)), num_features_(num_features),
+      eps_(eps), momentum_(momentum) {
+  OpHookGuard eager(nullptr); // initial values are data, never part of a traced graph
+  const std::vector<SymInt> sizes = {SymInt(num_features)};
+  if (affine) {
+    weight_ = register_parameter("weight", ones(sizes));
+    bias_ = register_parameter("bias", zeros(sizes));
+  }
+  running_mean_ = register_buffer("running_mean", zeros(sizes));
+  running_var_ = register_buffer("running_var", ones(sizes));
+  num_batches_tracked_ = register_buffer("num_batches_tracked", zeros({}, DType::Int64));
+}
+
+Tensor BatchNorm::forward(const Tensor& input, std::source_location loc) {
+  bool rank_ok = false;
+  for (std::int64_t r : ranks_) {
+    rank_ok = rank_ok || input.dim() == r;
+  }
+  if (!rank_ok) {
+    throw UserError(type_name() + ": expected " +
+                        (ranks_.size() == 1 ? "4D" : std::string("2D or 3D")) + " input (got " +
+                        std::to_string(input.dim()) + "D input)",
+                    loc);
+  }
+  const bool training = is_training();
+  if (training) {
+    // PyTorch counts the batches seen (an i64 add: the counter stays an integer).
+    add_(num_batches_tracked_, full({}, 1.0, DType::Int64, loc), loc);
+  }
+  return batch_norm(input, running_mean_, running_var_, weight_, bias_, training, momentum_, eps_,
+                    loc);
+}
+
+std::string BatchNorm::extra_repr() const {
+  std::ostringstream eps;
+  eps << eps_;
+  std::ostringstream momentum;
+  momentum << momentum_;
+  return std::to_string(num_features_) + ", eps=" + eps.str() + ", momentum=" + momentum.str() +
+         ", affine=" + (weight_.defined() ? "True" : "False") + ", track_running_stats=True";
 }
 
 Tensor rms_norm(const Tensor& x, const std::vector<std::int64_t>& normalized_shape,

@@ -79,6 +79,43 @@ Tensor Module::register_parameter(const std::string& name, Tensor value) {
   return value;
 }
 
+Tensor Module::register_buffer(const std::string& name, Tensor value) {
+  if (!value.defined()) {
+    user_error("register_buffer('" + name + "'): undefined tensor");
+  }
+  auto it = find_named(buffers_, name);
+  if (it != buffers_.end()) {
+    it->second = value;
+  } else {
+    buffers_.emplace_back(name, value);
+  }
+  return value;
+}
+
+Tensor Module::buffer(std::string_view name) const {
+  auto it = find_named(buffers_, name);
+  if (it == buffers_.end()) {
+    user_error(type_name_ + " has no buffer '" + std::string(name) + "'");
+  }
+  return it->second;
+}
+
+void Module::collect_buffers(const std::string& prefix,
+                             std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [name, tensor] : buffers_) {
+    out.emplace_back(join_name(prefix, name), tensor);
+  }
+  for (const auto& [name, child] : children_) {
+    child->collect_buffers(join_name(prefix, name), out);
+  }
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect_buffers("", out);
+  return out;
+}
+
 Tensor Module::parameter(std::string_view name) const {
   auto it = find_named(parameters_, name);
   if (it == parameters_.end()) {

@@ -54,6 +54,13 @@ std::unique_ptr<CompiledGraph> compile_graph(const CompileRequest& request) {
     return interpret_graph(request.graph);
   }
   if (backend == "aot_eager") {
+    if (!request.graph.input_mutations.empty()) {
+      // The mutated inputs' final values must come back as results (capture writes them back).
+      KeptValues kept = keep_values(request);
+      std::unique_ptr<CompiledGraph> compiled = aot::aot_compile(
+          kept.graph, {.keep = Keep::Outputs, .frame_name = request.frame_name}, aot::interpret);
+      return restore_indices(std::move(compiled), request.graph, kept.graph, kept.slots);
+    }
     return aot::aot_compile(request.graph, {.keep = request.keep, .frame_name = request.frame_name},
                             aot::interpret);
   }

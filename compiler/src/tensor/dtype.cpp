@@ -1,6 +1,8 @@
 // DType names, promotion, and the 16-bit float conversions.
 #include "compiler/tensor/dtype.h"
 
+#include "tensor/scalar_type_name.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -155,5 +157,29 @@ Half::operator float() const noexcept {
   return half_bits_to_float(bits);
 }
 BFloat16::BFloat16(float f) noexcept : bits(float_to_bfloat16_bits(f)) {}
+
+namespace dtype_names {
+
+std::string_view scalar_type_name(DType t) noexcept {
+  switch (t) {
+  case DType::Float32:
+    return "Float";
+  case DType::Float16:
+    return "Half";
+  case DType::BFloat16:
+    return "BFloat16";
+  case DType::Int32:
+    return "Int";
+  case DType::Int64:
+    return "Long";
+  case DType::Float64:
+    return "Double";
+  case DType::Bool:
+    return "Bool";
+  }
+  return "?";
+}
+
+} // namespace dtype_names
 
 } // namespace compiler

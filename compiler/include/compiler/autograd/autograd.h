@@ -13,9 +13,10 @@
 // same engine on fake tensors to build its joint graph, so eager and compiled gradients come
 // from the same formulas.
 //
-// In-place semantics: the only in-place writes are assign_() (the optimizers' updates), which
-// is refused on a tensor that requires grad while grad mode is on, and bumps the storage's
-// version so that a backward through a tensor saved before the write is a UserError.
+// In-place semantics: in-place writes (the in-place ops of ops/ops.h, and assign_(), the
+// optimizers' update) are refused on a leaf that requires grad while grad mode is on, and bump
+// the storage's version so that a backward through a tensor saved before the write is a
+// UserError.
 #pragma once
 
 #include "compiler/autograd/grad_mode.h"

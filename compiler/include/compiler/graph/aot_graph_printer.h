@@ -9,6 +9,7 @@
 #include "compiler/graph/graph.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace compiler::graph {
@@ -24,6 +25,10 @@ struct AotPrintOptions {
   std::vector<std::string> input_descriptors;  // per placeholder, in order ("" for none)
   std::vector<std::string> output_descriptors; // per Output argument ("" for none)
   bool read_source_lines = true;               // tests turn it off for stable output
+  // Mutated inputs (graph.h, InputMutation): {placeholder position, Output argument}; printed
+  // as `copy_ = torch.ops.aten.copy_.default(input, value)` before the return, as PyTorch's
+  // AOT graphs end with the copy-back of mutated inputs.
+  std::vector<std::pair<std::size_t, std::size_t>> input_copies;
 };
 
 std::string print_aot_graph(const Graph& graph, const AotPrintOptions& options);

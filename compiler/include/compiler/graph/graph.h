@@ -97,8 +97,24 @@ struct Node {
   std::int32_t inplace_arg = -1;
 };
 
+// A graph input that the traced function wrote in place (functionalization: the graph computes
+// the new value out of place; docs/COMPILER.md, "Mutation and functionalization"). After the
+// graph runs, the value of node `value_node` is copied into the input's memory, as PyTorch's
+// AOT runtime wrapper copies mutated inputs back.
+struct InputMutation {
+  std::size_t value_node = 0;    // the input's final value, a node of the captured graph
+  std::int64_t placeholder = -1; // the input's position among the placeholders; -1: `constant`
+  Tensor constant;               // a real tensor the graph reads as a constant (a module buffer)
+  // Set by the backend seam (backend/kept_values.h): the value's position among the Output
+  // node's arguments in the graph the later stages see (they print the copy-back from it).
+  std::size_t output = 0;
+};
+
 class Graph {
 public:
+  // The graph's input mutations, in the order they were first made.
+  std::vector<InputMutation> input_mutations;
+
   // Appends a node, giving it a unique name derived from `base` ("mul", "mul_1", ...).
   std::size_t add_node(Node node, std::string_view base);
   // A name derived from `base` that no node of this graph has had, reserved from now on (graph

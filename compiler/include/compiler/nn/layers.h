@@ -1,7 +1,7 @@
-// compiler/nn: the layers a small model needs: Linear, LayerNorm, RMSNorm, Embedding, ReLU, GELU
-// and Sequential. Each keeps its settings as Module attributes and reads them in forward() through
-// the attribute API, so capture guards on exactly the settings forward used. Initial weights
-// come from randn with a caller-given seed, so models are reproducible.
+// compiler/nn: the layers a small model needs: Linear, LayerNorm, RMSNorm, BatchNorm1d/2d,
+// Embedding, ReLU, GELU and Sequential. Each keeps its settings as Module attributes and reads them
+// in forward() through the attribute API, so capture guards on exactly the settings forward used.
+// Initial weights come from randn with a caller-given seed, so models are reproducible.
 #pragma once
 
 #include "compiler/nn/module.h"
@@ -72,6 +72,50 @@ private:
   std::vector<std::int64_t> normalized_shape_;
   std::optional<double> eps_; // fixed at construction (no setter), so nothing to guard
   Tensor weight_;
+};
+
+// torch.nn.BatchNorm1d / BatchNorm2d: batch_norm (ops.h) per channel (dim 1) of [N, C] or
+// [N, C, L] (1d) and [N, C, H, W] (2d). Parameters weight (ones) and bias (zeros); buffers
+// running_mean (zeros), running_var (ones) and num_batches_tracked (i64 0), which forward()
+// updates in place while training; eval() normalises with the running statistics. eps and
+// momentum are fixed at construction (no setters), so only `training` is read and guarded.
+class BatchNorm : public Module {
+public:
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+  const Tensor& running_mean() const noexcept { return running_mean_; }
+  const Tensor& running_var() const noexcept { return running_var_; }
+  const Tensor& num_batches_tracked() const noexcept { return num_batches_tracked_; }
+
+protected:
+  BatchNorm(std::string type_name, std::vector<std::int64_t> ranks, std::int64_t num_features,
+            double eps, double momentum, bool affine);
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> ranks_; // the input ranks forward() accepts
+  std::int64_t num_features_;
+  double eps_;
+  double momentum_;
+  Tensor weight_;
+  Tensor bias_;
+  Tensor running_mean_;
+  Tensor running_var_;
+  Tensor num_batches_tracked_;
+};
+
+class BatchNorm1d : public BatchNorm {
+public:
+  explicit BatchNorm1d(std::int64_t num_features, double eps = 1e-5, double momentum = 0.1,
+                       bool affine = true)
+      : BatchNorm("BatchNorm1d", {2, 3}, num_features, eps, momentum, affine) {}
+};
+
+class BatchNorm2d : public BatchNorm {
+public:
+  explicit BatchNorm2d(std::int64_t num_features, double eps = 1e-5, double momentum = 0.1,
+                       bool affine = true)
+      : BatchNorm("BatchNorm2d", {4}, num_features, eps, momentum, affine) {}
 };
 
 // Rows of weight [num_embeddings, embedding_dim] (drawn from N(0, 1)) picked by indices.

@@ -1,6 +1,7 @@
 // compiler/nn: Module, PyTorch's nn.Module in small: named parameters (tensors with
-// requires_grad), named attributes (int, double, bool, string), named submodules, all kept in
-// registration order so parameters() and printouts are deterministic.
+// requires_grad), named buffers (state tensors without it), named attributes (int, double, bool,
+// string), named submodules, all kept in registration order so parameters() and printouts are
+// deterministic.
 //
 // Capture guards on module state the traced function READ, as Dynamo does. Attribute reads go
 // through attribute() and its typed helpers, which notify the thread's ModuleObserver (capture
@@ -85,6 +86,15 @@ public:
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
   std::vector<Tensor> parameters() const;
 
+  // ---- buffers: tensors that are state but not parameters (BatchNorm's running statistics),
+  // registered without requires_grad; a compiled function reads them as graph constants and
+  // writes their in-place updates back (docs/COMPILER.md, "Mutation and functionalization").
+  Tensor register_buffer(const std::string& name, Tensor value);
+  // The named buffer of this module. UserError when there is none.
+  Tensor buffer(std::string_view name) const;
+  // This module's and its submodules' buffers, depth first, with dotted names.
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
+
   // ---- attributes
   void set_attribute(const std::string& name, AttributeValue value);
   // Reads notify the observer. UserError when missing or (typed helpers) of another kind.
@@ -132,12 +142,15 @@ private:
   void add_child(const std::string& name, std::shared_ptr<Module> module);
   void collect_parameters(const std::string& prefix,
                           std::vector<std::pair<std::string, Tensor>>& out) const;
+  void collect_buffers(const std::string& prefix,
+                       std::vector<std::pair<std::string, Tensor>>& out) const;
   void collect_modules(const std::string& prefix,
                        std::vector<std::pair<std::string, const Module*>>& out) const;
   void print(std::string& out, int indent) const;
 
   std::string type_name_;
   std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
   std::vector<std::pair<std::string, AttributeValue>> attributes_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::uint64_t version_ = 0;

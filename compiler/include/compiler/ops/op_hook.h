@@ -67,6 +67,12 @@ class OpHook {
 public:
   virtual ~OpHook() = default;
   virtual Value call(OpKind op, std::span<const Value> args, const std::source_location& loc) = 0;
+  // An in-place op (`op`: "add_") writes `value`, already of dst's dtype and shape, into `dst`
+  // (ops.h, in-place ops). Capture records it functionally: dst stands for value from now on,
+  // and a mutated graph input is written back after the graph runs. The default writes the
+  // data, as eager does (a hook that only serves or runs ops eagerly); UserError on fakes.
+  virtual void mutate(const Tensor& dst, const Tensor& value, std::string_view op,
+                      const std::source_location& loc);
 };
 
 // The hook installed on this thread, or nullptr.

@@ -353,6 +353,41 @@ Tensor silu(const Tensor& x, SourceLoc loc = SourceLoc::current());
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b,
              SourceLoc loc = SourceLoc::current());
 
+// ---- in-place ops (PyTorch's `x.add_(y)`) ----
+// Each computes its out-of-place op (add_ is add) and writes the result into `self`, which it
+// returns. The result keeps self's dtype and shape: a result type that cannot be cast to self's
+// (a float result into an integer tensor, a non-bool into bool) or a broadcast shape other than
+// self's is a UserError naming the op, as in PyTorch. Eagerly the write goes to self's memory
+// (a view's write is seen through its base) and bumps the storage's version. Under autograd:
+// refused on a leaf that requires grad (or a view of one) while grad mode is on; on other
+// tensors self takes the result's history, so gradients flow through. Under compile() the
+// mutation is functionalized (docs/COMPILER.md, "Mutation and functionalization").
+const Tensor& add_(const Tensor& self, const Tensor& other, SourceLoc loc = SourceLoc::current());
+const Tensor& add_(const Tensor& self, double other, SourceLoc loc = SourceLoc::current());
+const Tensor& sub_(const Tensor& self, const Tensor& other, SourceLoc loc = SourceLoc::current());
+const Tensor& sub_(const Tensor& self, double other, SourceLoc loc = SourceLoc::current());
+const Tensor& mul_(const Tensor& self, const Tensor& other, SourceLoc loc = SourceLoc::current());
+const Tensor& mul_(const Tensor& self, double other, SourceLoc loc = SourceLoc::current());
+const Tensor& div_(const Tensor& self, const Tensor& other, SourceLoc loc = SourceLoc::current());
+const Tensor& div_(const Tensor& self, double other, SourceLoc loc = SourceLoc::current());
+const Tensor& clamp_(const Tensor& self, std::optional<double> min, std::optional<double> max,
+                     SourceLoc loc = SourceLoc::current());
+// src broadcast to self's shape and converted to its dtype (any dtype may be copied).
+const Tensor& copy_(const Tensor& self, const Tensor& src, SourceLoc loc = SourceLoc::current());
+const Tensor& fill_(const Tensor& self, double value, SourceLoc loc = SourceLoc::current());
+const Tensor& zero_(const Tensor& self, SourceLoc loc = SourceLoc::current());
+
+// ---- normalisation with running statistics ----
+// torch.nn.functional.batch_norm: x [N, C, ...] normalised per channel C. training: over the
+// batch's statistics (biased variance), and running_mean/running_var (when given) are updated
+// in place, not recorded by autograd: r = (1 - momentum) r + momentum s, with the unbiased
+// variance. Otherwise the running statistics are used (they must be given). weight and bias
+// ([C]) may be undefined. Written with ops (mean, sub, mul, rsqrt, ...) and the in-place ops
+// above, so eager, autograd and compiled paths come from theirs.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
+                  double eps = 1e-5, SourceLoc loc = SourceLoc::current());
+
 // ---- data-dependent (graph breaks under capture) ----
 // The value of a one-element tensor (integers and bools converted to double).
 double item(const Tensor& x, SourceLoc loc = SourceLoc::current());

@@ -50,7 +50,8 @@ exchange_input_sizes(const std::string& frame_name, const std::vector<InputSizes
   const auto start = std::chrono::steady_clock::now();
   SizeExchangeResult result;
   {
-    tracer::ChromiumSpan span("compiler_collective");
+    // PyTorch names the span (its dynamo_timed) as the artifact.
+    tracer::ChromiumSpan span(tracing::artifacts::compiler_collective);
     result = exchange(local);
   }
   const double duration_ms =

@@ -2,6 +2,7 @@
 // failure handling; data parallel training of a compiled model with 2 and 4 ranks against one
 // process on the whole batch, each rank writing its own trace; compiler collectives off and on,
 // with the compile counts per rank and tlparse --all-ranks-html's verdict on divergence.
+#include "schemas/trace_scan.h"
 #include "support/test_paths.h"
 
 #include <algorithm>
@@ -188,10 +189,19 @@ TEST_CASE("compiler collectives: off, the rank that saw another shape recompiles
     }
     const std::vector<fs::path> logs = rank_logs(trace);
     REQUIRE(logs.size() == 2);
+    torchscope::test::TraceScanner scanner;
+    REQUIRE(scanner.ok());
     for (const fs::path& log : logs) {
       const std::string text = test_support::read_file(log);
       const bool exchanged = text.find("\"name\": \"compiler_collective\"") != std::string::npos;
       CHECK(exchanged == (mode == "on"));
+      // Every line, the compiler_collective artifact's payload included, matches the schemas.
+      torchscope::test::ScanCounts counts;
+      scanner.scan_file(log, log.filename().string(), &counts);
+      INFO(torchscope::test::summarize(counts));
+      CHECK(counts.violations.empty());
+      CHECK(counts.unknown_kinds.empty());
+      CHECK(counts.payloads_checked > 0);
     }
 #ifdef TLPARSE_BINARY
     const fs::path out = dir.path() / ("report-" + mode);

@@ -1,7 +1,7 @@
 # compiler/distributed's tests (label `distributed`), built where Gloo is: the process group,
 # DDP and the compiler collectives with ranks as threads (distributed_process_group_test.cpp),
 # and whole programs through scripts/torchscope-run (distributed_launch_test.cpp; a few seconds,
-# 2 and 4 ranks). Included by tests/compiler/CMakeLists.txt.
+# 2 and 4 ranks; their logs checked against schemas/trace with the schemas tests' scanner). Included by tests/compiler/CMakeLists.txt.
 if(NOT TARGET torchscope_compiler_distributed)
   return()
 endif()
@@ -11,7 +11,9 @@ torchscope_add_test(NAME compiler_distributed_tests LABELS compiler distributed
 
 torchscope_add_test(NAME compiler_distributed_launch_tests LABELS compiler distributed samples
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/distributed_launch_test.cpp
-  LIBS torchscope_tracer)
+          ${PROJECT_SOURCE_DIR}/tests/schemas/json_schema.cpp
+          ${PROJECT_SOURCE_DIR}/tests/schemas/trace_scan.cpp
+  LIBS simdjson::simdjson torchscope_schemas)
 target_compile_definitions(compiler_distributed_launch_tests PRIVATE
   TORCHSCOPE_RUN="${PROJECT_SOURCE_DIR}/scripts/torchscope-run"
   SAMPLE_DDP_TRAIN="$<TARGET_FILE:sample_ddp_train>"

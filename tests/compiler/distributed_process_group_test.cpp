@@ -5,8 +5,10 @@
 #include "compiler/capture/compile.h"
 #include "compiler/capture/compiler_collectives.h"
 #include "compiler/core/errors.h"
+#include "compiler/cuda/cuda.h"
 #include "compiler/distributed/compiler_collectives.h"
 #include "compiler/distributed/data_parallel.h"
+#include "compiler/distributed/nccl.h"
 #include "compiler/distributed/process_group.h"
 #include "compiler/ops/ops.h"
 #include "support/test_paths.h"
@@ -279,4 +281,49 @@ TEST_CASE("compiler collectives: a dim that differs on another rank is dynamic f
   capture::set_size_exchange({});
   REQUIRE(same.records().size() == 1);
   CHECK(same.records()[0].symbols.empty());
+}
+
+TEST_CASE("NCCL: loaded with dlopen; a missing or foreign library is reported, not fatal",
+          "[distributed]") {
+  const distributed::NcclStatus absent = distributed::load_nccl({"/nonexistent/libnccl.so.2"});
+  CHECK_FALSE(absent.available);
+  CHECK(absent.unavailable_reason.find("/nonexistent/libnccl.so.2") != std::string::npos);
+  const distributed::NcclStatus foreign = distributed::load_nccl({"libm.so.6"});
+  CHECK_FALSE(foreign.available);
+  CHECK(foreign.unavailable_reason.find("lacks ncclGetVersion") != std::string::npos);
+  const distributed::NcclStatus& found = distributed::nccl_status();
+  if (!found.available) {
+    TORCHSCOPE_SKIP("NCCL is not installed: " << found.unavailable_reason);
+  }
+  CHECK(found.version >= 20000);
+  CHECK_FALSE(found.library.empty());
+}
+
+TEST_CASE("NCCL: rank 0's communicator id reaches every rank; without a GPU every rank fails "
+          "to join with the reason",
+          "[distributed]") {
+  if (!distributed::nccl_status().available) {
+    TORCHSCOPE_SKIP("NCCL is not installed");
+  }
+  std::mutex m;
+  std::vector<std::string> ids(2), join_errors(2);
+  run_ranks(2, [&](ProcessGroup& pg) {
+    std::string id = distributed::nccl_unique_id(pg);
+    std::string error;
+    if (!cuda::is_available()) {
+      error = user_error_of([&] { distributed::NcclCommunicator::create(pg, 0); });
+    }
+    std::lock_guard lock(m);
+    ids[pg.rank()] = id;
+    join_errors[pg.rank()] = error;
+  });
+  CHECK(ids[0].size() == 128);
+  CHECK(ids[0] == ids[1]);
+  CHECK(ids[0] != std::string(128, '\0'));
+  if (!cuda::is_available()) {
+    for (const std::string& e : join_errors) {
+      INFO(e);
+      CHECK(e.find("cannot join the communicator: no CUDA device") != std::string::npos);
+    }
+  }
 }

@@ -170,7 +170,7 @@ TEST_CASE("DDP: 2 and 4 ranks train the compiled MLP to one process's parameters
 }
 
 TEST_CASE("compiler collectives: off, the rank that saw another shape recompiles alone and "
-          "tlparse reports divergence; on, every rank compiles the same graph once",
+          "tlparse reports divergence, while on, every rank compiles the same graph once",
           "[distributed]") {
   test_support::TempDir dir("collectives");
   std::map<std::string, std::string> landing;

@@ -253,7 +253,7 @@ TEST_CASE("DDP: rank 0's parameters everywhere, gradients averaged in capped buc
 }
 
 TEST_CASE("compiler collectives: a dim that differs on another rank is dynamic from the first "
-          "compile; equal sizes stay static",
+          "compile, and equal sizes stay static",
           "[distributed]") {
   auto f = [](const Tensor& x) { return add(relu(x), x); };
   // A stand-in for the other rank: it saw 6 rows where this rank sees 8.
@@ -283,7 +283,7 @@ TEST_CASE("compiler collectives: a dim that differs on another rank is dynamic f
   CHECK(same.records()[0].symbols.empty());
 }
 
-TEST_CASE("NCCL: loaded with dlopen; a missing or foreign library is reported, not fatal",
+TEST_CASE("NCCL: loaded with dlopen, and a missing or foreign library is reported, not fatal",
           "[distributed]") {
   const distributed::NcclStatus absent = distributed::load_nccl({"/nonexistent/libnccl.so.2"});
   CHECK_FALSE(absent.available);
@@ -299,7 +299,7 @@ TEST_CASE("NCCL: loaded with dlopen; a missing or foreign library is reported, n
   CHECK_FALSE(found.library.empty());
 }
 
-TEST_CASE("NCCL: rank 0's communicator id reaches every rank; without a GPU every rank fails "
+TEST_CASE("NCCL: rank 0's communicator id reaches every rank, and without a GPU every rank fails "
           "to join with the reason",
           "[distributed]") {
   if (!distributed::nccl_status().available) {

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -124,6 +125,28 @@ TEST_CASE("broadcast, all_gather, all_gather_bytes and barrier", "[distributed]"
     CHECK(broadcast[r] == std::vector<double>{6.0, -1.0});
     CHECK(gathered[r] == std::vector<double>{0.0, 2.0});
     CHECK(bytes[r] == std::vector<std::string>{"a", "bb"});
+  }
+}
+
+TEST_CASE("a rendezvous folder and run id serve runs one after another", "[distributed]") {
+  test_support::TempDir dir("pg-reuse");
+  for (int run = 0; run < 2; ++run) {
+    std::vector<double> sums(2);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r) {
+      threads.emplace_back([&, r] {
+        std::shared_ptr<ProcessGroup> pg = ProcessGroup::create(rendezvous(dir, r, 2, 5s));
+        Tensor t = values({1.0 + run});
+        pg->all_reduce(t);
+        sums[static_cast<std::size_t>(r)] = t.to_vector().at(0);
+        pg->barrier();
+      });
+    }
+    for (std::thread& t : threads) {
+      t.join();
+    }
+    CHECK(sums == std::vector<double>{2.0 + 2 * run, 2.0 + 2 * run});
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "test"));
   }
 }
 

@@ -234,6 +234,15 @@ std::shared_ptr<ProcessGroup> ProcessGroup::create(const RendezvousOptions& opti
     gloo::rendezvous::FileStore store((run_dir / "gloo").string());
     context->connectFullMesh(store, device);
     impl->context = std::move(context);
+    // Every rank has read the store: once all are past this barrier, rank 0 clears the run's
+    // files, so that a later run with the same id in the same folder meets no stale arrival.
+    gloo::BarrierOptions barrier(impl->context);
+    barrier.setTag(0);
+    barrier.setTimeout(options.timeout);
+    gloo::barrier(barrier);
+    if (options.rank == 0) {
+      fs::remove_all(run_dir, ec);
+    }
   } catch (const gloo::Exception& e) {
     throw UserError("process group: rank " + std::to_string(options.rank) +
                         " could not connect to its peers over TCP on " + options.host + ": " +

@@ -35,7 +35,8 @@ struct RendezvousOptions {
   int rank = 0;
   int world_size = 1;
   // The folder every rank of this run shares; created if missing. Files of the run go under
-  // run_id inside it, so one folder can serve runs one after another.
+  // run_id inside it and are removed once every rank is connected, so one folder (and one id)
+  // can serve runs one after another; runs at the same time need ids of their own.
   std::string rendezvous_dir{};
   std::string run_id{"default"};
   // The address the ranks' TCP connections use (every rank of one machine: 127.0.0.1).

@@ -4,6 +4,7 @@
 
 #include "compiler/core/errors.h"
 #include "compiler/cuda/cuda.h"
+#include "core/shared_library.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -72,19 +73,11 @@ void check(NcclResult result, const char* call) {
 
 NcclStatus load_nccl(const std::vector<std::string>& candidates) {
   NcclStatus status;
-  void* lib = nullptr;
-  std::string tried;
-  for (const std::string& candidate : candidates) {
-    lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) {
-      status.library = candidate;
-      break;
-    }
-    const char* why = dlerror();
-    tried += (tried.empty() ? "" : "; ") + std::string(why != nullptr ? why : candidate);
-  }
+  const core::OpenedLibrary opened = core::open_first_library(candidates);
+  void* lib = opened.handle;
+  status.library = opened.path;
   if (lib == nullptr) {
-    status.unavailable_reason = "NCCL could not be loaded: " + tried +
+    status.unavailable_reason = "NCCL could not be loaded: " + opened.tried +
                                 ". Install NCCL, or name the library in TORCHSCOPE_NCCL_LIBRARY";
     return status;
   }

@@ -224,6 +224,28 @@ TEST_CASE("a peer that does not join a collective is a user error after the time
   CHECK(error.find("all_reduce(sum) on rank 0 of 2 failed") != std::string::npos);
 }
 
+TEST_CASE("ranks that pass tensors of different sizes get user errors, not a hang",
+          "[distributed]") {
+  test_support::TempDir dir("pg-sizes");
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      errors[static_cast<std::size_t>(r)] = user_error_of([&] {
+        std::shared_ptr<ProcessGroup> pg = ProcessGroup::create(rendezvous(dir, r, 2, 1s));
+        pg->all_reduce(values(std::vector<double>(r == 0 ? 4 : 1000, 1.0)));
+      });
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  for (const std::string& e : errors) {
+    INFO(e);
+    CHECK(e.find("every rank must pass a tensor of the same size") != std::string::npos);
+  }
+}
+
 TEST_CASE("the environment: RANK and WORLD_SIZE are required and must be integers",
           "[distributed]") {
   ::unsetenv("RANK");

@@ -15,6 +15,7 @@
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
+#include <gloo/common/logging.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
@@ -152,6 +153,37 @@ struct ProcessGroup::Impl {
                           " (a peer exited, or did not call the same collective within " +
                           seconds_text(timeout) + ")",
                       current_call_site());
+    } catch (const gloo::EnforceNotMet& e) {
+      // Gloo's own checks: what ranks sent disagrees (sizes differ between ranks).
+      throw UserError(std::string("process group: ") + what + " on rank " + std::to_string(rank) +
+                          " of " + std::to_string(world_size) + " failed: " + e.what() +
+                          " (did every rank pass a tensor of the same size?)",
+                      current_call_site());
+    }
+  }
+
+  // Gloo aborts the process when ranks pass buffers of different sizes to one collective, so
+  // the sizes are compared first (one small all-gather; torch.distributed checks only under
+  // TORCH_DISTRIBUTED_DEBUG=DETAIL, and hangs or crashes otherwise).
+  void check_same_size(const char* what, std::size_t bytes) {
+    std::vector<std::int64_t> sizes(static_cast<std::size_t>(world_size));
+    std::int64_t mine = static_cast<std::int64_t>(bytes);
+    run(what, [&](std::uint32_t tag) {
+      gloo::AllgatherOptions opts(context);
+      opts.setInput(&mine, 1);
+      opts.setOutput(sizes.data(), sizes.size());
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::allgather(opts);
+    });
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+      if (sizes[r] != mine) {
+        throw UserError(std::string("process group: ") + what + ": rank " + std::to_string(r) +
+                            " passed " + std::to_string(sizes[r]) + " bytes, rank " +
+                            std::to_string(rank) + " " + std::to_string(mine) +
+                            "; every rank must pass a tensor of the same size and dtype",
+                        current_call_site());
+      }
     }
   }
 
@@ -304,6 +336,10 @@ std::shared_ptr<ProcessGroup> ProcessGroup::from_environment() {
 }
 
 void ProcessGroup::all_reduce(std::span<float> values, ReduceOp op) {
+  if (impl_->world_size > 1) {
+    impl_->check_same_size(op == ReduceOp::Sum ? "all_reduce(sum)" : "all_reduce(average)",
+                           values.size_bytes());
+  }
   if (impl_->world_size > 1 && !values.empty()) {
     impl_->run(op == ReduceOp::Sum ? "all_reduce(sum)" : "all_reduce(average)",
                [&](std::uint32_t tag) {
@@ -350,7 +386,11 @@ void ProcessGroup::broadcast(const Tensor& tensor, int root) {
                std::to_string(impl_->world_size) + ")");
   }
   std::span<std::byte> bytes = Impl::bytes_of(tensor, "broadcast");
-  if (impl_->world_size == 1 || bytes.empty()) {
+  if (impl_->world_size == 1) {
+    return;
+  }
+  impl_->check_same_size("broadcast", bytes.size());
+  if (bytes.empty()) {
     return;
   }
   impl_->run("broadcast", [&](std::uint32_t tag) {
@@ -367,6 +407,9 @@ std::vector<Tensor> ProcessGroup::all_gather(const Tensor& tensor) {
   std::span<std::byte> bytes = Impl::bytes_of(tensor, "all_gather");
   const std::size_t ranks = static_cast<std::size_t>(impl_->world_size);
   std::vector<std::uint8_t> gathered(bytes.size() * ranks);
+  if (ranks > 1) {
+    impl_->check_same_size("all_gather", bytes.size());
+  }
   if (ranks == 1 || bytes.empty()) {
     std::memcpy(gathered.data(), bytes.data(), bytes.size());
   } else {

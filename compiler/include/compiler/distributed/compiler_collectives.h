@@ -6,8 +6,9 @@
 // From then on every compile first all-gathers the sizes of the frame's tensor arguments over
 // `pg`, and a dim whose size differs between ranks becomes dynamic on every rank, so the ranks
 // compile the same graphs (capture/compiler_collectives.h says how capture uses it). Every rank
-// must then compile in step, as in PyTorch: a rank that compiles while the others do not waits
-// for them until the group's timeout, then fails with a UserError. Off by default.
+// must then compile in step, as in PyTorch: a rank that compiles while the others do not calls a
+// collective they do not (docs/COMPILER.md, "Compiler collectives", says what follows). Off by
+// default.
 #pragma once
 
 #include "compiler/distributed/process_group.h"

@@ -144,6 +144,18 @@ TEST_CASE("DDP: 2 and 4 ranks train the compiled MLP to one process's parameters
   const auto reference = read_parameters(dir.path() / "one.rank0.txt");
   REQUIRE(reference.size() > 1000);
 
+  {
+    INFO("2 ranks meeting over TCP (--master-port 0)");
+    const std::string prefix = (dir.path() / "tcp").string();
+    const Run r = run(quoted(TORCHSCOPE_RUN) + " --nproc-per-node 2 --master-port 0 " +
+                      quoted(SAMPLE_DDP_TRAIN) + steps + quoted(prefix));
+    INFO(r.out);
+    REQUIRE(r.rc == 0);
+    for (int rank = 0; rank < 2; ++rank) {
+      CHECK(max_difference(read_parameters(prefix + ".rank" + std::to_string(rank) + ".txt"),
+                           reference) < 1e-5);
+    }
+  }
   for (int ranks : {2, 4}) {
     INFO(ranks << " ranks");
     const fs::path trace = dir.path() / ("trace" + std::to_string(ranks));

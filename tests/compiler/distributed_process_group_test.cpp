@@ -19,8 +19,11 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <netinet/in.h>
 #include <string>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace compiler;
@@ -63,6 +66,24 @@ void run_ranks(int world, const std::function<void(ProcessGroup&)>& body) {
       std::rethrow_exception(e);
     }
   }
+}
+
+// A TCP port nobody listens on now (the kernel's pick for port 0).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+  socklen_t length = sizeof address;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+distributed::RendezvousOptions over_tcp(int port, int rank, int world,
+                                        std::chrono::milliseconds timeout = 20s) {
+  return {.rank = rank, .world_size = world, .master_port = port, .timeout = timeout};
 }
 
 Tensor values(std::vector<double> v) {
@@ -148,6 +169,41 @@ TEST_CASE("a rendezvous folder and run id serve runs one after another", "[distr
     CHECK(sums == std::vector<double>{2.0 + 2 * run, 2.0 + 2 * run});
     CHECK_FALSE(std::filesystem::exists(dir.path() / "test"));
   }
+}
+
+TEST_CASE("rendezvous over TCP at MASTER_ADDR:MASTER_PORT, and its errors", "[distributed]") {
+  const int port = free_port();
+  std::vector<double> sums(3);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&, r] {
+      std::shared_ptr<ProcessGroup> pg = ProcessGroup::create(over_tcp(port, r, 3));
+      Tensor t = values({1.0 + r});
+      pg->all_reduce(t);
+      sums[static_cast<std::size_t>(r)] = t.to_vector().at(0);
+      pg->barrier();
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  CHECK(sums == std::vector<double>{6.0, 6.0, 6.0});
+
+  // Rank 2 of 3 never comes: ranks 0 and 1 name it.
+  const int port2 = free_port();
+  std::string error0, error1;
+  std::thread one(
+      [&] { error1 = user_error_of([&] { ProcessGroup::create(over_tcp(port2, 1, 3, 600ms)); }); });
+  error0 = user_error_of([&] { ProcessGroup::create(over_tcp(port2, 0, 3, 600ms)); });
+  one.join();
+  INFO(error0 << " / " << error1);
+  CHECK(error0.find("for rank 2 of 3, which never arrived") != std::string::npos);
+  CHECK(error1.find("rank 2 of 3") != std::string::npos);
+
+  // Nobody serves: a client gives up after the timeout, naming the address.
+  const std::string lonely =
+      user_error_of([&] { ProcessGroup::create(over_tcp(free_port(), 1, 2, 300ms)); });
+  CHECK(lonely.find("no rendezvous server answered at 127.0.0.1:") != std::string::npos);
 }
 
 TEST_CASE("a group of one needs no rendezvous and its collectives are the identity",
@@ -259,6 +315,14 @@ TEST_CASE("the environment: RANK and WORLD_SIZE are required and must be integer
         std::string::npos);
   ::setenv("RANK", "0", 1);
   CHECK(ProcessGroup::from_environment()->world_size() == 1);
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  CHECK(user_error_of([] { ProcessGroup::from_environment(); }).find("MASTER_PORT is not set") !=
+        std::string::npos);
+  ::setenv("MASTER_PORT", "70000", 1);
+  CHECK(user_error_of([] { ProcessGroup::from_environment(); }).find("not a TCP port") !=
+        std::string::npos);
+  ::unsetenv("MASTER_ADDR");
+  ::unsetenv("MASTER_PORT");
   ::unsetenv("RANK");
   ::unsetenv("WORLD_SIZE");
 }

@@ -3,6 +3,7 @@
 #include "compiler/distributed/process_group.h"
 
 #include "compiler/core/errors.h"
+#include "tcp_store.h"
 
 #include <algorithm>
 #include <charconv>
@@ -76,35 +77,59 @@ void announce_arrival(const fs::path& dir, int rank, int world_size) {
   }
 }
 
-// Waits until ranks 0..world_size-1 have all announced themselves with this world size.
-void await_every_rank(const fs::path& dir, int rank, int world_size,
+// The arrivals in a rendezvous folder: rank -> the world size it announced.
+std::map<long long, long long> arrivals_in(const fs::path& dir) {
+  std::map<long long, long long> seen;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("arrived.")) {
+      continue;
+    }
+    std::optional<long long> peer = parse_integer(std::string_view(name).substr(8));
+    std::ifstream in(e.path());
+    std::string text;
+    std::getline(in, text);
+    std::optional<long long> peer_world = parse_integer(text);
+    if (peer && peer_world) {
+      seen[*peer] = *peer_world;
+    }
+  }
+  return seen;
+}
+
+// The arrivals in a TCP store (keys arrived.<rank>, as the folder's files).
+std::map<long long, long long> arrivals_in(TcpStore& store, int world_size) {
+  std::map<long long, long long> seen;
+  for (int r = 0; r < world_size; ++r) {
+    if (std::optional<std::vector<char>> v = store.try_get("arrived." + std::to_string(r))) {
+      if (std::optional<long long> peer_world =
+              parse_integer(std::string_view(v->data(), v->size()))) {
+        seen[r] = *peer_world;
+      }
+    }
+  }
+  return seen;
+}
+
+// Waits until ranks 0..world_size-1 have all announced themselves with this world size;
+// `arrivals` reads who has so far, `where` names the meeting place in messages.
+template <class Arrivals>
+void await_every_rank(Arrivals&& arrivals, const std::string& where, int rank, int world_size,
                       std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     std::vector<bool> seen(static_cast<std::size_t>(world_size), false);
-    std::error_code ec;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-      const std::string name = e.path().filename().string();
-      if (!name.starts_with("arrived.")) {
-        continue;
-      }
-      std::optional<long long> peer = parse_integer(std::string_view(name).substr(8));
-      std::ifstream in(e.path());
-      std::string text;
-      std::getline(in, text);
-      std::optional<long long> peer_world = parse_integer(text);
-      if (!peer || !peer_world) {
-        continue; // not one of ours
-      }
-      if (*peer_world != world_size || *peer >= world_size) {
-        throw UserError("process group: rank " + std::to_string(*peer) +
-                            " started with WORLD_SIZE=" + std::to_string(*peer_world) +
-                            " but rank " + std::to_string(rank) + " with WORLD_SIZE=" +
-                            std::to_string(world_size) + " (rendezvous " + dir.string() +
-                            "); every rank of a run must be given the same world size",
+    for (const auto& [peer, peer_world] : arrivals()) {
+      if (peer_world != world_size || peer >= world_size) {
+        throw UserError("process group: rank " + std::to_string(peer) +
+                            " started with WORLD_SIZE=" + std::to_string(peer_world) +
+                            " but rank " + std::to_string(rank) +
+                            " with WORLD_SIZE=" + std::to_string(world_size) + " (rendezvous " +
+                            where + "); every rank of a run must be given the same world size",
                         std::source_location::current());
       }
-      seen[static_cast<std::size_t>(*peer)] = true;
+      seen[static_cast<std::size_t>(peer)] = true;
     }
     std::vector<int> missing;
     for (int r = 0; r < world_size; ++r) {
@@ -117,11 +142,11 @@ void await_every_rank(const fs::path& dir, int rank, int world_size,
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       throw UserError("process group: rank " + std::to_string(rank) + " waited " +
-                          seconds_text(timeout) + " in " + dir.string() + " for rank" +
+                          seconds_text(timeout) + " in " + where + " for rank" +
                           (missing.size() > 1 ? "s " : " ") + join_ranks(missing) + " of " +
                           std::to_string(world_size) +
-                          ", which never arrived (did they start, with the same "
-                          "TORCHSCOPE_RENDEZVOUS_DIR and run id?)",
+                          ", which never arrived (did they start, with the same rendezvous "
+                          "and run id?)",
                       std::source_location::current());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -241,38 +266,59 @@ std::shared_ptr<ProcessGroup> ProcessGroup::create(const RendezvousOptions& opti
     // One rank has nobody to meet: every collective is the identity.
     return std::shared_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
   }
-  if (options.rendezvous_dir.empty()) {
+  const bool over_tcp = options.rendezvous_dir.empty() && options.master_port != 0;
+  if (options.rendezvous_dir.empty() && !over_tcp) {
     throw UserError("process group: a world of " + std::to_string(options.world_size) +
-                        " ranks needs a rendezvous folder (TORCHSCOPE_RENDEZVOUS_DIR) that "
-                        "every rank shares",
+                        " ranks needs a rendezvous: a folder every rank shares "
+                        "(TORCHSCOPE_RENDEZVOUS_DIR) or rank 0's address (MASTER_ADDR and "
+                        "MASTER_PORT)",
                     here);
   }
-  const fs::path run_dir = fs::path(options.rendezvous_dir) / options.run_id;
-  std::error_code ec;
-  fs::create_directories(run_dir / "gloo", ec);
-  if (ec) {
-    throw UserError("process group: cannot create the rendezvous folder " + run_dir.string() +
-                        ": " + ec.message(),
-                    here);
+  // The meeting place: a folder (Gloo's FileStore), or a TCP store that rank 0 serves.
+  const fs::path run_dir =
+      over_tcp ? fs::path() : fs::path(options.rendezvous_dir) / options.run_id;
+  std::unique_ptr<TcpStore> tcp_store;
+  std::unique_ptr<gloo::rendezvous::Store> file_store;
+  const std::string arrived = std::to_string(options.world_size);
+  if (over_tcp) {
+    const std::string where = options.master_addr + ":" + std::to_string(options.master_port);
+    tcp_store = std::make_unique<TcpStore>(options.master_addr, options.master_port,
+                                           options.rank == 0, options.timeout);
+    tcp_store->set("arrived." + std::to_string(options.rank),
+                   std::vector<char>(arrived.begin(), arrived.end()));
+    await_every_rank([&] { return arrivals_in(*tcp_store, options.world_size); }, where,
+                     options.rank, options.world_size, options.timeout);
+  } else {
+    std::error_code ec;
+    fs::create_directories(run_dir / "gloo", ec);
+    if (ec) {
+      throw UserError("process group: cannot create the rendezvous folder " + run_dir.string() +
+                          ": " + ec.message(),
+                      here);
+    }
+    announce_arrival(run_dir, options.rank, options.world_size);
+    await_every_rank([&] { return arrivals_in(run_dir); }, run_dir.string(), options.rank,
+                     options.world_size, options.timeout);
+    file_store = std::make_unique<gloo::rendezvous::FileStore>((run_dir / "gloo").string());
   }
-  announce_arrival(run_dir, options.rank, options.world_size);
-  await_every_rank(run_dir, options.rank, options.world_size, options.timeout);
+  gloo::rendezvous::Store& store = over_tcp ? *tcp_store : *file_store;
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = options.host;
     std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
     auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.world_size);
     context->setTimeout(options.timeout);
-    gloo::rendezvous::FileStore store((run_dir / "gloo").string());
     context->connectFullMesh(store, device);
     impl->context = std::move(context);
     // Every rank has read the store: once all are past this barrier, rank 0 clears the run's
-    // files, so that a later run with the same id in the same folder meets no stale arrival.
+    // files (or stops serving), so that a later run with the same id in the same folder meets
+    // no stale arrival.
     gloo::BarrierOptions barrier(impl->context);
     barrier.setTag(0);
     barrier.setTimeout(options.timeout);
     gloo::barrier(barrier);
-    if (options.rank == 0) {
+    if (options.rank == 0 && !over_tcp) {
+      std::error_code ec;
       fs::remove_all(run_dir, ec);
     }
   } catch (const gloo::Exception& e) {
@@ -313,6 +359,14 @@ std::shared_ptr<ProcessGroup> ProcessGroup::from_environment() {
   options.world_size = static_cast<int>(*integer("WORLD_SIZE", true));
   if (const char* dir = std::getenv("TORCHSCOPE_RENDEZVOUS_DIR")) {
     options.rendezvous_dir = dir;
+  } else if (const char* addr = std::getenv("MASTER_ADDR")) {
+    options.master_addr = addr;
+    std::optional<long long> port = integer("MASTER_PORT", true);
+    if (*port <= 0 || *port > 65535) {
+      throw UserError("process group: MASTER_PORT=" + std::to_string(*port) + " is not a TCP port",
+                      here);
+    }
+    options.master_port = static_cast<int>(*port);
   }
   if (const char* id = std::getenv("TORCHSCOPE_RUN_ID")) {
     options.run_id = id;

@@ -5,6 +5,7 @@
 # Included by compiler/CMakeLists.txt when TORCHSCOPE_HAS_GLOO.
 add_library(torchscope_compiler_distributed
   ${CMAKE_CURRENT_LIST_DIR}/process_group.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tcp_store.cpp
   ${CMAKE_CURRENT_LIST_DIR}/data_parallel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiler_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl.cpp)

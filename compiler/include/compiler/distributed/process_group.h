@@ -6,9 +6,10 @@
 //   std::vector<Tensor> all = pg->all_gather(sizes);
 //
 // Rendezvous: every rank of one run meets in a folder (TORCHSCOPE_RENDEZVOUS_DIR, which
-// scripts/torchscope-run makes), through Gloo's FileStore. Gloo's headers offer no TCP store, so
-// MASTER_ADDR/MASTER_PORT are not read: the ranks must share a file system (one machine, or a
-// network mount), and the processes talk over TCP on TORCHSCOPE_GLOO_HOST (default 127.0.0.1).
+// scripts/torchscope-run makes) through Gloo's FileStore, which needs a shared file system (one
+// machine, or a network mount); or, without a folder, at MASTER_ADDR:MASTER_PORT as torchrun
+// sets them, through a TCP store of ours that rank 0 serves (Gloo's headers offer none). The
+// processes then talk over TCP on TORCHSCOPE_GLOO_HOST (default 127.0.0.1: one machine).
 // Collectives run on contiguous CPU tensors; every rank must call the same collectives in the
 // same order, as with torch.distributed. A peer that never arrives or stops answering is a
 // UserError after the group's timeout, never an endless wait.
@@ -39,6 +40,10 @@ struct RendezvousOptions {
   // can serve runs one after another; runs at the same time need ids of their own.
   std::string rendezvous_dir{};
   std::string run_id{"default"};
+  // Without a folder: rank 0 serves a TCP store on master_addr:master_port and every rank
+  // meets there (torchrun's MASTER_ADDR and MASTER_PORT).
+  std::string master_addr{"127.0.0.1"};
+  int master_port = 0;
   // The address the ranks' TCP connections use (every rank of one machine: 127.0.0.1).
   std::string host{"127.0.0.1"};
   std::chrono::milliseconds timeout = kDefaultTimeout;
@@ -52,9 +57,10 @@ public:
   // (rank outside [0, world_size), no folder), for a peer that says another world size, and
   // for ranks that do not arrive within the timeout (named in the message).
   static std::shared_ptr<ProcessGroup> create(const RendezvousOptions& options);
-  // RANK, WORLD_SIZE, TORCHSCOPE_RENDEZVOUS_DIR and optionally TORCHSCOPE_RUN_ID (else
-  // TORCHELASTIC_RUN_ID, else "default"), TORCHSCOPE_GLOO_HOST and TORCHSCOPE_DIST_TIMEOUT_S, as
-  // scripts/torchscope-run sets them. UserError naming the variable that is missing or malformed.
+  // RANK, WORLD_SIZE, TORCHSCOPE_RENDEZVOUS_DIR (else MASTER_ADDR and MASTER_PORT) and
+  // optionally TORCHSCOPE_RUN_ID (else TORCHELASTIC_RUN_ID, else "default"),
+  // TORCHSCOPE_GLOO_HOST and TORCHSCOPE_DIST_TIMEOUT_S, as scripts/torchscope-run sets them.
+  // UserError naming the variable that is missing or malformed.
   static std::shared_ptr<ProcessGroup> from_environment();
   // Whether RANK and WORLD_SIZE are set (the program was started by a launcher).
   static bool environment_has_rank();

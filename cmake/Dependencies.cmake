@@ -100,6 +100,23 @@ if(TORCHSCOPE_BUILD_COMPILER AND TORCHSCOPE_WITH_CUDA)
   set(TORCHSCOPE_HAS_CUDA ON)
 endif()
 
+# Gloo (Debian's libgloo-dev): the compiler's process group (compiler/distributed/). Optional:
+# without it the compiler builds without compiler/distributed, its samples and its tests.
+set(TORCHSCOPE_HAS_GLOO OFF)
+if(TORCHSCOPE_BUILD_COMPILER AND TORCHSCOPE_WITH_GLOO)
+  find_package(Gloo CONFIG QUIET)
+  if(Gloo_FOUND AND TARGET gloo)
+    set(TORCHSCOPE_HAS_GLOO ON)
+  else()
+    message(WARNING
+      "Gloo was not found: building the compiler without its distributed part "
+      "(compiler/distributed: the process group, DDP, compiler collectives; the ddp samples and "
+      "their tests). Install the Debian package 'libgloo-dev' (or run: sudo "
+      "scripts/install-deps.sh) to build it, or configure with -DTORCHSCOPE_WITH_GLOO=OFF to "
+      "silence this message.")
+  endif()
+endif()
+
 # torchscope_link_llvm(<target> COMPONENTS <llvm component>...)
 # Links the named LLVM components (as llvm-config names them: core, orcjit, native, ...) into
 # <target> privately, with LLVM's headers as system headers and its definitions. Use it only

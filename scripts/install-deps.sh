@@ -15,6 +15,7 @@ PACKAGES=(
   libxxhash-dev          # XXH3, the ingest's content hash
   libgraphviz-dev        # graph views' layout (cgraph + gvc; optional: a built-in layout without)
   llvm-14-dev            # CPU code generation (ORC JIT); see docs/BUILDING.md for why 14
+  libgloo-dev            # the compiler's process group (compiler/distributed; optional)
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev # the GUI
 )
 # What the tests, benchmarks and fuzzers add (the second README command; not with --quickstart).

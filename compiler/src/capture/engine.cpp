@@ -1,6 +1,7 @@
 // The capture engine: frames, cache entries, the compile flow (tracing, restart at graph
 // breaks, guards), running entries, eager fallback, and the trace events of each compile.
 // docs/COMPILER.md describes the design; this file follows it.
+#include "capture/compiler_collectives.h"
 #include "capture/frame_tracer.h"
 #include "capture/graph_names.h"
 #include "capture/trace_slot.h"
@@ -135,6 +136,9 @@ struct Frame {
   bool limit_warned = false;
   std::vector<std::unique_ptr<Entry>> entries;
   std::map<std::string, DimState> dims;
+  // Compiler collectives: for the compile under way, the dims of each tensor argument whose
+  // size differs between ranks (capture/compiler_collectives.h); empty when they are off.
+  std::map<std::string, std::vector<bool>> ranks_disagree;
 };
 
 // The values of one call that later frames may refer to.
@@ -349,6 +353,12 @@ struct Engine::Impl {
         }
       }
     }
+    if (auto peers = f.ranks_disagree.find(name);
+        peers != f.ranks_disagree.end() && options.automatic_dynamic) {
+      for (std::size_t d = 0; d < s.dynamic.size() && d < peers->second.size(); ++d) {
+        s.dynamic[d] = s.dynamic[d] || peers->second[d];
+      }
+    }
     std::vector<bool> out(cur.size(), false);
     for (std::size_t d = 0; d < cur.size(); ++d) {
       // 0 and 1 are specialised: they mean "empty" and "broadcasts", which change the program.
@@ -358,6 +368,22 @@ struct Engine::Impl {
       }
     }
     return out;
+  }
+
+  // Compiler collectives: before the frame is traced, the ranks share its tensor arguments'
+  // sizes so that decide_dynamic() makes the same dims dynamic on every rank.
+  void exchange_sizes_with_other_ranks(Frame& f, const CallState& st) {
+    f.ranks_disagree.clear();
+    if (!size_exchange_enabled() || !options.automatic_dynamic) {
+      return;
+    }
+    std::vector<InputSizes> local;
+    for (std::size_t i = 0; i < st.args.size(); ++i) {
+      if (const Tensor* t = std::get_if<Tensor>(&st.args[i]); t != nullptr && t->defined()) {
+        local.push_back({arg_name(i), t->sizes()});
+      }
+    }
+    f.ranks_disagree = detail::exchange_input_sizes(f.name, local);
   }
 
   // Where a module read came from: a module argument (and the child path below it), or a
@@ -656,6 +682,7 @@ struct Engine::Impl {
         w.key("stack");
         tracer::write_stack(w, user_stack(f));
       });
+      exchange_sizes_with_other_ranks(f, st);
       TraceResult tr;
       std::optional<std::int64_t> stop_at;
       for (int attempt = 0;; ++attempt) {

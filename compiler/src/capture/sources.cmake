@@ -7,4 +7,5 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/guards.cpp
   ${CMAKE_CURRENT_LIST_DIR}/frame_tracer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compiler_collectives.cpp
 )

@@ -3,6 +3,7 @@
 
 #include "compiler/core/errors.h"
 #include "compiler/cuda/cuda.h"
+#include "core/shared_library.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -23,21 +24,14 @@ NvrtcStatus load_nvrtc() {
        {TORCHSCOPE_CUDA_LIBRARY_DIR, "/usr/local/cuda/lib64", "/usr/local/cuda/lib"}) {
     candidates.emplace_back(std::string(dir) + "/" + TORCHSCOPE_NVRTC_SONAME);
   }
-  void* lib = nullptr;
-  std::string tried;
-  for (const std::string& candidate : candidates) {
-    lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) {
-      status.library = candidate;
-      break;
-    }
-    const char* why = dlerror();
-    tried += (tried.empty() ? "" : "; ") + std::string(why != nullptr ? why : candidate);
-  }
+  const core::OpenedLibrary opened = core::open_first_library(candidates);
+  void* lib = opened.handle;
+  status.library = opened.path;
   if (lib == nullptr) {
-    status.unavailable_reason = "NVRTC (CUDA's run-time compiler) could not be loaded: " + tried +
-                                ". Install the CUDA Toolkit, or name the library in "
-                                "TORCHSCOPE_NVRTC_LIBRARY";
+    status.unavailable_reason =
+        "NVRTC (CUDA's run-time compiler) could not be loaded: " + opened.tried +
+        ". Install the CUDA Toolkit, or name the library in "
+        "TORCHSCOPE_NVRTC_LIBRARY";
     return status;
   }
   static NvrtcApi api;

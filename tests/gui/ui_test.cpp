@@ -6,7 +6,9 @@
 #include "diff_page.h"
 #include "fake_backend.h"
 #include "graph_break_page.h"
+#include "graph_view.h"
 #include "gui/compile_tree_model.h"
+#include "gui/graph_model.h"
 #include "gui/index_session.h"
 #include "gui/list_models.h"
 #include "gui/recent_files.h"
@@ -775,4 +777,94 @@ TEST_CASE("tlparse-gui given a damaged index says so and exits 1", "[gui]") {
   REQUIRE(gui.process.waitForFinished(30000));
   CHECK(gui.process.exitStatus() == QProcess::NormalExit);
   CHECK(gui.process.exitCode() == 1);
+}
+
+TEST_CASE("graph tab draws a PyTorch 2.11 compile's graph dumps, steps through them with diffs, "
+          "searches and maps kernels to nodes",
+          "[gui]") {
+  gui_test::ensureApp();
+  Window win(defaultBackendFactory());
+  REQUIRE(win.open(QString::fromStdString(
+      (test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / "w11_provenance")
+          .string())));
+  // The compile with the most graph dumps.
+  qint64 best = -1;
+  int most = 0;
+  for (const qint64 id : compilesWithArtifacts(win.w.session()->overview())) {
+    REQUIRE(win.select(id));
+    const int n = int(graphSteps(win.w.compilePage()->detail().artifacts).size());
+    if (n > most) {
+      most = n;
+      best = id;
+    }
+  }
+  REQUIRE(most >= 4);
+  REQUIRE(win.select(best));
+  CompilePage* page = win.w.compilePage();
+  GraphView* graph = page->graphView();
+  page->artifactTabs()->setCurrentWidget(graph);
+  // In log order: the pre-grad graphs before the joint graph, the post-grad graph last of them.
+  QStringList names;
+  for (const ArtifactRef& s : graph->steps()) {
+    names << s.name;
+  }
+  INFO(names.join(", ").toStdString());
+  CHECK(names.indexOf("before_pre_grad_graph") < names.indexOf("after_pre_grad_graph"));
+  CHECK(names.indexOf("after_pre_grad_graph") < names.indexOf("before_post_grad_graph"));
+  CHECK(names.indexOf("before_post_grad_graph") < names.indexOf("inductor_post_grad_graph"));
+
+  // Step to the first dump: it is drawn, nodes and edges from the parsed text.
+  graph->goToStep(0);
+  REQUIRE(waitFor(
+      [&] { return graph->graph() && graph->graph()->artifactId == graph->steps()[0].id; }));
+  CHECK(page->artifactId() == graph->steps()[0].id);
+  REQUIRE(graph->graph()->drawn());
+  CHECK(graph->canvas()->nodeItemCount() == graph->graph()->nodeCount());
+  CHECK(graph->graph()->graph.edge_count() > 0);
+
+  // Next: drawn with the diff against the step before.
+  const int post = int(names.indexOf("inductor_post_grad_graph"));
+  REQUIRE(post > 0);
+  graph->goToStep(post);
+  REQUIRE(waitFor(
+      [&] { return graph->graph() && graph->graph()->artifactId == graph->steps()[post].id; }));
+  CHECK(graph->graph()->previousName == names[post - 1]);
+  CHECK(graph->graph()->marks.size() == size_t(graph->graph()->nodeCount()));
+  CHECK(page->artifactId() == graph->steps()[post].id);
+
+  // Search highlights; clicking a node shows its details and selects its line in the text.
+  auto* search = graph->findChild<QLineEdit*>("graphSearch");
+  REQUIRE(search != nullptr);
+  search->setText("relu");
+  CHECK_FALSE(findGraphNodes(graph->graph()->graph, "relu").isEmpty());
+  int relu = -1;
+  for (int i = 0; i < graph->graph()->nodeCount(); ++i) {
+    if (graph->graph()->graph.nodes[size_t(i)].name == "relu") {
+      relu = i;
+    }
+  }
+  REQUIRE(relu >= 0);
+  graph->selectNode(relu);
+  auto* details = graph->findChild<QTextBrowser*>("graphNodeDetails");
+  CHECK(details->toPlainText().contains("relu"));
+  CHECK(page->codeView()->editor()->textCursor().block().text().contains("relu"));
+
+  // Kernels to nodes: the provenance map names the kernels that fused relu.
+  REQUIRE(waitFor([&] { return !graph->kernels().empty(); }));
+  graph->selectNode(relu);
+  CHECK(details->toPlainText().contains("triton_per_fused"));
+  auto* kernels = graph->findChild<QListWidget*>("graphKernelList");
+  REQUIRE(kernels->count() >= 2);
+
+  // The screenshot, with the other views' (ui_test's screenshot test).
+  QTemporaryDir temp;
+  const QString dir =
+      qEnvironmentVariableIntValue("TORCHSCOPE_SCREENSHOTS") == 1
+          ? QString::fromStdString((test_support::source_dir() / "docs" / "screenshots").string())
+          : temp.path();
+  win.w.showPage(MainWindow::CompileTab);
+  QCoreApplication::processEvents();
+  const QPixmap shot = win.w.grab();
+  REQUIRE_FALSE(shot.isNull());
+  CHECK(shot.save(QDir(dir).filePath("graph.png")));
 }

@@ -619,7 +619,7 @@ TEST_CASE("graph model parses a graph artifact into nodes, edges and a layout", 
   CHECK(d->graph.nodes.back().is_output());
   const QStringList label = graphNodeLabel(d->graph.nodes[2]);
   CHECK(label.value(0) == "relu_0");
-  CHECK(label.join(" ").contains("f32 [8, 16]"));
+  CHECK(label.join(" ").contains("f32[8, 16]"));
   const QString details = graphNodeDetailsHtml(d->graph, 2);
   CHECK(details.contains("torch.relu"));
   CHECK(details.contains("/tmp/m.py:3"));

@@ -45,7 +45,8 @@ std::shared_ptr<const GraphData> buildGraph(qint64 artifactId, const QString& na
 // The nodes whose name or target contains `query` (case-insensitive), in printed order.
 QList<int> findGraphNodes(const tlparse::graph::FxGraph& graph, const QString& query);
 
-// A node's label lines as the SVG has them: name, op/target, dtype and shape.
+// A node's label lines as the SVG has them (tlparse::graph::node_label): name, what it does,
+// dtype and shape; control characters replaced, cut as the layout's boxes are.
 QStringList graphNodeLabel(const tlparse::graph::FxNode& node);
 
 // A node's details for the side panel, as rich text with every log string escaped: name, op,

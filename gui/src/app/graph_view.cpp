@@ -1,6 +1,6 @@
 // GraphView: one item per node (box and label painted together) and one path per edge, built
-// from the worker's layout; the colours are the report's SVG's (tlparse/src/graph/graph_view.cpp,
-// style_of), so a node looks the same in the browser and here.
+// from the worker's layout; labels and colours are the report's SVG's (node_label, node_style),
+// so a node looks the same in the browser and here.
 #include "graph_view.h"
 
 #include <QCheckBox>
@@ -30,6 +30,7 @@ namespace tg = tlparse::graph;
 
 namespace {
 
+// The report's SVG's colours (tlparse::graph::node_style), as Qt draws them.
 struct NodeStyle {
   QColor fill, stroke;
   double radius = 3, width = 1;
@@ -37,39 +38,13 @@ struct NodeStyle {
 };
 
 NodeStyle styleOf(const tg::FxNode& node, tg::NodeMark mark) {
-  NodeStyle s{QColor(0xf4f6fa), QColor(0x5a6b85)};
-  if (node.is_input()) {
-    s = {QColor(0xdcf2dc), QColor(0x2e7d32), 12, 1.5};
-  } else if (node.is_output()) {
-    s = {QColor(0xfbe3cf), QColor(0xc25e00), 3, 1.5, true};
-  } else if (node.op == "get_attr") {
-    s.fill = QColor(0xece8f6);
-  }
-  switch (mark) {
-  case tg::NodeMark::added:
-    s.fill = QColor(0xc9f2c9);
-    s.stroke = QColor(0x1b8a1b);
-    s.width = 2.5;
-    break;
-  case tg::NodeMark::removed:
-    s.fill = QColor(0xf8d0d0);
-    s.stroke = QColor(0xc62828);
-    s.width = 2.5;
-    s.dashed = true;
-    break;
-  case tg::NodeMark::changed:
-    s.fill = QColor(0xfff1b8);
-    s.stroke = QColor(0xc79100);
-    s.width = 2.5;
-    break;
-  case tg::NodeMark::saved_for_backward:
-    s.stroke = QColor(0x7b1fa2);
-    s.width = 3;
-    break;
-  case tg::NodeMark::none:
-    break;
-  }
-  return s;
+  const tg::NodeStyle s = tg::node_style(node, mark);
+  return {QColor(QLatin1String(s.fill)),
+          QColor(QLatin1String(s.stroke)),
+          s.rx,
+          s.stroke_width,
+          s.double_border,
+          s.dash != nullptr};
 }
 
 const QColor kHighlight(0x1565c0);
@@ -118,13 +93,14 @@ public:
     }
     QFont font(QStringLiteral("monospace"));
     font.setStyleHint(QFont::Monospace);
-    font.setPixelSize(11);
+    font.setPixelSize(12); // the SVG's, for which the layout sized the box
     p->setPen(Qt::black);
-    const double lineH = box_.height() / std::max<qsizetype>(1, lines_.size());
+    constexpr double kLineHeight = 15, kPadding = 8;
     for (qsizetype k = 0; k < lines_.size(); ++k) {
       font.setBold(k == 0);
       p->setFont(font);
-      const QRectF r(box_.x() + 2, box_.y() + double(k) * lineH, box_.width() - 4, lineH);
+      const QRectF r(box_.x() + 2, box_.y() + kPadding / 2 + double(k) * kLineHeight,
+                     box_.width() - 4, kLineHeight);
       p->drawText(r, Qt::AlignCenter | Qt::TextSingleLine,
                   p->fontMetrics().elidedText(lines_[k], Qt::ElideRight, int(r.width())));
     }
@@ -396,6 +372,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
   split->addWidget(side);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
+  split->setSizes({700, 280});
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

@@ -91,15 +91,9 @@ QString esc(const std::string& s, int max = 2000) {
 } // namespace
 
 QStringList graphNodeLabel(const tg::FxNode& node) {
-  QStringList lines{shown(node.name)};
-  if (node.is_input() || node.is_output()) {
-    lines << QString::fromStdString(node.op);
-  } else {
-    lines << shown(node.target.empty() ? node.op : node.target);
-  }
-  const QString meta = (shown(node.dtype) + QLatin1Char(' ') + shown(node.shape)).trimmed();
-  if (!meta.isEmpty()) {
-    lines << meta;
+  QStringList lines;
+  for (const std::string& line : tg::node_label(node)) {
+    lines << shown(line, 56); // as many characters as the layout sized the box for
   }
   return lines;
 }

@@ -413,6 +413,7 @@ void GraphView::setCompile(const QList<ArtifactRef>& artifacts) {
   provenanceId_ = -1;
   step_ = -1;
   data_.reset();
+  summary_.clear();
   selected_ = -1;
   canvas_->clearGraph();
   details_->clear();
@@ -502,6 +503,7 @@ void GraphView::onReady(std::shared_ptr<const GraphData> data) {
   selected_ = -1;
   details_->clear();
   if (!data->drawn()) {
+    summary_.clear();
     canvas_->clearGraph();
     showText(data->text, data->note);
   } else {
@@ -520,6 +522,7 @@ void GraphView::onReady(std::shared_ptr<const GraphData> data) {
                .arg(data->removed)
                .arg(data->changed);
     }
+    summary_ = s;
     status_->setText(s);
     if (!search_->text().isEmpty()) {
       search(search_->text());
@@ -552,9 +555,8 @@ void GraphView::search(const QString& query) {
   if (!hits.isEmpty()) {
     canvas_->centerOnNode(hits.first());
   }
-  if (!query.isEmpty()) {
-    status_->setText(tr("%n node(s) match", nullptr, int(hits.size())));
-  }
+  status_->setText(
+      query.isEmpty() ? summary_ : summary_ + tr(" · %n node(s) match", nullptr, int(hits.size())));
 }
 
 void GraphView::selectNode(int node) {
@@ -593,8 +595,8 @@ void GraphView::selectKernel(const QString& kernel) {
   if (!nodes.isEmpty()) {
     canvas_->centerOnNode(nodes.first());
   }
-  status_->setText(
-      tr("%1 fused %n node(s) of %2", nullptr, int(nodes.size())).arg(kernel, data_->name));
+  status_->setText(summary_ +
+                   tr(" · %1 fused %n of its nodes", nullptr, int(nodes.size())).arg(kernel));
 }
 
 void GraphView::fillKernelList(const QStringList& kernels) {

@@ -108,6 +108,7 @@ private:
   QHash<qint64, QString> texts_; // step texts of this compile
   KernelMap kernels_;
   std::shared_ptr<const GraphData> data_;
+  QString summary_; // the status line of the graph drawn
   int selected_ = -1;
 
   QComboBox* stepCombo_;

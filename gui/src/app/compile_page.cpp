@@ -66,6 +66,12 @@ CompilePage::CompilePage(QWidget* parent) : QWidget(parent) {
       Q_EMIT artifactRequested(id, 0);
     }
   });
+  // Opening the Graph tab over an artifact that is no graph draws the compile's first dump.
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == graph_ && graph_->currentStep() < 0) {
+      graph_->goToStep(0);
+    }
+  });
   connect(graph_, &GraphView::textWanted, this, &CompilePage::artifactTextWanted);
   connect(graph_, &GraphView::nodeLineSelected, this, [this](int line) {
     if (line > 0) {

@@ -428,7 +428,8 @@ void GraphView::setCompile(const QList<ArtifactRef>& artifacts) {
       Q_EMIT textWanted(a.id);
     }
   }
-  showText(QString(), steps_.isEmpty() ? tr("This compile has no graph artifacts.") : QString());
+  showText(QString(), steps_.isEmpty() ? tr("This compile has no graph artifacts.")
+                                       : tr("Choose a graph dump above."));
   updateStepControls();
 }
 

@@ -670,6 +670,10 @@ TEST_CASE("pass stepper lists a compile's graph dumps in log order and diffs eac
   CHECK(d->removed == 0);
   REQUIRE(d->marks.size() == size_t(d->nodeCount()));
   CHECK(std::count(d->marks.begin(), d->marks.end(), tlparse::graph::NodeMark::added) == 1);
+  // The other way: the node the pass removed is named.
+  auto back = buildGraph(3, "after", chainGraph(3), "before", chainGraph(4));
+  CHECK(back->removed == 1);
+  CHECK(back->removedNodes.size() == 1);
 }
 
 TEST_CASE("kernel map reads Inductor's provenance node mappings", "[gui]") {

@@ -30,6 +30,7 @@ struct GraphData {
   std::vector<tlparse::graph::NodeMark> marks; // by node; empty without a diff
   QString previousName;                        // the step diffed against, "" for none
   int added = 0, removed = 0, changed = 0;
+  QStringList removedNodes; // the previous step's nodes that are gone (not drawn: listed)
 
   bool drawn() const { return !layout.nodes.empty(); }
   int nodeCount() const { return int(graph.nodes.size()); }

@@ -525,6 +525,15 @@ void GraphView::onReady(std::shared_ptr<const GraphData> data) {
     }
     summary_ = s;
     status_->setText(s);
+    if (!data->removedNodes.isEmpty()) {
+      // Removed nodes are not in this graph: the side panel names them until a node is chosen.
+      QString h = tr("<h4>Removed since %1</h4>").arg(data->previousName.toHtmlEscaped()) +
+                  QStringLiteral("<ul>");
+      for (const QString& n : data->removedNodes.mid(0, 500)) {
+        h += QStringLiteral("<li><code>%1</code></li>").arg(n.left(200).toHtmlEscaped());
+      }
+      details_->setHtml(h + QStringLiteral("</ul>"));
+    }
     if (!search_->text().isEmpty()) {
       search(search_->text());
     }

@@ -49,6 +49,11 @@ std::shared_ptr<const GraphData> buildGraph(qint64 artifactId, const QString& na
       d->added = int(diff.added);
       d->removed = int(diff.removed);
       d->changed = int(diff.changed);
+      for (size_t i = 0; i < before.nodes.size() && i < diff.before.size(); ++i) {
+        if (diff.before[i] == tg::NodeMark::removed) {
+          d->removedNodes << QString::fromStdString(before.nodes[i].name);
+        }
+      }
     }
   }
   return d;

@@ -292,6 +292,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
   stepCombo_ = new QComboBox(this);
   stepCombo_->setObjectName(QStringLiteral("graphStepCombo"));
   stepCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  stepCombo_->setMinimumContentsLength(24);
   prev_ = new QToolButton(this);
   prev_->setObjectName(QStringLiteral("graphPrevStep"));
   prev_->setText(tr("< Previous"));
@@ -321,17 +322,22 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("graphStatus"));
   status_->setTextFormat(Qt::PlainText);
+  status_->setWordWrap(true);
+  // A long status wraps; it never widens the page.
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(prev_);
   bar->addWidget(stepCombo_);
   bar->addWidget(next_);
   bar->addWidget(diff_);
-  bar->addSpacing(12);
-  bar->addWidget(search_, 1);
-  bar->addWidget(zoomOut);
-  bar->addWidget(zoomIn);
-  bar->addWidget(fit);
+  bar->addStretch(1);
+  // The search and zoom on a row of their own: the page shares its width with the artifact list.
+  auto* findBar = new QHBoxLayout;
+  findBar->addWidget(search_, 1);
+  findBar->addWidget(zoomOut);
+  findBar->addWidget(zoomIn);
+  findBar->addWidget(fit);
 
   canvas_ = new GraphCanvas(this);
   canvas_->setObjectName(QStringLiteral("graphCanvas"));
@@ -377,6 +383,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
+  layout->addLayout(findBar);
   layout->addWidget(status_);
   layout->addWidget(split, 1);
 

@@ -4,6 +4,7 @@
 #include "gui/chart_model.h"
 #include "gui/code_highlighter.h"
 #include "gui/compile_tree_model.h"
+#include "gui/graph_model.h"
 #include "gui/index_session.h"
 #include "gui/list_models.h"
 #include "gui/recent_files.h"
@@ -13,8 +14,12 @@
 #include "qt_support.h"
 #include "support/test_paths.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QSettings>
 #include <QTextDocument>
+#include <QTimer>
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace gui;
@@ -580,4 +585,160 @@ TEST_CASE("tooltips show text from the index literally, never as rich text", "[g
   shown.setHtml(tip);
   CHECK(shown.toPlainText().contains(a.kind));
   CHECK(plainToolTip(QString()).isEmpty());
+}
+
+namespace {
+
+// A printed FX graph as PyTorch logs it (print_readable), `n` chained ops.
+QString chainGraph(int n, const QString& extra = QString()) {
+  QString t = QStringLiteral("class GraphModule(torch.nn.Module):\n"
+                             "    def forward(self, L_x_: \"f32[8, 16][16, 1]cpu\"):\n"
+                             "        l_x_ = L_x_\n"
+                             "        # File: /tmp/m.py:3 in f, code: y = x.relu()\n");
+  QString prev = QStringLiteral("l_x_");
+  for (int i = 0; i < n; ++i) {
+    const QString name = QStringLiteral("relu_%1").arg(i);
+    t += QStringLiteral("        %1: \"f32[8, 16][16, 1]cpu\" = torch.relu(%2)%3;  %2 = None\n")
+             .arg(name, prev, extra);
+    prev = name;
+  }
+  return t + QStringLiteral("        return (%1,)\n").arg(prev);
+}
+
+} // namespace
+
+TEST_CASE("graph model parses a graph artifact into nodes, edges and a layout", "[gui]") {
+  gui_test::ensureApp();
+  auto d = buildGraph(7, "dynamo_output_graph", chainGraph(3));
+  REQUIRE(d->drawn());
+  CHECK(d->note.isEmpty());
+  REQUIRE(d->nodeCount() == 6); // the parameter, l_x_, three ops, the output
+  CHECK(d->graph.edge_count() == 5);
+  CHECK(d->layout.nodes.size() == 6);
+  CHECK(d->graph.nodes[0].is_input());
+  CHECK(d->graph.nodes.back().is_output());
+  const QStringList label = graphNodeLabel(d->graph.nodes[2]);
+  CHECK(label.value(0) == "relu_0");
+  CHECK(label.join(" ").contains("f32[8, 16]"));
+  const QString details = graphNodeDetailsHtml(d->graph, 2);
+  CHECK(details.contains("torch.relu"));
+  CHECK(details.contains("/tmp/m.py:3"));
+  CHECK(graphNodeLine(d->text, d->graph.nodes[2]) == 5);
+  CHECK(graphNodeLine(d->text, d->graph.nodes.back()) == 8);
+}
+
+TEST_CASE("graph search finds nodes by name or target, case-insensitively", "[gui]") {
+  auto d = buildGraph(1, "g", chainGraph(12));
+  CHECK(findGraphNodes(d->graph, "relu_1").size() == 3); // relu_1, relu_10, relu_11
+  CHECK(findGraphNodes(d->graph, "TORCH.RELU").size() == 12);
+  CHECK(findGraphNodes(d->graph, "nothing like it").isEmpty());
+  CHECK(findGraphNodes(d->graph, "  ").isEmpty());
+}
+
+TEST_CASE("pass stepper lists a compile's graph dumps in log order and diffs each step", "[gui]") {
+  QList<ArtifactRef> artifacts;
+  const QStringList names = {"dynamo_output_graph",
+                             "before_pre_grad_graph",
+                             "after_pre_grad_graph",
+                             "after_pre_grad_pass_fuse",
+                             "inductor_output_code",
+                             "aot_joint_graph",
+                             "after_joint_graph_pass_dce",
+                             "aot_forward_graph",
+                             "aot_backward_graph",
+                             "before_post_grad_graph",
+                             "after_post_grad_pass_cse",
+                             "inductor_post_grad_graph",
+                             "inductor_provenance_tracking_node_mappings"};
+  for (int i = 0; i < names.size(); ++i) {
+    artifacts.append({100 + i, names[i], "artifact", "string", 10});
+  }
+  const QList<ArtifactRef> steps = graphSteps(artifacts);
+  QStringList got;
+  for (const ArtifactRef& s : steps) {
+    got << s.name;
+  }
+  QStringList want = names;
+  want.removeAll("inductor_output_code");
+  want.removeAll("inductor_provenance_tracking_node_mappings");
+  CHECK(got == want);
+
+  // One op more after the pass: one node added, the output changed (its input differs).
+  auto d = buildGraph(2, "after", chainGraph(4), "before", chainGraph(3));
+  CHECK(d->previousName == "before");
+  CHECK(d->added == 1);
+  CHECK(d->removed == 0);
+  REQUIRE(d->marks.size() == size_t(d->nodeCount()));
+  CHECK(std::count(d->marks.begin(), d->marks.end(), tlparse::graph::NodeMark::added) == 1);
+  // The other way: the node the pass removed is named.
+  auto back = buildGraph(3, "after", chainGraph(3), "before", chainGraph(4));
+  CHECK(back->removed == 1);
+  CHECK(back->removedNodes.size() == 1);
+}
+
+TEST_CASE("kernel map reads Inductor's provenance node mappings", "[gui]") {
+  const KernelMap m = parseKernelMap(
+      R"({"preToPost": {"relu": ["relu"]}, "postToPre": {"relu": ["relu"]},
+          "cppCodeToPost": {"extern_kernels.mm:1": ["mm"],
+                            "triton_per_fused_add_relu_1:3": ["relu", "add"]},
+          "postToCppCode": {"mm": ["extern_kernels.mm:1"],
+                            "relu": ["triton_per_fused_add_relu_1:3"]}})");
+  CHECK(m.kernels == QStringList{"extern_kernels.mm:1", "triton_per_fused_add_relu_1:3"});
+  CHECK(m.kernelToNodes.value("triton_per_fused_add_relu_1:3") == QStringList{"relu", "add"});
+  CHECK(m.nodeToKernels.value("mm") == QStringList{"extern_kernels.mm:1"});
+  CHECK(parseKernelMap("not json").empty());
+  CHECK(parseKernelMap("[1, 2]").empty());
+  // Only one direction logged: the other is derived.
+  const KernelMap one = parseKernelMap(R"({"cppCodeToPost": {"k": ["a", "b"]}})");
+  CHECK(one.nodeToKernels.value("b") == QStringList{"k"});
+}
+
+TEST_CASE("a hostile graph text is shown as text or drawn, never a crash, laid out off the GUI "
+          "thread",
+          "[gui]") {
+  gui_test::ensureApp();
+  // Not a graph at all: text with a note.
+  auto none = buildGraph(1, "aot_joint_graph", "<script>alert(1)</script>\x01\x02\xff garbage");
+  CHECK_FALSE(none->drawn());
+  CHECK_FALSE(none->note.isEmpty());
+  // Markup and control bytes in names and annotations: drawn, labels hold no control character.
+  const QString nasty = chainGraph(3, QStringLiteral("  # <b>\x01\x1b[31m</b>"))
+                            .replace("relu_1", "relu_1<img src=x onerror=alert(1)>\x07");
+  auto odd = buildGraph(2, "g", nasty);
+  for (const auto& n : odd->graph.nodes) {
+    for (const QString& line : graphNodeLabel(n)) {
+      for (const QChar c : line) {
+        CHECK(c.category() != QChar::Other_Control);
+      }
+    }
+  }
+  for (int i = 0; i < odd->nodeCount(); ++i) {
+    CHECK_FALSE(graphNodeDetailsHtml(odd->graph, i).contains("<img"));
+  }
+
+  // 5,000 nodes: the layouter answers on a worker while the GUI thread keeps turning.
+  GraphLayouter layouter;
+  std::shared_ptr<const GraphData> got;
+  QObject::connect(&layouter, &GraphLayouter::ready,
+                   [&](std::shared_ptr<const GraphData> d) { got = std::move(d); });
+  const QString big = chainGraph(5000);
+  layouter.request(1, "stale", chainGraph(50)); // overtaken: never answered
+  layouter.request(2, "big", big);
+  int ticks = 0;
+  QTimer timer;
+  QObject::connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+  timer.start(10);
+  QElapsedTimer clock;
+  clock.start();
+  REQUIRE(gui_test::waitFor([&] { return got != nullptr; }, 120000));
+  REQUIRE(got->artifactId == 2);
+  CHECK(got->drawn());
+  CHECK(got->nodeCount() == 5003);
+  // The event loop ran while the layout was computed (it would not if the layout blocked it).
+  if (clock.elapsed() > 200) {
+    CHECK(ticks > 2);
+  }
+  QCoreApplication::processEvents();
+  CHECK(got->artifactId == 2);
+  CHECK_FALSE(layouter.busy());
 }

@@ -6,7 +6,9 @@
 #include "diff_page.h"
 #include "fake_backend.h"
 #include "graph_break_page.h"
+#include "graph_view.h"
 #include "gui/compile_tree_model.h"
+#include "gui/graph_model.h"
 #include "gui/index_session.h"
 #include "gui/list_models.h"
 #include "gui/recent_files.h"
@@ -42,6 +44,7 @@
 #include <QTest>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeView>
 #include <QUrl>
 #include <QWheelEvent>
@@ -775,4 +778,167 @@ TEST_CASE("tlparse-gui given a damaged index says so and exits 1", "[gui]") {
   REQUIRE(gui.process.waitForFinished(30000));
   CHECK(gui.process.exitStatus() == QProcess::NormalExit);
   CHECK(gui.process.exitCode() == 1);
+}
+
+TEST_CASE("graph tab draws a PyTorch 2.11 compile's graph dumps, steps through them with diffs, "
+          "searches and maps kernels to nodes",
+          "[gui]") {
+  gui_test::ensureApp();
+  Window win(defaultBackendFactory());
+  REQUIRE(win.open(QString::fromStdString(
+      (test_support::source_dir() / "tests" / "data" / "pytorch-2.11" / "w11_provenance")
+          .string())));
+  // The compile with the most graph dumps.
+  qint64 best = -1;
+  int most = 0;
+  for (const qint64 id : compilesWithArtifacts(win.w.session()->overview())) {
+    REQUIRE(win.select(id));
+    const int n = int(graphSteps(win.w.compilePage()->detail().artifacts).size());
+    if (n > most) {
+      most = n;
+      best = id;
+    }
+  }
+  REQUIRE(most >= 4);
+  REQUIRE(win.select(best));
+  CompilePage* page = win.w.compilePage();
+  GraphView* graph = page->graphView();
+  page->artifactTabs()->setCurrentWidget(graph);
+  // In log order: the pre-grad graphs before the joint graph, the post-grad graph last of them.
+  QStringList names;
+  for (const ArtifactRef& s : graph->steps()) {
+    names << s.name;
+  }
+  INFO(names.join(", ").toStdString());
+  CHECK(names.indexOf("before_pre_grad_graph") < names.indexOf("after_pre_grad_graph"));
+  CHECK(names.indexOf("after_pre_grad_graph") < names.indexOf("before_post_grad_graph"));
+  CHECK(names.indexOf("before_post_grad_graph") < names.indexOf("inductor_post_grad_graph"));
+
+  // Step to the first dump: it is drawn, nodes and edges from the parsed text.
+  graph->goToStep(0);
+  REQUIRE(waitFor(
+      [&] { return graph->graph() && graph->graph()->artifactId == graph->steps()[0].id; }));
+  CHECK(page->artifactId() == graph->steps()[0].id);
+  REQUIRE(graph->graph()->drawn());
+  CHECK(graph->canvas()->nodeItemCount() == graph->graph()->nodeCount());
+  CHECK(graph->graph()->graph.edge_count() > 0);
+
+  // Next: drawn with the diff against the step before.
+  const int post = int(names.indexOf("inductor_post_grad_graph"));
+  REQUIRE(post > 0);
+  graph->goToStep(post);
+  REQUIRE(waitFor(
+      [&] { return graph->graph() && graph->graph()->artifactId == graph->steps()[post].id; }));
+  CHECK(graph->graph()->previousName == names[post - 1]);
+  CHECK(graph->graph()->marks.size() == size_t(graph->graph()->nodeCount()));
+  CHECK(page->artifactId() == graph->steps()[post].id);
+
+  // Search highlights; clicking a node shows its details and selects its line in the text.
+  auto* search = graph->findChild<QLineEdit*>("graphSearch");
+  REQUIRE(search != nullptr);
+  search->setText("relu");
+  CHECK_FALSE(findGraphNodes(graph->graph()->graph, "relu").isEmpty());
+  int relu = -1;
+  for (int i = 0; i < graph->graph()->nodeCount(); ++i) {
+    if (graph->graph()->graph.nodes[size_t(i)].name == "relu") {
+      relu = i;
+    }
+  }
+  REQUIRE(relu >= 0);
+  graph->selectNode(relu);
+  auto* details = graph->findChild<QTextBrowser*>("graphNodeDetails");
+  CHECK(details->toPlainText().contains("relu"));
+  CHECK(page->codeView()->editor()->textCursor().block().text().contains("relu"));
+
+  // Kernels to nodes: the provenance map names the kernels that fused relu.
+  REQUIRE(waitFor([&] { return !graph->kernels().empty(); }));
+  graph->selectNode(relu);
+  CHECK(details->toPlainText().contains("triton_per_fused"));
+  auto* kernels = graph->findChild<QListWidget*>("graphKernelList");
+  REQUIRE(kernels->count() >= 2);
+
+  // The screenshot, with the other views' (ui_test's screenshot test).
+  QTemporaryDir temp;
+  const QString dir =
+      qEnvironmentVariableIntValue("TORCHSCOPE_SCREENSHOTS") == 1
+          ? QString::fromStdString((test_support::source_dir() / "docs" / "screenshots").string())
+          : temp.path();
+  win.w.showPage(MainWindow::CompileTab);
+  QCoreApplication::processEvents();
+  const QPixmap shot = win.w.grab();
+  REQUIRE_FALSE(shot.isNull());
+  CHECK(shot.save(QDir(dir).filePath("graph.png")));
+}
+
+TEST_CASE("graph tab: a 5,000-node hostile graph is laid out off the GUI thread, a stale layout "
+          "is dropped, text that is no graph is shown as text",
+          "[gui]") {
+  gui_test::ensureApp();
+  GraphView view;
+  view.resize(1000, 700);
+  view.show();
+  const QList<ArtifactRef> artifacts = {{1, "aot_joint_graph", "artifact", "string", 1},
+                                        {2, "after_joint_graph_pass_dce", "artifact", "string", 1},
+                                        {3, "inductor_post_grad_graph", "artifact", "string", 1}};
+  view.setCompile(artifacts);
+  REQUIRE(view.steps().size() == 3);
+  // Every node reads the two before it; names and comments carry markup and control bytes.
+  QString big = "class GraphModule(torch.nn.Module):\n"
+                "    def forward(self, x: \"f32[4][1]cpu\", y: \"f32[4][1]cpu\"):\n";
+  QString a = "x", b = "y";
+  for (int i = 0; i < 5000; ++i) {
+    const QString n = QStringLiteral("n%1_<b>").arg(i).replace("<b>", "b");
+    big += QStringLiteral("        # File: <script>alert(%1)</script>\x1b[31m\x01.py:1\n"
+                          "        %2: \"f32[4][1]cpu\" = torch.ops.aten.add.Tensor(%3, %4)\n")
+               .arg(i)
+               .arg(n, a, b);
+    a = b;
+    b = n;
+  }
+  big += "        return (" + b + ",)\n";
+
+  // The previous step's text, for the diff, as the session answers it: later, from the loop.
+  QObject::connect(&view, &GraphView::textWanted, &view, [&](qint64 id) {
+    QTimer::singleShot(0, &view, [&view, id, big] {
+      view.setArtifactText({id, "after_joint_graph_pass_dce", "python", big});
+    });
+  });
+  int shown = 0;
+  QObject::connect(&view, &GraphView::graphShown, [&] { ++shown; });
+  // Step 1 asked, then step 2 before it is drawn: only step 2 is drawn.
+  view.showArtifact({1, "aot_joint_graph", "python", big});
+  view.showArtifact({3, "inductor_post_grad_graph", "python", big});
+  int ticks = 0;
+  QTimer timer;
+  QObject::connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+  timer.start(5);
+  QElapsedTimer clock;
+  clock.start();
+  REQUIRE(waitFor([&] { return shown > 0 && !view.layoutPending(); }, 120000));
+  INFO("layout took " << clock.elapsed() << " ms, " << ticks << " ticks");
+  CHECK(shown == 1);
+  REQUIRE(view.graph() != nullptr);
+  CHECK(view.graph()->artifactId == 3);
+  CHECK(view.graph()->nodeCount() == 5003);
+  CHECK(view.canvas()->nodeItemCount() == 5003);
+  CHECK(view.graph()->previousName == "after_joint_graph_pass_dce"); // diffed, nothing changed
+  CHECK(view.graph()->added + view.graph()->removed + view.graph()->changed == 0);
+  // The event loop turned while the worker laid out (a blocked loop would not tick).
+  CHECK(ticks >= 1);
+  view.search("n4999");
+  view.selectNode(findGraphNodes(view.graph()->graph, "n4999_b").value(0, -1));
+  CHECK(view.selectedNode() >= 0);
+  auto* details = view.findChild<QTextBrowser*>("graphNodeDetails");
+  CHECK(details->toHtml().contains("&lt;script&gt;"));
+  view.canvas()->zoomBy(2);
+  view.canvas()->fit();
+
+  // Text that holds no graph: shown as text with a note, never an error.
+  view.showArtifact({2, "after_joint_graph_pass_dce", "python", "<b>not a graph</b>\x01"});
+  REQUIRE(waitFor([&] { return view.graph() && view.graph()->artifactId == 2; }));
+  CHECK_FALSE(view.graph()->drawn());
+  auto* text = view.findChild<QPlainTextEdit*>("graphText");
+  REQUIRE(text != nullptr);
+  CHECK(text->isVisible());
+  CHECK(text->toPlainText().contains("not a graph"));
 }

@@ -177,6 +177,29 @@ TEST_CASE("graph parser reads old spellings, nested submodules and our compiler'
   }
 }
 
+TEST_CASE("graph node labels and styles are the ones every view draws", "[tlparse][graph]") {
+  const FxGraph g =
+      parse_fx_graph("class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+                     "        y: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x)\n"
+                     "        return (y,)\n");
+  REQUIRE(g.nodes.size() == 3);
+  using tlparse::graph::node_label;
+  using tlparse::graph::node_style;
+  using tlparse::graph::NodeMark;
+  CHECK(node_label(g.nodes[0]) == std::vector<std::string>{"x", "input", "f32[2, 3]"});
+  CHECK(node_label(g.nodes[1]) == std::vector<std::string>{"y", "aten.relu.default", "f32[2, 3]"});
+  CHECK(node_label(g.nodes[2]) == std::vector<std::string>{"output", "output (1)"});
+  CHECK(std::string(node_style(g.nodes[0], NodeMark::none).fill) == "#dcf2dc");
+  CHECK(node_style(g.nodes[2], NodeMark::none).double_border);
+  CHECK(std::string(node_style(g.nodes[1], NodeMark::added).stroke) == "#1b8a1b");
+  CHECK(node_style(g.nodes[1], NodeMark::removed).dash != nullptr);
+  // The SVG draws with them.
+  const std::string svg = tlparse::graph::render_svg(g, tlparse::graph::layout_graph(g));
+  CHECK(svg.find("aten.relu.default") != std::string::npos);
+  CHECK(svg.find("#dcf2dc") != std::string::npos);
+}
+
 TEST_CASE("graph SVG escapes hostile names, types and source lines", "[tlparse][graph]") {
   const FxGraph g = parse_fx_graph(
       "class GraphModule(torch.nn.Module):\n"

@@ -34,6 +34,8 @@ Q_SIGNALS:
   void compileReady(const gui::CompileDetail& detail);
   // `line` is the line the request asked to show (0: none).
   void artifactReady(const gui::ArtifactText& artifact, int line);
+  // An artifact's text read for a view that does not show it (the graph tab's previous step).
+  void artifactTextReady(const gui::ArtifactText& artifact);
   void searchReady(const QString& query, int offset, const QList<gui::SearchHit>& hits);
   void diffReady(const gui::CompileDiff& diff);
   void recompilesReady(int rank, int frameId, const QList<gui::RecompileRow>& rows);
@@ -67,6 +69,7 @@ public:
   void requestSecondary();
   void requestCompile(qint64 compileId);
   void requestArtifact(qint64 artifactId, int line = 0);
+  void requestArtifactText(qint64 artifactId);
   void requestSearch(const QString& query, int offset, int limit);
   void requestDiff(qint64 leftCompileId, qint64 rightCompileId);
   void requestRecompiles(int rank, int frameId);
@@ -104,6 +107,7 @@ public:
   void loadSecondary();
   void loadCompile(qint64 compileId);
   void loadArtifact(qint64 artifactId, int line);
+  void loadArtifactText(qint64 artifactId);
   void search(const QString& query, int offset, int limit);
   void diff(qint64 leftCompileId, qint64 rightCompileId);
   void recompiles(int rank, int frameId);

@@ -3,6 +3,7 @@
 #include "compile_page.h"
 
 #include "code_view.h"
+#include "graph_view.h"
 #include "gui/code_highlighter.h"
 #include "gui/compile_tree_model.h"
 #include "gui/list_models.h"
@@ -11,6 +12,7 @@
 #include <QLabel>
 #include <QListView>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -28,9 +30,17 @@ CompilePage::CompilePage(QWidget* parent) : QWidget(parent) {
   code_ = new CodeView(this);
   code_->setObjectName(QStringLiteral("artifactCode"));
 
+  graph_ = new GraphView(this);
+  graph_->setObjectName(QStringLiteral("artifactGraph"));
+  // The artifact as text, and the compile's graph dumps drawn (the pass stepper).
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("artifactTabs"));
+  tabs_->addTab(code_, tr("Text"));
+  tabs_->addTab(graph_, tr("Graph"));
+
   auto* bottom = new QSplitter(Qt::Horizontal, this);
   bottom->addWidget(artifacts_);
-  bottom->addWidget(code_);
+  bottom->addWidget(tabs_);
   bottom->setStretchFactor(1, 4);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->setObjectName(QStringLiteral("compileSplitter"));
@@ -51,6 +61,23 @@ CompilePage::CompilePage(QWidget* parent) : QWidget(parent) {
               Q_EMIT artifactRequested(id, 0);
             }
           });
+  connect(graph_, &GraphView::stepRequested, this, [this](qint64 id) {
+    if (id != shownArtifact_) {
+      Q_EMIT artifactRequested(id, 0);
+    }
+  });
+  // Opening the Graph tab over an artifact that is no graph draws the compile's first dump.
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == graph_ && graph_->currentStep() < 0) {
+      graph_->goToStep(0);
+    }
+  });
+  connect(graph_, &GraphView::textWanted, this, &CompilePage::artifactTextWanted);
+  connect(graph_, &GraphView::nodeLineSelected, this, [this](int line) {
+    if (line > 0) {
+      code_->goToLine(line);
+    }
+  });
   clear();
 }
 
@@ -58,6 +85,7 @@ void CompilePage::clear() {
   detail_ = {};
   shownArtifact_ = -1;
   model_->setArtifacts({});
+  graph_->setCompile({});
   overview_->setHtml(tr("<p>Select a compile in the tree (or on the timeline).</p>"));
   code_->setText(QString(), QString());
 }
@@ -143,6 +171,7 @@ void CompilePage::setDetail(const CompileDetail& detail) {
   shownArtifact_ = -1;
   overview_->setHtml(overviewHtml(detail));
   model_->setArtifacts(detail.artifacts);
+  graph_->setCompile(detail.artifacts);
   code_->setText(detail.artifacts.isEmpty() ? tr("This compile has no artifacts.") : QString(),
                  QString());
 }
@@ -150,6 +179,7 @@ void CompilePage::setDetail(const CompileDetail& detail) {
 void CompilePage::showArtifact(const ArtifactText& artifact, int line) {
   shownArtifact_ = artifact.id;
   code_->setText(artifact.text, artifact.language);
+  graph_->showArtifact(artifact);
   selectArtifact(artifact.id);
   if (line > 0) {
     code_->goToLine(line);

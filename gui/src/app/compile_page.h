@@ -7,12 +7,14 @@
 #include <QWidget>
 
 class QListView;
+class QTabWidget;
 class QTextBrowser;
 
 namespace gui {
 
 class ArtifactListModel;
 class CodeView;
+class GraphView;
 
 class CompilePage : public QWidget {
   Q_OBJECT
@@ -32,12 +34,16 @@ public:
   QTextBrowser* overview() const { return overview_; }
   QListView* artifactList() const { return artifacts_; }
   CodeView* codeView() const { return code_; }
+  GraphView* graphView() const { return graph_; }
+  QTabWidget* artifactTabs() const { return tabs_; }
   ArtifactListModel* artifactModel() const { return model_; }
 
   static QString overviewHtml(const CompileDetail& detail);
 
 Q_SIGNALS:
   void artifactRequested(qint64 artifactId, int line);
+  // The graph tab needs an artifact's text it does not show (IndexSession::requestArtifactText).
+  void artifactTextWanted(qint64 artifactId);
 
 private:
   CompileDetail detail_;
@@ -46,6 +52,8 @@ private:
   QListView* artifacts_;
   ArtifactListModel* model_;
   CodeView* code_;
+  GraphView* graph_;
+  QTabWidget* tabs_;
 };
 
 } // namespace gui

@@ -5,6 +5,7 @@
 #include "compile_page.h"
 #include "diff_page.h"
 #include "graph_break_page.h"
+#include "graph_view.h"
 #include "gui/compile_tree_model.h"
 #include "gui/index_session.h"
 #include "gui/recent_files.h"
@@ -249,6 +250,10 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent) : QMainWindow(pa
   connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
           &MainWindow::onTreeCurrentChanged);
   connect(compilePage_, &CompilePage::artifactRequested, session_, &IndexSession::requestArtifact);
+  connect(compilePage_, &CompilePage::artifactTextWanted, session_,
+          &IndexSession::requestArtifactText);
+  connect(session_, &IndexSession::artifactTextReady, compilePage_->graphView(),
+          &GraphView::setArtifactText);
   connect(recompilePage_, &RecompilePage::compileActivated, this, [this](qint64 id) {
     selectCompile(id);
     showPage(CompileTab);

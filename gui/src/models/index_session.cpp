@@ -56,6 +56,7 @@ IndexSession::IndexSession(BackendFactory factory, QObject* parent)
   });
   connect(worker_, &IndexWorker::compileReady, this, &IndexSession::compileReady);
   connect(worker_, &IndexWorker::artifactReady, this, &IndexSession::artifactReady);
+  connect(worker_, &IndexWorker::artifactTextReady, this, &IndexSession::artifactTextReady);
   connect(worker_, &IndexWorker::searchReady, this, &IndexSession::searchReady);
   connect(worker_, &IndexWorker::diffReady, this, &IndexSession::diffReady);
   connect(worker_, &IndexWorker::recompilesReady, this, &IndexSession::recompilesReady);
@@ -106,6 +107,11 @@ void IndexSession::requestCompile(qint64 compileId) {
 void IndexSession::requestArtifact(qint64 artifactId, int line) {
   QMetaObject::invokeMethod(worker_,
                             [w = worker_, artifactId, line] { w->loadArtifact(artifactId, line); });
+}
+
+void IndexSession::requestArtifactText(qint64 artifactId) {
+  QMetaObject::invokeMethod(worker_,
+                            [w = worker_, artifactId] { w->loadArtifactText(artifactId); });
 }
 
 void IndexSession::requestSearch(const QString& query, int offset, int limit) {
@@ -199,6 +205,10 @@ void IndexWorker::loadCompile(qint64 compileId) {
 
 void IndexWorker::loadArtifact(qint64 artifactId, int line) {
   guarded(tr("artifact"), [&] { Q_EMIT artifactReady(backend_->artifactText(artifactId), line); });
+}
+
+void IndexWorker::loadArtifactText(qint64 artifactId) {
+  guarded(tr("artifact"), [&] { Q_EMIT artifactTextReady(backend_->artifactText(artifactId)); });
 }
 
 void IndexWorker::search(const QString& query, int offset, int limit) {

@@ -319,14 +319,7 @@ void append_number(std::string& out, double v) {
   out += buf;
 }
 
-struct Style {
-  const char* fill;
-  const char* stroke;
-  double rx;
-  bool double_border;
-  const char* dash;
-  double stroke_width;
-};
+using Style = NodeStyle;
 
 Style style_of(const FxNode& node, NodeMark mark) {
   Style s{"#f4f6fa", "#5a6b85", 3, false, nullptr, 1};
@@ -545,6 +538,14 @@ std::string dot_escape(std::string_view s) {
 }
 
 } // namespace
+
+std::vector<std::string> node_label(const FxNode& node) {
+  return label_lines(node);
+}
+
+NodeStyle node_style(const FxNode& node, NodeMark mark) {
+  return style_of(node, mark);
+}
 
 bool graphviz_available() {
 #ifdef TORCHSCOPE_HAVE_GRAPHVIZ

@@ -60,6 +60,22 @@ Layout layout_graph(const FxGraph& graph, const LayoutOptions& options = {});
 // backward.
 enum class NodeMark { none, added, removed, changed, saved_for_backward, recomputed };
 
+// A node's label lines as every view draws them (log text, unescaped): its name, what it does
+// (the target without "torch.ops."), dtype and shape. The layout sizes each box for these lines.
+std::vector<std::string> node_label(const FxNode& node);
+
+// How a node is drawn: its kind's colours (inputs green and rounded, outputs orange with a double
+// border) changed by its mark. The SVG and tlparse-gui's graph view draw with these.
+struct NodeStyle {
+  const char* fill;   // "#rrggbb"
+  const char* stroke; // "#rrggbb"
+  double rx;          // corner radius
+  bool double_border;
+  const char* dash; // an SVG dash array, nullptr for a solid line
+  double stroke_width;
+};
+NodeStyle node_style(const FxNode& node, NodeMark mark);
+
 struct SvgOptions {
   std::string title;             // the graph's name (artifact, compile), shown at the top
   std::vector<NodeMark> marks{}; // by node index; empty: none

@@ -11,7 +11,8 @@ if(TORCHSCOPE_HAS_LLVM)
     # the "pointwise, more" ops at every level, compiled included
     ${CMAKE_CURRENT_LIST_DIR}/pointwise_more_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/indexing_ops_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/nn_norm_test.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/nn_norm_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/nn_conv_pool_test.cpp)
 endif()
 # The GPU generator's tests (NVRTC without a GPU; the rest skip, saying so, without one).
 if(TORCHSCOPE_HAS_CUDA)

@@ -11,6 +11,7 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/lowering/pointwise.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/reductions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/nn.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lowering/pooling.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/views.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/shape.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/factories.cpp

@@ -122,6 +122,17 @@ def run_op(op, a, pool):
         return t[0].repeat(t[1])
     if op == "roll":
         return torch.roll(t[0], t[1], t[2])
+    # convolution, pooling, normalisation
+    if op == "conv2d":
+        return F.conv2d(t[0], t[1], t[2], t[3], t[4], t[5], t[6])
+    if op == "max_pool2d":
+        return F.max_pool2d(t[0], t[1], t[2], t[3], t[4], t[5])
+    if op == "avg_pool2d":
+        return F.avg_pool2d(t[0], t[1], t[2], t[3], t[4], t[5])
+    if op == "adaptive_avg_pool2d":
+        return F.adaptive_avg_pool2d(t[0], t[1])
+    if op == "group_norm":
+        return F.group_norm(t[0], t[1], t[2], t[3], t[4])
     raise ValueError("unknown op " + op)
 
 

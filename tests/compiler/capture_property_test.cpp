@@ -141,7 +141,6 @@ std::vector<NamedCase> cases() {
   add_case(
       "conv_pool_norm",
       [](const Tensor& a, const Tensor& b) {
-        using Ints = std::vector<std::int64_t>;
         const Tensor x = reshape(a, {SymInt(1), SymInt(1), a.size(0), a.size(1)});
         const Tensor w = reshape(contiguous(slice(slice(b, 0, 0, 2), 1, 0, 2)),
                                  {SymInt(1), SymInt(1), SymInt(2), SymInt(2)});

@@ -244,7 +244,8 @@ Tensor cnn(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& gw
 
 } // namespace
 
-TEST_CASE("a CNN compiles: pooling and group norm as loops, conv as an extern call",
+TEST_CASE("a CNN compiles: pooling and group norm as loops, conv as an extern call, its backward "
+          "on its eager kernel",
           "[nn][conv][pool][inductor]") {
   auto leaf = [](std::vector<std::int64_t> sizes, double seed, double amplitude) {
     Tensor t = wave(std::move(sizes), seed, amplitude);
@@ -269,8 +270,11 @@ TEST_CASE("a CNN compiles: pooling and group norm as loops, conv as an extern ca
   got.backward();
   const inductor::Counters c = inductor::counters();
   CHECK(c.graphs_compiled == 2);
-  CHECK(c.fallback_runs == 0);
-  CHECK(c.extern_calls >= 2 + 3); // two convolutions forward, their gradients backward
+  // The forward's two convolutions are extern calls; the backward's four convolution_backward
+  // nodes (input and weight gradients of each) run on their eager kernel, as Inductor leaves
+  // aten.convolution_backward to a fallback kernel; pooling and group norm are generated.
+  CHECK(c.extern_calls == 2);
+  CHECK(c.fallback_runs == 4);
   CHECK(c.kernel_launches > 0);
   CHECK_CLOSE(got, want);
   for (std::size_t i = 0; i < eager.size(); ++i) {

@@ -5,7 +5,7 @@
 #   scripts/bench-conv2d.sh [build dir, default build/release]
 set -euo pipefail
 build="${1:-build/release}"
-ours=$("$build/tests/compiler/bench_tensor_kernels" conv2d)
+ours=$("$build/bench/bench_tensor_kernels" conv2d)
 echo "$ours"
 theirs=$(/usr/bin/python3 - <<'PY'
 import time, torch

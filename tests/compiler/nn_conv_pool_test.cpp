@@ -79,6 +79,39 @@ TEST_CASE("conv2d with groups, stride, padding and dilation matches PyTorch, gra
       {&values::conv_groups_g0, &values::conv_groups_g1, &values::conv_groups_g2});
 }
 
+TEST_CASE("float32 convolution (the blocked GEMM) and its gradients equal float64's",
+          "[nn][conv]") {
+  for (const bool pointwise : {false, true}) {
+    INFO((pointwise ? "1x1" : "3x3, groups 2"));
+    std::vector<Tensor> leaves;
+    std::vector<Tensor> results;
+    for (const DType dtype : {DType::Float64, DType::Float32}) {
+      Tensor x = data({3, 4, 9, 7}, 0.37, 1.3, 0.6, dtype);
+      Tensor w = pointwise ? data({6, 4, 1, 1}, 0.29, 0.7, 0.3, dtype)
+                           : data({6, 2, 3, 3}, 0.29, 0.7, 0.3, dtype);
+      x.set_requires_grad(true);
+      w.set_requires_grad(true);
+      const Tensor y = pointwise ? conv2d(x, w) : conv2d(x, w, Tensor(), {2, 1}, {1}, {1}, 2);
+      sum(mul(y, data(y.sizes(), 0.53, 0.9, 0.4, dtype))).backward();
+      results.push_back(y);
+      leaves.push_back(x);
+      leaves.push_back(w);
+    }
+    auto close_to = [](const Tensor& f32, const Tensor& f64) {
+      const std::vector<double> a = f32.to_vector();
+      const std::vector<double> b = f64.to_vector();
+      REQUIRE(a.size() == b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        INFO("element " << i << ": " << a[i] << " vs " << b[i]);
+        CHECK(std::abs(a[i] - b[i]) <= 1e-5 * (1.0 + std::abs(b[i])));
+      }
+    };
+    close_to(results[1], results[0]);
+    close_to(leaves[2].grad(), leaves[0].grad());
+    close_to(leaves[3].grad(), leaves[1].grad());
+  }
+}
+
 TEST_CASE("a 1x1 conv2d of batch 1 without bias matches PyTorch", "[nn][conv]") {
   expect_case([](std::vector<Tensor>& t) { return conv2d(t[0], t[1]); },
               {data({1, 3, 4, 4}), data({5, 3, 1, 1}, 0.29, 0.7, 0.3)}, values::conv_1x1_y,

@@ -322,8 +322,9 @@ Value adaptive_avg_pool2d_decomp(Args a) {
   (void)run_meta(OpKind::adaptive_avg_pool2d, a);
   const std::vector<std::int64_t>& size = value_ints(a[1]);
   const std::vector<SymInt>& xs = x.sym_sizes();
-  const std::int64_t h = xs[xs.size() - 2].hint();
-  const std::int64_t w = xs[xs.size() - 1].hint();
+  // The windows depend on the sizes: a traced graph is specialised to them (guarded).
+  const std::int64_t h = xs[xs.size() - 2].guard_int();
+  const std::int64_t w = xs[xs.size() - 1].guard_int();
   if (size[0] > 0 && size[1] > 0 && h % size[0] == 0 && w % size[1] == 0) {
     const std::vector<std::int64_t> kernel{h / size[0], w / size[1]};
     return avg_pool2d(x, kernel, kernel);

@@ -551,8 +551,9 @@ void avg_pool2d_grad(const Ctx& c, Sink& out) {
 void adaptive_avg_pool2d_grad(const Ctx& c, Sink& out) {
   const std::vector<SymInt>& xs = sizes_of(c, 0);
   const std::vector<std::int64_t>& size = value_ints(c.arg(1));
-  const std::int64_t h = xs[xs.size() - 2].hint();
-  const std::int64_t w = xs[xs.size() - 1].hint();
+  // The windows depend on the sizes: a traced graph is specialised to them (guarded).
+  const std::int64_t h = xs[xs.size() - 2].guard_int();
+  const std::int64_t w = xs[xs.size() - 1].guard_int();
   if (size[0] > 0 && size[1] > 0 && h % size[0] == 0 && w % size[1] == 0) {
     const std::vector<std::int64_t> kernel{h / size[0], w / size[1]};
     out.set(0, avg_pool2d_backward(c.grad(), c.saved(0), kernel, kernel, {0, 0}, false, true));

@@ -2,10 +2,12 @@
 // pooling with their backwards, adaptive average pooling and group norm: eager kernels and meta
 // functions sharing one plan per family, so both check arguments and compute shapes alike.
 //
-// Convolution runs im2col + the matrix loop of matmul.cpp (matmul.h) per (image, group), the
-// (image, group) pairs split across parallel_for; a 1x1 kernel with stride 1 and no padding
-// reads the input as its own column matrix. A 1-D convolution is the 2-D one with a height of 1.
-// Pooling and group norm loop directly over each (image, channel) plane, planes in parallel.
+// Convolution runs im2col + a matrix product per (image, group): float32 the project's blocked
+// GEMM (inductor/runtime/gemm.h, threaded), float64 the matrix loop of matmul.cpp (matmul.h)
+// with the (image, group) pairs split across parallel_for; a 1x1 kernel with stride 1 and no
+// padding reads the input as its own column matrix. A 1-D convolution is the 2-D one with a height
+// of 1. Pooling and group norm loop directly over each (image, channel) plane, planes in parallel.
+#include "inductor/runtime/gemm.h"
 #include "kernels/copy.h"
 #include "kernels/element.h"
 #include "kernels/kernels.h"
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace compiler::kernels {
@@ -323,31 +326,59 @@ std::int64_t conv_grain(const ConvGeometry& g) {
                                        std::max<std::int64_t>(g.group_out() * g.k() * g.l(), 1));
 }
 
+// out[m, n] = a[m, k] @ b[k, n], row-major and contiguous. float32 runs the project's blocked
+// GEMM (inductor/runtime/gemm.h, the extern kernel behind compiled matmuls, threaded over its
+// own pool); float64 the matrix loop of matmul.cpp on the calling thread.
+template <class C>
+void matrix_product(const C* a, const C* b, C* out, std::int64_t m, std::int64_t k,
+                    std::int64_t n) {
+  if constexpr (std::is_same_v<C, float>) {
+    inductor::sgemm(m, n, k, {a, k, 1}, {b, n, 1}, out, n, nullptr);
+  } else {
+    matmul_rows<C>(a, b, out, m, k, n, 0, m);
+  }
+}
+
+// Calls fn(item) for every (image, group) item: float32 one item at a time (its GEMM is
+// threaded), float64 with items split across parallel_for.
+template <class C, class F>
+void for_each_item(const ConvGeometry& g, F&& fn) {
+  const std::int64_t items = g.batch * g.groups;
+  if constexpr (std::is_same_v<C, float>) {
+    for (std::int64_t item = 0; item < items; ++item) {
+      fn(item);
+    }
+  } else {
+    parallel_for(items, conv_grain(g), [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t item = begin; item < end; ++item) {
+        fn(item);
+      }
+    });
+  }
+}
+
 template <class C>
 void conv_forward(const ConvGeometry& g, const C* x, const C* w, const C* bias, C* out) {
   const std::int64_t k = g.k();
   const std::int64_t l = g.l();
   const std::int64_t go = g.group_out();
-  const std::int64_t items = g.batch * g.groups;
-  parallel_for(items, conv_grain(g), [&](std::int64_t begin, std::int64_t end) {
+  for_each_item<C>(g, [&](std::int64_t item) {
     std::vector<C> cols(g.pointwise() ? 0 : static_cast<std::size_t>(k * l));
-    for (std::int64_t item = begin; item < end; ++item) {
-      const std::int64_t n = item / g.groups;
-      const std::int64_t grp = item % g.groups;
-      const C* plane = x + (n * g.channels + grp * g.group_in()) * g.height * g.width;
-      const C* matrix = plane;
-      if (!g.pointwise()) {
-        im2col(g, plane, cols.data());
-        matrix = cols.data();
-      }
-      C* dst = out + (n * g.out_channels + grp * go) * l;
-      matmul_rows<C>(w + grp * go * k, matrix, dst, go, k, l, 0, go);
-      if (bias != nullptr) {
-        for (std::int64_t o = 0; o < go; ++o) {
-          const C b = bias[grp * go + o];
-          for (std::int64_t i = 0; i < l; ++i) {
-            dst[o * l + i] += b;
-          }
+    const std::int64_t n = item / g.groups;
+    const std::int64_t grp = item % g.groups;
+    const C* plane = x + (n * g.channels + grp * g.group_in()) * g.height * g.width;
+    const C* matrix = plane;
+    if (!g.pointwise()) {
+      im2col(g, plane, cols.data());
+      matrix = cols.data();
+    }
+    C* dst = out + (n * g.out_channels + grp * go) * l;
+    matrix_product<C>(w + grp * go * k, matrix, dst, go, k, l);
+    if (bias != nullptr) {
+      for (std::int64_t o = 0; o < go; ++o) {
+        const C b = bias[grp * go + o];
+        for (std::int64_t i = 0; i < l; ++i) {
+          dst[o * l + i] += b;
         }
       }
     }
@@ -368,20 +399,18 @@ void conv_grad_input(const ConvGeometry& g, const C* grad, const C* w, C* grad_i
       }
     }
   }
-  parallel_for(g.batch * g.groups, conv_grain(g), [&](std::int64_t begin, std::int64_t end) {
-    std::vector<C> cols(static_cast<std::size_t>(k * l));
-    for (std::int64_t item = begin; item < end; ++item) {
-      const std::int64_t n = item / g.groups;
-      const std::int64_t grp = item % g.groups;
-      const C* gout = grad + (n * g.out_channels + grp * go) * l;
-      C* plane = grad_input + (n * g.channels + grp * g.group_in()) * g.height * g.width;
-      if (g.pointwise()) {
-        matmul_rows<C>(w_t.data() + grp * k * go, gout, plane, k, go, l, 0, k);
-        continue;
-      }
-      matmul_rows<C>(w_t.data() + grp * k * go, gout, cols.data(), k, go, l, 0, k);
-      col2im_add(g, cols.data(), plane);
+  for_each_item<C>(g, [&](std::int64_t item) {
+    std::vector<C> cols(g.pointwise() ? 0 : static_cast<std::size_t>(k * l));
+    const std::int64_t n = item / g.groups;
+    const std::int64_t grp = item % g.groups;
+    const C* gout = grad + (n * g.out_channels + grp * go) * l;
+    C* plane = grad_input + (n * g.channels + grp * g.group_in()) * g.height * g.width;
+    if (g.pointwise()) {
+      matrix_product<C>(w_t.data() + grp * k * go, gout, plane, k, go, l);
+      return;
     }
+    matrix_product<C>(w_t.data() + grp * k * go, gout, cols.data(), k, go, l);
+    col2im_add(g, cols.data(), plane);
   });
 }
 
@@ -393,18 +422,41 @@ void conv_grad_weight(const ConvGeometry& g, const C* grad, const C* x, C* grad_
   const std::int64_t l = g.l();
   const std::int64_t go = g.group_out();
   const std::int64_t per_image = g.out_channels * k;
-  std::vector<C> partial(static_cast<std::size_t>(g.batch * per_image));
-  parallel_for(g.batch * g.groups, conv_grain(g), [&](std::int64_t begin, std::int64_t end) {
-    std::vector<C> cols_t(static_cast<std::size_t>(l * k));
-    for (std::int64_t item = begin; item < end; ++item) {
-      const std::int64_t n = item / g.groups;
-      const std::int64_t grp = item % g.groups;
-      const C* plane = x + (n * g.channels + grp * g.group_in()) * g.height * g.width;
-      im2col_transposed(g, plane, cols_t.data());
-      const C* gout = grad + (n * g.out_channels + grp * go) * l;
-      matmul_rows<C>(gout, cols_t.data(), partial.data() + n * per_image + grp * go * k, go, l, k,
-                     0, go);
+  if constexpr (std::is_same_v<C, float>) {
+    // Images in order, each GEMM adding the previous images' sum as its bias (two buffers in
+    // turn): grad_output[n, group] [go, l] @ cols^T, cols [k, l] read transposed by strides.
+    std::vector<float> sums[2] = {std::vector<float>(static_cast<std::size_t>(per_image)),
+                                  std::vector<float>(static_cast<std::size_t>(per_image))};
+    std::vector<float> cols(g.pointwise() ? 0 : static_cast<std::size_t>(k * l));
+    for (std::int64_t n = 0; n < g.batch; ++n) {
+      float* into = sums[n % 2].data();
+      const float* before = sums[(n + 1) % 2].data();
+      for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+        const float* plane = x + (n * g.channels + grp * g.group_in()) * g.height * g.width;
+        const float* matrix = plane;
+        if (!g.pointwise()) {
+          im2col(g, plane, cols.data());
+          matrix = cols.data();
+        }
+        const float* gout = grad + (n * g.out_channels + grp * go) * l;
+        const inductor::MatrixView bias{before + grp * go * k, k, 1};
+        inductor::sgemm(go, k, l, {gout, l, 1}, {matrix, 1, l}, into + grp * go * k, k,
+                        n > 0 ? &bias : nullptr);
+      }
     }
+    const std::vector<float>& total = sums[(g.batch + 1) % 2];
+    std::copy(total.begin(), total.end(), grad_weight);
+    return;
+  }
+  std::vector<C> partial(static_cast<std::size_t>(g.batch * per_image));
+  for_each_item<C>(g, [&](std::int64_t item) {
+    std::vector<C> cols_t(static_cast<std::size_t>(l * k));
+    const std::int64_t n = item / g.groups;
+    const std::int64_t grp = item % g.groups;
+    const C* plane = x + (n * g.channels + grp * g.group_in()) * g.height * g.width;
+    im2col_transposed(g, plane, cols_t.data());
+    const C* gout = grad + (n * g.out_channels + grp * go) * l;
+    matrix_product<C>(gout, cols_t.data(), partial.data() + n * per_image + grp * go * k, go, l, k);
   });
   parallel_for(per_image, 4096, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {

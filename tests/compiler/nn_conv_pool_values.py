@@ -1,5 +1,6 @@
 # Writes nn_conv_pool_values.h: PyTorch 1.13's values (float64) for nn_conv_pool_test.cpp.
-# Run from this folder: /usr/bin/python3 nn_conv_pool_values.py > nn_conv_pool_values.h
+# Run from this folder:
+#   /usr/bin/python3 nn_conv_pool_values.py > nn_conv_pool_values.h && clang-format -i nn_conv_pool_values.h
 # Inputs are fmod(i * a, m) - off over the flat index i (data() below; the test's data() is the
 # same), the loss sum(y * data(y.shape, 0.53, 0.9, 0.4)).
 import math, torch

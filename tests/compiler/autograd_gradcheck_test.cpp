@@ -357,6 +357,31 @@ std::vector<Case> cases(Rng& rng) {
                      return layer_norm(x[0], {2, c});
                    }});
   }
+  // convolution, pooling, group_norm (issue 26)
+  out.push_back({"conv2d groups, stride, padding, dilation",
+                 OpKind::convolution,
+                 {in({2, 4, 5, 6}), in({4, 2, 2, 3}), in({4})},
+                 [](V x) {
+                   return conv2d(x[0], x[1], x[2], {2, 1}, {1, 2}, {2, 1}, 2);
+                 }});
+  out.push_back(
+      {"conv1d 1x1, no bias", OpKind::convolution, {in({1, 3, 5}), in({2, 3, 1})}, [](V x) {
+         return conv1d(x[0], x[1]);
+       }});
+  out.push_back({"max_pool2d padding, ceil mode", OpKind::max_pool2d, {in({2, 2, 5, 6})}, [](V x) {
+                   return max_pool2d(x[0], {3, 2}, {2}, {1}, {1}, true);
+                 }});
+  out.push_back({"avg_pool2d without the padding", OpKind::avg_pool2d, {in({1, 2, 5, 5})}, [](V x) {
+                   return avg_pool2d(x[0], {3}, {2}, {1}, true, false);
+                 }});
+  out.push_back(
+      {"adaptive_avg_pool2d uneven", OpKind::adaptive_avg_pool2d, {in({2, 2, 5, 7})}, [](V x) {
+         return adaptive_avg_pool2d(x[0], {3, 4});
+       }});
+  out.push_back(
+      {"group_norm affine", OpKind::group_norm, {in({2, 4, 3, 2}), in({4}), in({4})}, [](V x) {
+         return group_norm(x[0], 2, x[1], x[2], 1e-5);
+       }});
   out.push_back({"embedding with repeated rows",
                  OpKind::embedding,
                  {in({5, 3}), indices({2, 3}, {0, 4, 1, 4, 4, 2})},
@@ -510,14 +535,17 @@ TEST_CASE("gradcheck: autograd's gradients equal float64 finite differences for 
       check_case(c, rng);
       covered.insert(c.op);
     }
-    // Every op whose result can require grad has a case.
+    // Every op whose result can require grad has a case (the backward ops' results never do).
     for (int i = 0; i < kNumOps; ++i) {
       const auto op = static_cast<OpKind>(i);
       const OpCategory cat = op_category(op);
       const bool differentiable =
           cat != OpCategory::Factory && cat != OpCategory::DataDependent && op != OpKind::argmax &&
           op != OpKind::detach && op != OpKind::eq && op != OpKind::ne && op != OpKind::lt &&
-          op != OpKind::le && op != OpKind::gt && op != OpKind::ge && !bool_or_integer_result(op);
+          op != OpKind::le && op != OpKind::gt && op != OpKind::ge && !bool_or_integer_result(op) &&
+          // the backward ops of convolution and pooling: no higher-order gradients
+          op != OpKind::convolution_backward && op != OpKind::max_pool2d_backward &&
+          op != OpKind::avg_pool2d_backward;
       INFO("op " << op_name(op));
       CHECK(covered.count(op) == static_cast<std::size_t>(differentiable ? 1 : 0));
     }

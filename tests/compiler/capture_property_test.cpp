@@ -153,6 +153,27 @@ std::vector<NamedCase> cases() {
       },
       true);
   add_case(
+      "conv_pool_norm",
+      [](const Tensor& a, const Tensor& b) {
+        const Tensor x = reshape(a, {SymInt(1), SymInt(1), a.size(0), a.size(1)});
+        const Tensor w = reshape(contiguous(slice(slice(b, 0, 0, 2), 1, 0, 2)),
+                                 {SymInt(1), SymInt(1), SymInt(2), SymInt(2)});
+        const Tensor y = conv2d(x, w, Tensor(), {1}, {1});
+        const Tensor pooled = add(sum(max_pool2d(y, {2}, {1})), sum(avg_pool2d(y, {2}, {1}, {1})));
+        const Tensor norm = add(sum(adaptive_avg_pool2d(y, {2, 3})), sum(group_norm(y, 1)));
+        // The backward ops, as a joint graph calls them.
+        const Tensor g = mul(y, 0.5);
+        const Tensor gx =
+            convolution_backward(g, x, w, {}, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, {1, 0, 0});
+        const Tensor gm =
+            max_pool2d_backward(max_pool2d(x, {2}, {1}), x, {2}, {1}, {0}, {1}, false);
+        const Tensor ga =
+            avg_pool2d_backward(avg_pool2d(x, {2}, {1}), x, {2}, {1}, {0}, false, true);
+        const Tensor grads = add(add(sum(gx), sum(gm)), sum(ga));
+        return add(a, add(add(pooled, norm), grads));
+      },
+      true);
+  add_case(
       "embedding_cross_entropy",
       [](const Tensor& a, const Tensor& b) {
         Tensor rows = embedding(contiguous(transpose(b, 0, 1)), argmax(a, 1));

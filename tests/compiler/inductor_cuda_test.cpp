@@ -543,6 +543,45 @@ TEST_CASE("cuda codegen: a training forward's bad index left unread is said on s
   CHECK(said.find("no later compiled call reported it") != std::string::npos);
 }
 
+TEST_CASE("cuda codegen: max and average pooling and their backwards compile to PTX with NVRTC",
+          "[inductor][cuda]") {
+  REQUIRE_NVRTC();
+  const Tensor x = wave({2, 3, 9, 8}, 1);
+  const std::string forward = checked_source(
+      [](const Tensor& t) {
+        return add(max_pool2d(relu(t), {3}, {2}, {1}, {1}, true),
+                   avg_pool2d(t, {3}, {2}, {1}, true));
+      },
+      x);
+  CHECK(!forward.empty());
+  const std::string backward = checked_source(
+      [](const Tensor& g, const Tensor& t) {
+        return add(max_pool2d_backward(g, t, {3}, {2}, {1}, {1}, true),
+                   avg_pool2d_backward(g, t, {3}, {2}, {1}, true, true));
+      },
+      wave({2, 3, 5, 5}, 2), x);
+  CHECK(!backward.empty());
+}
+
+TEST_CASE(
+    "cuda codegen: a convolution falls back to the host, and pooling and group norm around it "
+    "are generated",
+    "[inductor][cuda][gpu]") {
+  REQUIRE_GPU();
+  const Tensor x = wave({2, 3, 9, 8}, 1);
+  const Tensor w = wave({4, 3, 3, 3}, 2, 0.3);
+  auto f = [](const Tensor& t, const Tensor& k) {
+    return group_norm(max_pool2d(relu(conv2d(t, k, Tensor(), {1}, {1})), {2}), 2);
+  };
+  auto cf = compile(f, {.backend = "inductor"});
+  inductor::reset_counters();
+  const Tensor got = cf(gpu(x), gpu(w));
+  const inductor::Counters c = inductor::counters();
+  CHECK(c.fallback_runs == 1); // the convolution, its operands copied to the host and back
+  CHECK(c.kernel_launches > 0);
+  CHECK_CLOSE(got.to(Device::cpu()), f(x, w));
+}
+
 TEST_CASE("cuda codegen: matmul, bmm and addmm through cuBLAS and the generated kernel",
           "[inductor][cuda][gpu]") {
   REQUIRE_GPU();

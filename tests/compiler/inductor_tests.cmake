@@ -13,7 +13,8 @@ if(TORCHSCOPE_HAS_LLVM)
     ${CMAKE_CURRENT_LIST_DIR}/indexing_ops_test.cpp
     # var, logsumexp, the losses, split/chunk, rand and dropout (issue 26)
     ${CMAKE_CURRENT_LIST_DIR}/reductions_losses_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/nn_norm_test.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/nn_norm_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/nn_conv_pool_test.cpp)
 endif()
 # The GPU generator's tests (NVRTC without a GPU; the rest skip, saying so, without one).
 if(TORCHSCOPE_HAS_CUDA)

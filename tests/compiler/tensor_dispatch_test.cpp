@@ -192,6 +192,43 @@ std::vector<Value> sample_args(OpKind op) {
     if (op == OpKind::dropout) {
       return {m, 0.5, SymInt(3), SymInt(40)};
     }
+    if (op != OpKind::softmax && op != OpKind::log_softmax) {
+      // convolution, pooling, group_norm: an image batch [2, 4, 5, 6]
+      using Ints = std::vector<std::int64_t>;
+      const Tensor image = randn({2, 4, 5, 6}, 8);
+      const Tensor weight = randn({6, 2, 3, 3}, 9);
+      switch (op) {
+      case OpKind::convolution:
+        return {image,      weight, randn({6}, 10), Ints{2, 1}, Ints{1, 0},
+                Ints{1, 2}, false,  Ints{0, 0},     SymInt(2)};
+      case OpKind::convolution_backward:
+        return {randn({2, 6, 3, 2}, 11),
+                image,
+                weight,
+                Ints{6},
+                Ints{2, 1},
+                Ints{1, 0},
+                Ints{1, 2},
+                false,
+                Ints{0, 0},
+                SymInt(2),
+                Ints{0, 1, 0}};
+      case OpKind::max_pool2d:
+        return {image, Ints{3}, Ints{2}, Ints{1}, Ints{1}, true};
+      case OpKind::max_pool2d_backward:
+        return {randn({2, 4, 3, 4}, 12), image, Ints{3}, Ints{2}, Ints{1}, Ints{1}, true};
+      case OpKind::avg_pool2d:
+        return {image, Ints{2, 3}, Ints{}, Ints{1}, false, false};
+      case OpKind::avg_pool2d_backward:
+        return {randn({2, 4, 3, 2}, 13), image, Ints{2, 3}, Ints{}, Ints{1}, false, false};
+      case OpKind::adaptive_avg_pool2d:
+        return {image, Ints{3, 4}};
+      case OpKind::group_norm:
+        return {image, SymInt(2), randn({4}, 14), std::monostate{}, 1e-5};
+      default:
+        break;
+      }
+    }
     return {m, SymInt(-1)};
   case OpCategory::View:
     switch (op) {

@@ -1,12 +1,16 @@
 // bench_tensor_kernels: throughput of the eager reference kernels (elementwise with and
-// without broadcasting, a reduction, softmax, matmul), so claims about their speed come with
-// numbers. Prints one line per scenario: the best of several runs.
+// without broadcasting, a reduction, softmax, matmul, a 3x3 conv2d forward and backward), so
+// claims about their speed come with numbers. Prints one line per scenario: the best of several
+// runs. `bench_tensor_kernels conv2d` runs the conv2d lines only; scripts/bench-conv2d.sh runs
+// them beside PyTorch 1.13 eager on the same shape and prints the ratio.
+#include "compiler/autograd/autograd.h"
 #include "compiler/ops/ops.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <string_view>
 
 using namespace compiler;
 
@@ -28,9 +32,34 @@ void report_bandwidth(const char* name, double seconds, double bytes) {
   std::printf("%-44s %9.3f ms  %7.2f GB/s\n", name, seconds * 1e3, bytes / seconds / 1e9);
 }
 
+// conv2d 3x3, padding 1, batch 32, 64 -> 64 channels, 56x56 (a ResNet stage): forward, and
+// forward + backward of sum(y) into the input, weight and bias.
+void bench_conv2d() {
+  const Tensor x = randn({32, 64, 56, 56}, 11);
+  const Tensor w = mul(randn({64, 64, 3, 3}, 12), 0.05);
+  const Tensor b = randn({64}, 13);
+  const double flops = 2.0 * 32 * 64 * 56 * 56 * 64 * 9;
+  const double forward = best_seconds(3, [&] { (void)conv2d(x, w, b, {1}, {1}); });
+  std::printf("%-44s %9.3f ms  %7.2f GFLOP/s\n", "conv2d 3x3 [32,64,56,56] forward", forward * 1e3,
+              flops / forward / 1e9);
+  Tensor xg = x.detach();
+  Tensor wg = w.detach();
+  Tensor bg = b.detach();
+  xg.set_requires_grad(true);
+  wg.set_requires_grad(true);
+  bg.set_requires_grad(true);
+  const double both = best_seconds(3, [&] { sum(conv2d(xg, wg, bg, {1}, {1})).backward(); });
+  std::printf("%-44s %9.3f ms  %7.2f GFLOP/s\n", "conv2d 3x3 [32,64,56,56] forward+backward",
+              both * 1e3, 3 * flops / both / 1e9);
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "conv2d") {
+    bench_conv2d();
+    return 0;
+  }
   const std::int64_t n = 1 << 22; // 4M elements, 16 MiB per f32 tensor
   const Tensor a = randn({n}, 1);
   const Tensor b = randn({n}, 2);
@@ -65,5 +94,6 @@ int main() {
                   static_cast<long long>(size), static_cast<long long>(size));
     std::printf("%-44s %9.3f ms  %7.2f GFLOP/s\n", name, seconds * 1e3, flops / seconds / 1e9);
   }
+  bench_conv2d();
   return 0;
 }

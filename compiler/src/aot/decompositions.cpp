@@ -21,7 +21,10 @@ namespace compiler::aot {
 
 namespace {
 
+using autograd::detail::adaptive_pool_matrix;
+using autograd::detail::channel_shape;
 using autograd::detail::div_by;
+using autograd::detail::group_norm_stats;
 using autograd::detail::layer_norm_stats;
 using autograd::detail::reduced_count;
 using autograd::detail::scalar_tensor;
@@ -342,6 +345,47 @@ Value dropout_decomp(Args a) {
                                              value_sym_int(a[3]));
 }
 
+// ---- convolution, pooling, normalisation
+// adaptive_avg_pool2d: {x, output_size}. Windows that tile the input evenly are avg_pool2d's
+// (kernel = stride = input / output), which Inductor lowers as a window loop; otherwise the op
+// is linear, A_h @ x @ A_w^T with the averaging matrices of adaptive_pool_matrix.
+Value adaptive_avg_pool2d_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  (void)run_meta(OpKind::adaptive_avg_pool2d, a);
+  const std::vector<std::int64_t>& size = value_ints(a[1]);
+  const std::vector<SymInt>& xs = x.sym_sizes();
+  // The windows depend on the sizes: a traced graph is specialised to them (guarded).
+  const std::int64_t h = xs[xs.size() - 2].guard_int();
+  const std::int64_t w = xs[xs.size() - 1].guard_int();
+  if (size[0] > 0 && size[1] > 0 && h % size[0] == 0 && w % size[1] == 0) {
+    const std::vector<std::int64_t> kernel{h / size[0], w / size[1]};
+    return avg_pool2d(x, kernel, kernel);
+  }
+  const Tensor xf = upcast(x);
+  const Tensor ah = adaptive_pool_matrix(size[0], h, xf.dtype(), x.device());
+  const Tensor aw = adaptive_pool_matrix(size[1], w, xf.dtype(), x.device());
+  return downcast(matmul(matmul(ah, xf), transpose(aw, 0, 1)), x.dtype());
+}
+
+// group_norm: {x, num_groups, weight|None, bias|None, eps}: layer_norm's statistics over each
+// group of channels, then the per-channel affine map.
+Value group_norm_decomp(Args a) {
+  const Tensor& x = tensor(a, 0);
+  (void)run_meta(OpKind::group_norm, a);
+  const Tensor xf = upcast(x);
+  Tensor y = reshape(group_norm_stats(xf, value_int(a[1]), value_double(a[4])).xhat, x.sym_sizes());
+  const std::vector<SymInt> per_channel = channel_shape(x.sym_sizes()[1], x.dim());
+  const Tensor weight = value_optional_tensor(a[2]);
+  const Tensor bias = value_optional_tensor(a[3]);
+  if (weight.defined()) {
+    y = mul(y, reshape(weight, per_channel));
+  }
+  if (bias.defined()) {
+    y = add(y, reshape(bias, per_channel));
+  }
+  return downcast(y, x.dtype());
+}
+
 // ---- indexing, more
 // index_select = gather with the index vector broadcast along every other dim.
 Value index_select_decomp(Args a) {
@@ -540,6 +584,8 @@ constexpr std::array kTable = {
   Entry{OpKind::mse_loss,      mse_loss_decomp},
   Entry{OpKind::binary_cross_entropy_with_logits, binary_cross_entropy_with_logits_decomp},
   Entry{OpKind::dropout,       dropout_decomp},
+  Entry{OpKind::adaptive_avg_pool2d, adaptive_avg_pool2d_decomp},
+  Entry{OpKind::group_norm,    group_norm_decomp},
   // indexing, more
   Entry{OpKind::index_select,  index_select_decomp},
   Entry{OpKind::narrow,        narrow_decomp},

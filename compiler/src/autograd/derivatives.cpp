@@ -537,6 +537,87 @@ void layer_norm_grad(const Ctx& c, Sink& out) {
   }
 }
 
+// ---- convolution, pooling, normalisation
+
+// convolution: {input, weight, bias|None, stride, padding, dilation, transposed, output_padding,
+// groups}. The input's and the weight's gradients are convolution_backward with one mask bit
+// each (an op returns one tensor); the bias's is the sum over every dim but the channels'.
+void convolution_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& w = sizes_of(c, 1);
+  const std::vector<std::int64_t> bias_sizes =
+      c.is_tensor(2) ? std::vector<std::int64_t>{w[0].hint()} : std::vector<std::int64_t>{};
+  auto backward = [&](std::vector<std::int64_t> mask) {
+    return convolution_backward(c.grad(), c.saved(0), c.saved(1), bias_sizes, value_ints(c.arg(3)),
+                                value_ints(c.arg(4)), value_ints(c.arg(5)), value_bool(c.arg(6)),
+                                value_ints(c.arg(7)), value_int(c.arg(8)), std::move(mask));
+  };
+  if (c.needs(0)) {
+    out.set(0, backward({1, 0, 0}));
+  }
+  if (c.needs(1)) {
+    out.set(1, backward({0, 1, 0}));
+  }
+  if (c.is_tensor(2) && c.needs(2)) {
+    out.set(2, sum(c.grad(), dims_but_channel(c.grad().dim())));
+  }
+}
+
+// max_pool2d: {x, kernel, stride, padding, dilation, ceil_mode}
+void max_pool2d_grad(const Ctx& c, Sink& out) {
+  out.set(0, max_pool2d_backward(c.grad(), c.saved(0), value_ints(c.arg(1)), value_ints(c.arg(2)),
+                                 value_ints(c.arg(3)), value_ints(c.arg(4)), value_bool(c.arg(5))));
+}
+
+// avg_pool2d: {x, kernel, stride, padding, ceil_mode, count_include_pad}
+void avg_pool2d_grad(const Ctx& c, Sink& out) {
+  out.set(0, avg_pool2d_backward(c.grad(), c.saved(0), value_ints(c.arg(1)), value_ints(c.arg(2)),
+                                 value_ints(c.arg(3)), value_bool(c.arg(4)), value_bool(c.arg(5))));
+}
+
+// adaptive_avg_pool2d: {x, output_size}. Windows that tile the input evenly are avg_pool2d's
+// (as the decomposition computes it); otherwise the op is A_h @ x @ A_w^T, whose gradient is
+// A_h^T @ g @ A_w.
+void adaptive_avg_pool2d_grad(const Ctx& c, Sink& out) {
+  const std::vector<SymInt>& xs = sizes_of(c, 0);
+  const std::vector<std::int64_t>& size = value_ints(c.arg(1));
+  // The windows depend on the sizes: a traced graph is specialised to them (guarded).
+  const std::int64_t h = xs[xs.size() - 2].guard_int();
+  const std::int64_t w = xs[xs.size() - 1].guard_int();
+  if (size[0] > 0 && size[1] > 0 && h % size[0] == 0 && w % size[1] == 0) {
+    const std::vector<std::int64_t> kernel{h / size[0], w / size[1]};
+    out.set(0, avg_pool2d_backward(c.grad(), c.saved(0), kernel, kernel, {0, 0}, false, true));
+    return;
+  }
+  const DType dtype = c.grad().dtype();
+  const Tensor ah = adaptive_pool_matrix(size[0], h, dtype, c.grad().device());
+  const Tensor aw = adaptive_pool_matrix(size[1], w, dtype, c.grad().device());
+  out.set(0, matmul(matmul(transpose(ah, 0, 1), c.grad()), aw));
+}
+
+// group_norm: {x, num_groups, weight|None, bias|None, eps}: layer_norm's gradient over each
+// group, with the statistics recomputed as the decomposition computes them (CSE shares them).
+void group_norm_grad(const Ctx& c, Sink& out) {
+  const Tensor& x = c.saved(0);
+  const Tensor& g = c.grad();
+  const std::int64_t groups = value_int(c.arg(1));
+  const LayerNormStats s = group_norm_stats(x, groups, value_double(c.arg(4)));
+  const std::vector<std::int64_t> per_channel = dims_but_channel(x.dim());
+  if (c.is_tensor(2) && c.needs(2)) {
+    out.set(2, sum(mul(g, reshape(s.xhat, x.sym_sizes())), per_channel));
+  }
+  if (c.is_tensor(3) && c.needs(3)) {
+    out.set(3, sum(g, per_channel));
+  }
+  if (c.needs(0)) {
+    const Tensor weighted =
+        c.is_tensor(2) ? mul(g, reshape(c.saved(2), channel_shape(x.sym_sizes()[1], x.dim()))) : g;
+    const Tensor gxhat = reshape(weighted, s.xhat.sym_sizes());
+    const Tensor centered_grad = sub(gxhat, mean(gxhat, {2}, true));
+    const Tensor projection = mul(s.xhat, mean(mul(gxhat, s.xhat), {2}, true));
+    out.set(0, reshape(mul(sub(centered_grad, projection), s.rstd), x.sym_sizes()));
+  }
+}
+
 // embedding: {weight [num, dim], indices}: the rows' gradients summed into a zero table.
 void embedding_grad(const Ctx& c, Sink& out) {
   const std::vector<SymInt>& w = sizes_of(c, 0);
@@ -950,6 +1031,15 @@ constexpr std::array<Derivative, kNumOps> kDerivatives = {{
   {OpKind::mse_loss,          args({0, 1}),   kNone,            false,  mse_loss_grad,     "MseLossBackward0"},
   {OpKind::binary_cross_entropy_with_logits, args({0, 1}), kNone, false, binary_cross_entropy_with_logits_grad, "BinaryCrossEntropyWithLogitsBackward0"},
   {OpKind::dropout,           kNone,          kNone,            false,  dropout_grad,      "NativeDropoutBackward0"},
+  {OpKind::convolution,       args({0, 1}),   kNone,            false,  convolution_grad,  "ConvolutionBackward0"},
+  // backward ops: no higher-order gradients (no create_graph), so not differentiable
+  none(OpKind::convolution_backward),
+  {OpKind::max_pool2d,        args({0}),      kNone,            false,  max_pool2d_grad,   "MaxPool2DWithIndicesBackward0"},
+  none(OpKind::max_pool2d_backward),
+  {OpKind::avg_pool2d,        args({0}),      kNone,            false,  avg_pool2d_grad,   "AvgPool2DBackward0"},
+  none(OpKind::avg_pool2d_backward),
+  {OpKind::adaptive_avg_pool2d, args({0}),    kNone,            false,  adaptive_avg_pool2d_grad, "AdaptiveAvgPool2DBackward0"},
+  {OpKind::group_norm,        args({0, 2}),   kNone,            false,  group_norm_grad,   "NativeGroupNormBackward0"},
   {OpKind::gather,            args({2}),      kNone,            false,  gather_grad,       "GatherBackward0"},
   {OpKind::scatter_add,       args({2}),      kNone,            false,  scatter_add_grad,  "ScatterAddBackward0"},
   // indexing, more

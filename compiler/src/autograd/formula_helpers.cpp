@@ -206,4 +206,41 @@ Tensor dropout_with_mask(const Tensor& x, double p, const SymInt& seed, const Sy
   return mul(x, where(keep, scalar_tensor(1.0 / (1.0 - p), x), scalar_tensor(0.0, x)));
 }
 
+LayerNormStats group_norm_stats(const Tensor& x, std::int64_t groups, double eps) {
+  const std::vector<SymInt>& sizes = x.sym_sizes();
+  SymInt rest = sizes[1] / SymInt(groups);
+  for (std::size_t d = 2; d < sizes.size(); ++d) {
+    rest = rest * sizes[d];
+  }
+  return layer_norm_stats(reshape(x, {sizes[0], SymInt(groups), rest}), 1, eps);
+}
+
+std::vector<SymInt> channel_shape(const SymInt& channels, std::int64_t rank) {
+  std::vector<SymInt> shape(static_cast<std::size_t>(std::max<std::int64_t>(rank - 1, 1)),
+                            SymInt(1));
+  shape[0] = channels;
+  return shape;
+}
+
+std::vector<std::int64_t> dims_but_channel(std::int64_t rank) {
+  std::vector<std::int64_t> dims{0};
+  for (std::int64_t d = 2; d < rank; ++d) {
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+Tensor adaptive_pool_matrix(std::int64_t n, std::int64_t len, DType dtype, Device device) {
+  // Window bounds in floating point are exact: i * len is a small integer, and a quotient that
+  // is not an integer lies at least 1 / n from one, far beyond the rounding error.
+  const Tensor i = reshape(arange(SymInt(n), dtype, device), {SymInt(n), SymInt(1)});
+  const Tensor j = reshape(arange(SymInt(len), dtype, device), {SymInt(1), SymInt(len)});
+  const auto l = static_cast<double>(len);
+  const auto count = static_cast<double>(n);
+  const Tensor start = floor(div(mul(i, l), count));
+  const Tensor stop = ceil(div(mul(add(i, 1.0), l), count));
+  const Tensor inside = logical_and(ge(j, start), lt(j, stop));
+  return div(mask_as(inside, dtype), sub(stop, start));
+}
+
 } // namespace compiler::autograd::detail

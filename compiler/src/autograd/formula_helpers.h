@@ -53,6 +53,22 @@ struct LayerNormStats {
 };
 LayerNormStats layer_norm_stats(const Tensor& x, std::size_t n, double eps);
 
+// group_norm's statistics: x [N, C, *] viewed as [N, groups, C / groups * prod(*)] and
+// normalised over its last dim (layer_norm_stats of the view), in the order both the
+// decomposition and the derivative compute them.
+LayerNormStats group_norm_stats(const Tensor& x, std::int64_t groups, double eps);
+
+// [C, 1, ..., 1] for a rank-`rank` tensor with C channels in dim 1: a per-channel vector
+// reshaped to broadcast against it.
+std::vector<SymInt> channel_shape(const SymInt& channels, std::int64_t rank);
+
+// Every dim of a rank-`rank` tensor but dim 1 (a per-channel reduction).
+std::vector<std::int64_t> dims_but_channel(std::int64_t rank);
+
+// adaptive_avg_pool2d along one dim as a matrix: A[i, j] = 1 / |window i| where j lies in
+// window i = [floor(i * len / n), ceil((i + 1) * len / n)), else 0; [n, len].
+Tensor adaptive_pool_matrix(std::int64_t n, std::int64_t len, DType dtype, Device device);
+
 // The trailing `n` dims of a rank-`rank` tensor: [rank - n, ..., rank - 1].
 std::vector<std::int64_t> trailing_dims(std::int64_t rank, std::size_t n);
 

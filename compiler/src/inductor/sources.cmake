@@ -11,6 +11,7 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/lowering/pointwise.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/reductions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/nn.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lowering/pooling.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/views.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/shape.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lowering/factories.cpp
@@ -24,8 +25,6 @@ target_sources(torchscope_compiler PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cache/cache_entry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache/fx_graph_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/provenance.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/runtime/thread_pool.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/runtime/gemm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/runtime/wrapper.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compile_fx.cpp

@@ -2,6 +2,8 @@
 // batch dims), mm and bmm. Operands are brought to [batch, n, k] and [batch, k, m] contiguous
 // buffers of the compute type; the product is the i-k-j loop (unit-stride inner loop, which the
 // compiler vectorises), with rows split across parallel_for.
+#include "kernels/matmul.h"
+
 #include "kernels/copy.h"
 #include "kernels/element.h"
 #include "kernels/kernels.h"
@@ -74,34 +76,12 @@ MatmulPlan plan_matmul(const Tensor& a, const Tensor& b, const char* name) {
 template <class C>
 void matmul_loop(const C* a, const C* b, C* out, std::int64_t batch, std::int64_t n, std::int64_t k,
                  std::int64_t m) {
-  // One output row per step: the inner loop runs over a row of b and a row of out with unit
-  // stride. (Blocking over rows and depth measured no faster here on 256-512 sizes; fast
-  // kernels are codegen's job.) Float rows accumulate in double: PyTorch's BLAS adds each
-  // product unrounded (FMA), which a portable loop can only match by keeping the products exact
-  // (24-bit factors fit a double's 53 bits); rounding every product and partial sum to float
-  // loses the small result of a cancelling dot product (bmm over k = 2, then rsqrt: 4e-4).
-  using Acc = std::conditional_t<std::is_same_v<C, float>, double, C>;
+  // Rows split across parallel_for; each row is computed by matmul_rows (matmul.h).
   const std::int64_t rows = batch * n;
   const std::int64_t grain =
       std::max<std::int64_t>(1, kDefaultGrain / std::max<std::int64_t>(k * m, 1));
   parallel_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<Acc> acc(static_cast<std::size_t>(m));
-    for (std::int64_t r = begin; r < end; ++r) {
-      const C* arow = a + r * k;
-      const C* bmat = b + (r / n) * k * m;
-      C* orow = out + r * m;
-      std::fill(acc.begin(), acc.end(), Acc{0});
-      for (std::int64_t p = 0; p < k; ++p) {
-        const Acc av = arow[p];
-        const C* brow = bmat + p * m;
-        for (std::int64_t j = 0; j < m; ++j) {
-          acc[static_cast<std::size_t>(j)] += av * static_cast<Acc>(brow[j]);
-        }
-      }
-      for (std::int64_t j = 0; j < m; ++j) {
-        orow[j] = static_cast<C>(acc[static_cast<std::size_t>(j)]);
-      }
-    }
+    matmul_rows<C>(a, b, out, n, k, m, begin, end);
   });
 }
 

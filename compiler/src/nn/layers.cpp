@@ -253,4 +253,154 @@ Tensor Sequential::forward(const Tensor& input, std::source_location loc) {
   return x;
 }
 
+namespace {
+
+// "3" for {3} or {3, 3}, "(3, 2)" otherwise: PyTorch's repr of a pair setting.
+std::string pair_repr(const std::vector<std::int64_t>& v) {
+  if (v.size() == 1 || (v.size() == 2 && v[0] == v[1])) {
+    return "(" + std::to_string(v[0]) + ", " + std::to_string(v[0]) + ")";
+  }
+  return "(" + (v.empty() ? std::string() : std::to_string(v[0]) + ", " + std::to_string(v[1])) +
+         ")";
+}
+
+std::vector<std::int64_t> as_pair(const std::vector<std::int64_t>& v, const char* layer,
+                                  const char* what) {
+  if (v.size() == 1) {
+    return {v[0], v[0]};
+  }
+  if (v.size() != 2) {
+    user_error(std::string(layer) + ": " + what + " must be one value or two, got " +
+               shape_list(v));
+  }
+  return v;
+}
+
+} // namespace
+
+Conv2d::Conv2d(std::int64_t in_channels, std::int64_t out_channels,
+               std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+               std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+               std::int64_t groups, bool bias, std::uint64_t seed)
+    : Module("Conv2d"), stride_(as_pair(stride, "Conv2d", "stride")),
+      padding_(as_pair(padding, "Conv2d", "padding")),
+      dilation_(as_pair(dilation, "Conv2d", "dilation")), groups_(groups) {
+  OpHookGuard eager(nullptr); // initial weights are data, never part of a traced graph
+  const std::vector<std::int64_t> kernel = as_pair(kernel_size, "Conv2d", "kernel_size");
+  if (in_channels <= 0 || out_channels <= 0 || kernel[0] <= 0 || kernel[1] <= 0) {
+    user_error("Conv2d: channels and kernel_size must be positive");
+  }
+  if (groups <= 0) {
+    user_error("Conv2d: groups must be a positive integer");
+  }
+  if (in_channels % groups != 0) {
+    user_error("Conv2d: in_channels must be divisible by groups");
+  }
+  if (out_channels % groups != 0) {
+    user_error("Conv2d: out_channels must be divisible by groups");
+  }
+  set_attribute("in_channels", in_channels);
+  set_attribute("out_channels", out_channels);
+  const std::int64_t fan_in = in_channels / groups * kernel[0] * kernel[1];
+  const double scale = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  weight_ = register_parameter(
+      "weight",
+      mul(randn({out_channels, in_channels / groups, kernel[0], kernel[1]}, seed), scale));
+  if (bias) {
+    bias_ = register_parameter("bias", zeros({out_channels}));
+  }
+}
+
+Tensor Conv2d::forward(const Tensor& input, std::source_location loc) {
+  return conv2d(input, weight_, bias_, stride_, padding_, dilation_, groups_, loc);
+}
+
+std::string Conv2d::extra_repr() const {
+  const auto& w = weight_.sizes();
+  std::string s = std::to_string(std::get<std::int64_t>(attributes()[1].second)) + ", " +
+                  std::to_string(std::get<std::int64_t>(attributes()[2].second)) +
+                  ", kernel_size=" + pair_repr({w[2], w[3]}) + ", stride=" + pair_repr(stride_);
+  if (padding_[0] != 0 || padding_[1] != 0) {
+    s += ", padding=" + pair_repr(padding_);
+  }
+  if (dilation_[0] != 1 || dilation_[1] != 1) {
+    s += ", dilation=" + pair_repr(dilation_);
+  }
+  if (groups_ != 1) {
+    s += ", groups=" + std::to_string(groups_);
+  }
+  if (!bias_.defined()) {
+    s += ", bias=False";
+  }
+  return s;
+}
+
+MaxPool2d::MaxPool2d(std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+                     std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+                     bool ceil_mode)
+    : Module("MaxPool2d"), kernel_size_(std::move(kernel_size)), stride_(std::move(stride)),
+      padding_(std::move(padding)), dilation_(std::move(dilation)), ceil_mode_(ceil_mode) {}
+
+Tensor MaxPool2d::forward(const Tensor& input, std::source_location loc) {
+  return max_pool2d(input, kernel_size_, stride_, padding_, dilation_, ceil_mode_, loc);
+}
+
+std::string MaxPool2d::extra_repr() const {
+  return "kernel_size=" + shape_list(kernel_size_) +
+         ", stride=" + shape_list(stride_.empty() ? kernel_size_ : stride_) +
+         ", padding=" + shape_list(padding_) + ", dilation=" + shape_list(dilation_) +
+         ", ceil_mode=" + (ceil_mode_ ? "True" : "False");
+}
+
+AvgPool2d::AvgPool2d(std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+                     std::vector<std::int64_t> padding, bool ceil_mode, bool count_include_pad)
+    : Module("AvgPool2d"), kernel_size_(std::move(kernel_size)), stride_(std::move(stride)),
+      padding_(std::move(padding)), ceil_mode_(ceil_mode), count_include_pad_(count_include_pad) {}
+
+Tensor AvgPool2d::forward(const Tensor& input, std::source_location loc) {
+  return avg_pool2d(input, kernel_size_, stride_, padding_, ceil_mode_, count_include_pad_, loc);
+}
+
+std::string AvgPool2d::extra_repr() const {
+  return "kernel_size=" + shape_list(kernel_size_) +
+         ", stride=" + shape_list(stride_.empty() ? kernel_size_ : stride_) +
+         ", padding=" + shape_list(padding_);
+}
+
+AdaptiveAvgPool2d::AdaptiveAvgPool2d(std::vector<std::int64_t> output_size)
+    : Module("AdaptiveAvgPool2d"),
+      output_size_(as_pair(output_size, "AdaptiveAvgPool2d", "output_size")) {}
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& input, std::source_location loc) {
+  return adaptive_avg_pool2d(input, output_size_, loc);
+}
+
+std::string AdaptiveAvgPool2d::extra_repr() const {
+  return "output_size=" + pair_repr(output_size_);
+}
+
+GroupNorm::GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps, bool affine)
+    : Module("GroupNorm"), num_groups_(num_groups), eps_(eps) {
+  OpHookGuard eager(nullptr); // initial weights are data, never part of a traced graph
+  if (num_groups <= 0 || num_channels % num_groups != 0) {
+    user_error("GroupNorm: num_channels must be divisible by num_groups");
+  }
+  set_attribute("num_channels", num_channels);
+  if (affine) {
+    weight_ = register_parameter("weight", ones({num_channels}));
+    bias_ = register_parameter("bias", zeros({num_channels}));
+  }
+}
+
+Tensor GroupNorm::forward(const Tensor& input, std::source_location loc) {
+  return group_norm(input, num_groups_, weight_, bias_, eps_, loc);
+}
+
+std::string GroupNorm::extra_repr() const {
+  return std::to_string(num_groups_) + ", " +
+         std::to_string(std::get<std::int64_t>(attributes()[1].second)) +
+         ", eps=" + attribute_to_string(eps_) +
+         ", affine=" + (weight_.defined() ? "True" : "False");
+}
+
 } // namespace compiler::nn

@@ -12,6 +12,16 @@
 //   index_select       {x, SymInt dim, index}             narrow {x, dim, SymInt start, length}
 //   tril/triu          {x, SymInt diagonal}                repeat {x, int[] repeats}
 //   roll               {x, int[] shifts, int[] dims}
+//   convolution        {input, weight, bias|None, int[] stride, int[] padding, int[] dilation,
+//                       bool transposed, int[] output_padding, SymInt groups}
+//   convolution_backward {grad, input, weight, int[] bias_sizes, stride, padding, dilation,
+//                       transposed, output_padding, groups, int[] output_mask}
+//   max_pool2d         {x, int[] kernel, int[] stride, int[] padding, int[] dilation, bool ceil}
+//   avg_pool2d         {x, int[] kernel, int[] stride, int[] padding, bool ceil,
+//                       bool count_include_pad}
+//   *_pool2d_backward  {grad, x, then the forward's arguments after x}
+//   adaptive_avg_pool2d {x, int[] output_size}
+//   group_norm         {x, SymInt num_groups, Tensor|None weight, Tensor|None bias, double eps}
 //   view/reshape/expand {x, SymInt[] sizes}               transpose {x, SymInt d0, SymInt d1}
 //   permute            {x, int[] dims}                    slice {x, dim, start, end, step}
 //   unsqueeze          {x, SymInt dim}                    squeeze {x, SymInt dim|None}
@@ -331,6 +341,144 @@ Tensor dropout(const Tensor& x, double p, bool train, SourceLoc loc) {
 Tensor dropout(const Tensor& x, double p, std::uint64_t seed, SymInt offset, SourceLoc loc) {
   return call_tensor(OpKind::dropout,
                      {x, p, SymInt(static_cast<std::int64_t>(seed)), std::move(offset)}, loc);
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+                   std::vector<std::int64_t> dilation, bool transposed,
+                   std::vector<std::int64_t> output_padding, std::int64_t groups, SourceLoc loc) {
+  return call_tensor(OpKind::convolution,
+                     {input, weight, optional_tensor(bias), std::move(stride), std::move(padding),
+                      std::move(dilation), transposed, std::move(output_padding), SymInt(groups)},
+                     loc);
+}
+
+Tensor convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                            std::vector<std::int64_t> bias_sizes, std::vector<std::int64_t> stride,
+                            std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+                            bool transposed, std::vector<std::int64_t> output_padding,
+                            std::int64_t groups, std::vector<std::int64_t> output_mask,
+                            SourceLoc loc) {
+  return call_tensor(OpKind::convolution_backward,
+                     {grad_output, input, weight, std::move(bias_sizes), std::move(stride),
+                      std::move(padding), std::move(dilation), transposed,
+                      std::move(output_padding), SymInt(groups), std::move(output_mask)},
+                     loc);
+}
+
+namespace {
+
+// F.conv1d/F.conv2d: one value stands for every spatial dim; an unbatched input gets a batch
+// dim of 1 for aten.convolution, which wants one.
+Tensor conv_nd(const char* name, std::int64_t spatial, const Tensor& input, const Tensor& weight,
+               const Tensor& bias, std::vector<std::int64_t> stride,
+               std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+               std::int64_t groups, const SourceLoc& loc) {
+  const std::int64_t rank = input.dim();
+  if (rank != spatial + 1 && rank != spatial + 2) {
+    CallSiteScope site(loc);
+    user_error(std::string(name) + ": Expected " + std::to_string(spatial + 1) +
+               "D (unbatched) or " + std::to_string(spatial + 2) + "D (batched) input to " + name +
+               ", but got input of size: " + input.type_string());
+  }
+  auto expand_list = [&](std::vector<std::int64_t>& v, const char* what) {
+    if (v.size() == 1) {
+      v.assign(static_cast<std::size_t>(spatial), v[0]);
+    } else if (static_cast<std::int64_t>(v.size()) != spatial) {
+      CallSiteScope site(loc);
+      user_error(std::string(name) + ": expected " + what +
+                 " to be a single integer value or a "
+                 "list of " +
+                 std::to_string(spatial) +
+                 " values to match the convolution "
+                 "dimensions, but got " +
+                 what + "=" + std::to_string(v.size()) + " values");
+    }
+  };
+  expand_list(stride, "stride");
+  expand_list(padding, "padding");
+  expand_list(dilation, "dilation");
+  const bool unbatched = rank == spatial + 1;
+  const Tensor x = unbatched ? unsqueeze(input, 0, loc) : input;
+  std::vector<std::int64_t> output_padding(static_cast<std::size_t>(spatial), 0);
+  const Tensor y = convolution(x, weight, bias, std::move(stride), std::move(padding),
+                               std::move(dilation), false, std::move(output_padding), groups, loc);
+  return unbatched ? squeeze(y, 0, loc) : y;
+}
+
+} // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+              std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+              std::vector<std::int64_t> dilation, std::int64_t groups, SourceLoc loc) {
+  return conv_nd("conv2d", 2, input, weight, bias, std::move(stride), std::move(padding),
+                 std::move(dilation), groups, loc);
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+              std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+              std::vector<std::int64_t> dilation, std::int64_t groups, SourceLoc loc) {
+  return conv_nd("conv1d", 1, input, weight, bias, std::move(stride), std::move(padding),
+                 std::move(dilation), groups, loc);
+}
+
+Tensor max_pool2d(const Tensor& x, std::vector<std::int64_t> kernel_size,
+                  std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+                  std::vector<std::int64_t> dilation, bool ceil_mode, SourceLoc loc) {
+  return call_tensor(OpKind::max_pool2d,
+                     {x, std::move(kernel_size), std::move(stride), std::move(padding),
+                      std::move(dilation), ceil_mode},
+                     loc);
+}
+
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& x,
+                           std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+                           std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+                           bool ceil_mode, SourceLoc loc) {
+  return call_tensor(OpKind::max_pool2d_backward,
+                     {grad_output, x, std::move(kernel_size), std::move(stride), std::move(padding),
+                      std::move(dilation), ceil_mode},
+                     loc);
+}
+
+Tensor avg_pool2d(const Tensor& x, std::vector<std::int64_t> kernel_size,
+                  std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+                  bool ceil_mode, bool count_include_pad, SourceLoc loc) {
+  return call_tensor(OpKind::avg_pool2d,
+                     {x, std::move(kernel_size), std::move(stride), std::move(padding), ceil_mode,
+                      count_include_pad},
+                     loc);
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& x,
+                           std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+                           std::vector<std::int64_t> padding, bool ceil_mode,
+                           bool count_include_pad, SourceLoc loc) {
+  return call_tensor(OpKind::avg_pool2d_backward,
+                     {grad_output, x, std::move(kernel_size), std::move(stride), std::move(padding),
+                      ceil_mode, count_include_pad},
+                     loc);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, std::vector<std::int64_t> output_size, SourceLoc loc) {
+  return call_tensor(OpKind::adaptive_avg_pool2d, {x, std::move(output_size)}, loc);
+}
+
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight,
+                  const Tensor& bias, double eps, SourceLoc loc) {
+  return call_tensor(OpKind::group_norm,
+                     {x, SymInt(num_groups), optional_tensor(weight), optional_tensor(bias), eps},
+                     loc);
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
+                     SourceLoc loc) {
+  if (x.dim() < 2) {
+    CallSiteScope site(loc);
+    user_error("instance_norm: Expected at least 2 dimensions for input tensor but received " +
+               std::to_string(x.dim()));
+  }
+  return group_norm(x, x.sizes()[1], weight, bias, eps, loc);
 }
 
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index, SourceLoc loc) {

@@ -139,6 +139,17 @@ def run_op(op, a, pool):
         scale = torch.where(keep, torch.tensor(1.0 / (1.0 - p) if p < 1 else 0.0, dtype=x.dtype),
                             torch.tensor(0.0, dtype=x.dtype))
         return x * scale.reshape(x.shape)
+    # convolution, pooling, normalisation
+    if op == "conv2d":
+        return F.conv2d(t[0], t[1], t[2], t[3], t[4], t[5], t[6])
+    if op == "max_pool2d":
+        return F.max_pool2d(t[0], t[1], t[2], t[3], t[4], t[5])
+    if op == "avg_pool2d":
+        return F.avg_pool2d(t[0], t[1], t[2], t[3], t[4], t[5])
+    if op == "adaptive_avg_pool2d":
+        return F.adaptive_avg_pool2d(t[0], t[1])
+    if op == "group_norm":
+        return F.group_norm(t[0], t[1], t[2], t[3], t[4])
     raise ValueError("unknown op " + op)
 
 

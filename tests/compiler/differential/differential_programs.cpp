@@ -242,6 +242,17 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& pool) {
     return binary_cross_entropy_with_logits(t(0), t(1), op == "bce_with_logits" ? "mean" : "sum");
   if (op == "dropout")
     return dropout(t(0), d(1), static_cast<std::uint64_t>(int_of(p[2])), SymInt(int_of(p[3])));
+  // convolution, pooling, normalisation
+  if (op == "conv2d")
+    return conv2d(t(0), t(1), t(2), ints(3), ints(4), ints(5), int_of(p[6]));
+  if (op == "max_pool2d")
+    return max_pool2d(t(0), ints(1), ints(2), ints(3), ints(4), flag(5));
+  if (op == "avg_pool2d")
+    return avg_pool2d(t(0), ints(1), ints(2), ints(3), flag(4), flag(5));
+  if (op == "adaptive_avg_pool2d")
+    return adaptive_avg_pool2d(t(0), ints(1));
+  if (op == "group_norm")
+    return group_norm(t(0), int_of(p[1]), t(2), t(3), d(4));
   std::cerr << "unknown op " << op << "\n";
   std::abort();
 }
@@ -382,7 +393,7 @@ private:
     const std::size_t a = pick_float();
     const std::vector<std::int64_t> sa = pool_[a].sizes();
     const auto rank = static_cast<std::int64_t>(sa.size());
-    switch (coin(29)) {
+    switch (coin(30)) {
     case 0:
     case 1:
       return {{kUnary[coin(static_cast<int>(std::size(kUnary)))], {Ref{a}}}};
@@ -661,7 +672,10 @@ private:
       }
       note_reduction(len);
       if (coin(2) == 0) {
-        return {{"var", {Ref{a}, dims, static_cast<double>(coin(2)), coin(2) == 0}}};
+        // A correction of 1 over one element divides 0 by 0: PyTorch warns and its gradient is
+        // whatever inf * 0 rounds to, so those draws use correction 0.
+        const double correction = len > 1 ? static_cast<double>(coin(2)) : 0.0;
+        return {{"var", {Ref{a}, dims, correction, coin(2) == 0}}};
       }
       return {{"logsumexp", {Ref{a}, dims, coin(2) == 0}}};
     }
@@ -685,6 +699,64 @@ private:
         static constexpr double kP[] = {0.0, 0.25, 0.5, 0.75};
         return {{"dropout",
                  {Ref{a}, kP[coin(4)], std::int64_t{coin(1000)}, std::int64_t{coin(100000)}}}};
+      }
+      }
+    }
+    case 28: { // convolution, pooling, group_norm over an image batch (a new one when a is not)
+      using Ints = std::vector<std::int64_t>;
+      std::size_t x = a;
+      Ints xs = sa;
+      if (rank != 4) {
+        xs = {1 + coin(2), 2 * (1 + coin(2)), 3 + coin(5), 3 + coin(5)};
+        x = add_input(xs, true);
+      }
+      const std::int64_t channels = xs[1];
+      auto pair = [&](std::int64_t lo, std::int64_t count) {
+        return coin(2) == 0
+                   ? Ints{lo + coin(static_cast<int>(count))}
+                   : Ints{lo + coin(static_cast<int>(count)), lo + coin(static_cast<int>(count))};
+      };
+      auto first = [](const Ints& v) { return v[0]; };
+      auto last = [](const Ints& v) { return v.back(); };
+      switch (coin(5)) {
+      case 0: {
+        const std::int64_t groups = channels % 2 == 0 && coin(2) == 0 ? 2 : 1;
+        const std::int64_t out = groups * (1 + coin(3));
+        const Ints kernel = {1 + coin(3), 1 + coin(3)};
+        note_reduction(channels / groups * kernel[0] * kernel[1]);
+        const std::size_t w = add_input({out, channels / groups, kernel[0], kernel[1]}, false);
+        const std::size_t b = add_input({out}, false);
+        return {{"conv2d", {Ref{x}, Ref{w}, Ref{b}, pair(1, 2), pair(0, 2), pair(1, 2), groups}}};
+      }
+      case 1: {
+        const Ints kernel = pair(1, 3);
+        note_reduction(first(kernel) * last(kernel));
+        const Ints padding = {coin(static_cast<int>(first(kernel) / 2 + 1)),
+                              coin(static_cast<int>(last(kernel) / 2 + 1))};
+        return {{"max_pool2d",
+                 {Ref{x}, kernel, coin(3) == 0 ? Ints{} : pair(1, 2), padding, pair(1, 2),
+                  coin(2) == 0}}};
+      }
+      case 2: {
+        const Ints kernel = pair(1, 3);
+        note_reduction(first(kernel) * last(kernel));
+        const Ints padding = {coin(static_cast<int>(first(kernel) / 2 + 1)),
+                              coin(static_cast<int>(last(kernel) / 2 + 1))};
+        return {{"avg_pool2d",
+                 {Ref{x}, kernel, coin(3) == 0 ? Ints{} : pair(1, 2), padding, coin(2) == 0,
+                  coin(2) == 0}}};
+      }
+      case 3: {
+        const Ints size = {1 + coin(4), 1 + coin(4)};
+        note_reduction(xs[2] * xs[3]);
+        return {{"adaptive_avg_pool2d", {Ref{x}, size}}};
+      }
+      default: {
+        const std::int64_t groups = channels % 2 == 0 && coin(2) == 0 ? 2 : 1;
+        note_reduction(channels / groups * xs[2] * xs[3]);
+        const std::size_t w = add_input({channels}, false);
+        const std::size_t b = add_input({channels}, false);
+        return {{"group_norm", {Ref{x}, groups, Ref{w}, Ref{b}, 1e-5}}};
       }
       }
     }

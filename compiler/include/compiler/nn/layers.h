@@ -1,7 +1,9 @@
 // compiler/nn: the layers a small model needs: Linear, LayerNorm, RMSNorm, BatchNorm1d/2d,
-// Embedding, ReLU, GELU and Sequential. Each keeps its settings as Module attributes and reads them
-// in forward() through the attribute API, so capture guards on exactly the settings forward used.
-// Initial weights come from randn with a caller-given seed, so models are reproducible.
+// Embedding, ReLU, GELU, Dropout, the CNN layers (Conv2d, MaxPool2d, AvgPool2d,
+// AdaptiveAvgPool2d, GroupNorm) and Sequential. Each keeps its settings as Module attributes
+// and reads them in forward() through the attribute API, so capture guards on exactly the
+// settings forward used. Initial weights come from randn with a caller-given seed, so models
+// are reproducible.
 #pragma once
 
 #include "compiler/nn/module.h"
@@ -162,6 +164,98 @@ public:
 
 protected:
   std::string extra_repr() const override;
+};
+
+// F.conv2d with weight [out, in / groups, kh, kw] drawn from N(0, 1 / fan_in), fan_in =
+// in / groups * kh * kw, and bias zero (as Linear). kernel_size, stride, padding and dilation
+// are one value (both dims) or two; the geometry is fixed at construction (nothing to guard).
+class Conv2d : public Module {
+public:
+  Conv2d(std::int64_t in_channels, std::int64_t out_channels, std::vector<std::int64_t> kernel_size,
+         std::vector<std::int64_t> stride = {1}, std::vector<std::int64_t> padding = {0},
+         std::vector<std::int64_t> dilation = {1}, std::int64_t groups = 1, bool bias = true,
+         std::uint64_t seed = 0);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+  const Tensor& weight() const noexcept { return weight_; }
+  const Tensor& bias() const noexcept { return bias_; } // undefined without bias
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> stride_, padding_, dilation_;
+  std::int64_t groups_ = 1;
+  Tensor weight_;
+  Tensor bias_;
+};
+
+// F.max_pool2d; stride empty means kernel_size.
+class MaxPool2d : public Module {
+public:
+  explicit MaxPool2d(std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride = {},
+                     std::vector<std::int64_t> padding = {0},
+                     std::vector<std::int64_t> dilation = {1}, bool ceil_mode = false);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> kernel_size_, stride_, padding_, dilation_;
+  bool ceil_mode_ = false;
+};
+
+// F.avg_pool2d; stride empty means kernel_size.
+class AvgPool2d : public Module {
+public:
+  explicit AvgPool2d(std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride = {},
+                     std::vector<std::int64_t> padding = {0}, bool ceil_mode = false,
+                     bool count_include_pad = true);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> kernel_size_, stride_, padding_;
+  bool ceil_mode_ = false;
+  bool count_include_pad_ = true;
+};
+
+// F.adaptive_avg_pool2d to output_size {oh, ow} (one value: square).
+class AdaptiveAvgPool2d : public Module {
+public:
+  explicit AdaptiveAvgPool2d(std::vector<std::int64_t> output_size);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::vector<std::int64_t> output_size_;
+};
+
+// F.group_norm over num_groups groups of num_channels channels; weight ones, bias zeros.
+// nn.InstanceNorm2d(C, affine=True) without running statistics is GroupNorm(C, C).
+class GroupNorm : public Module {
+public:
+  GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5,
+            bool affine = true);
+  Tensor forward(const Tensor& input,
+                 std::source_location loc = std::source_location::current()) override;
+
+protected:
+  std::string extra_repr() const override;
+
+private:
+  std::int64_t num_groups_ = 1;
+  double eps_ = 1e-5;
+  Tensor weight_;
+  Tensor bias_;
 };
 
 // Runs its children in order; children are named "0", "1", ...

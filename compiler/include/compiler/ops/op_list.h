@@ -109,6 +109,17 @@
     "aten.binary_cross_entropy_with_logits",                                    \
                                          Nn,            Composite)              \
   X(dropout,       "aten.dropout",       Nn,            Composite)              \
+  /* convolution, pooling, normalisation (issue 26). One output each: the graph   \
+     has no tuples, so convolution_backward returns the one gradient its mask     \
+     picks and max_pool2d_backward recomputes the window argmax (no indices) */   \
+  X(convolution,          "aten.convolution",          Nn, Prim)               \
+  X(convolution_backward, "aten.convolution_backward", Nn, Prim)               \
+  X(max_pool2d,           "aten.max_pool2d",           Nn, Prim)               \
+  X(max_pool2d_backward,  "aten.max_pool2d_backward",  Nn, Prim)               \
+  X(avg_pool2d,           "aten.avg_pool2d",           Nn, Prim)               \
+  X(avg_pool2d_backward,  "aten.avg_pool2d_backward",  Nn, Prim)               \
+  X(adaptive_avg_pool2d,  "aten.adaptive_avg_pool2d",  Nn, Composite)          \
+  X(group_norm,           "aten.group_norm",           Nn, Composite)          \
   /* indexing along one dim */                                                  \
   X(gather,        "aten.gather",        Indexing,      Prim)                   \
   X(scatter_add,   "aten.scatter_add",   Indexing,      Prim)                   \

@@ -209,6 +209,69 @@ Tensor dropout(const Tensor& x, double p = 0.5, bool train = true,
 Tensor dropout(const Tensor& x, double p, std::uint64_t seed, SymInt offset,
                SourceLoc loc = SourceLoc::current());
 
+// ---- convolution, pooling, normalisation (issue 26) ----
+// PyTorch's aten.convolution, 1-D and 2-D, not transposed: input [N, C, (H,) W], weight
+// [O, C / groups, (kh,) kw], bias [O] or undefined; stride, padding and dilation one value per
+// spatial dim; output_padding unused (transposed is refused).
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+                   std::vector<std::int64_t> dilation, bool transposed,
+                   std::vector<std::int64_t> output_padding, std::int64_t groups,
+                   SourceLoc loc = SourceLoc::current());
+// PyTorch's aten.convolution_backward, returning the one gradient output_mask picks ({1, 0, 0}
+// the input's, {0, 1, 0} the weight's, {0, 0, 1} the bias's): graphs hold no tuples.
+Tensor convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                            std::vector<std::int64_t> bias_sizes, std::vector<std::int64_t> stride,
+                            std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+                            bool transposed, std::vector<std::int64_t> output_padding,
+                            std::int64_t groups, std::vector<std::int64_t> output_mask,
+                            SourceLoc loc = SourceLoc::current());
+// F.conv2d: input [N, C, H, W] or unbatched [C, H, W]; stride, padding and dilation one value
+// (both dims) or two.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+              std::vector<std::int64_t> stride = {1}, std::vector<std::int64_t> padding = {0},
+              std::vector<std::int64_t> dilation = {1}, std::int64_t groups = 1,
+              SourceLoc loc = SourceLoc::current());
+// F.conv1d: input [N, C, L] or unbatched [C, L].
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+              std::vector<std::int64_t> stride = {1}, std::vector<std::int64_t> padding = {0},
+              std::vector<std::int64_t> dilation = {1}, std::int64_t groups = 1,
+              SourceLoc loc = SourceLoc::current());
+// F.max_pool2d over [N, C, H, W] or [C, H, W]: kernel_size, padding and dilation one value or
+// two; stride empty (= kernel_size), one value or two.
+Tensor max_pool2d(const Tensor& x, std::vector<std::int64_t> kernel_size,
+                  std::vector<std::int64_t> stride = {}, std::vector<std::int64_t> padding = {0},
+                  std::vector<std::int64_t> dilation = {1}, bool ceil_mode = false,
+                  SourceLoc loc = SourceLoc::current());
+// max_pool2d's input gradient: each output's gradient goes to its window's argmax, recomputed
+// from x (PyTorch keeps the indices instead: max_pool2d_with_indices_backward).
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& x,
+                           std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+                           std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation,
+                           bool ceil_mode, SourceLoc loc = SourceLoc::current());
+// F.avg_pool2d (no divisor_override).
+Tensor avg_pool2d(const Tensor& x, std::vector<std::int64_t> kernel_size,
+                  std::vector<std::int64_t> stride = {}, std::vector<std::int64_t> padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  SourceLoc loc = SourceLoc::current());
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& x,
+                           std::vector<std::int64_t> kernel_size, std::vector<std::int64_t> stride,
+                           std::vector<std::int64_t> padding, bool ceil_mode,
+                           bool count_include_pad, SourceLoc loc = SourceLoc::current());
+// F.adaptive_avg_pool2d: output_size {oh, ow}; window i of n over a dim of length len is
+// [floor(i * len / n), ceil((i + 1) * len / n)).
+Tensor adaptive_avg_pool2d(const Tensor& x, std::vector<std::int64_t> output_size,
+                           SourceLoc loc = SourceLoc::current());
+// F.group_norm: x [N, C, *] normalised over each of num_groups channel groups (and every
+// spatial position); weight and bias [C] or undefined.
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5,
+                  SourceLoc loc = SourceLoc::current());
+// Instance norm without running statistics: group_norm with one group per channel.
+Tensor instance_norm(const Tensor& x, const Tensor& weight = Tensor(),
+                     const Tensor& bias = Tensor(), double eps = 1e-5,
+                     SourceLoc loc = SourceLoc::current());
+
 // ---- indexing along one dim (index: an integer tensor of the input's rank) ----
 // out[i][j] = x[index[i][j]][j] for dim 0 (and likewise for other dims); out has index's shape.
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index,

@@ -11,8 +11,8 @@
 #include "compiler/backend/backend.h"
 #include "compiler/inductor/inductor.h"
 #include "compiler/tensor/device.h"
-#include "inductor/runtime/gemm.h"
 #include "inductor/scheduler/kernel_plan.h"
+#include "kernels/gemm.h"
 
 #include <cstdint>
 #include <functional>

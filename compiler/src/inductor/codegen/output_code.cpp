@@ -3,7 +3,7 @@
 
 #include "compiler/core/errors.h"
 #include "compiler/graph/graph_printer.h"
-#include "inductor/runtime/thread_pool.h"
+#include "kernels/thread_pool.h"
 
 #include <algorithm>
 #include <set>
@@ -29,6 +29,37 @@ std::string aten_name(const graph::Node& n) {
 }
 
 // The graph nodes a buffer list computes, in graph order, without repeats.
+// extern_kernels.convolution's arguments as Inductor prints them: input, weight, then the
+// settings as keywords, the bias last.
+std::string convolution_arguments(const FallbackCall& call, const std::vector<std::string>& names) {
+  const graph::Node& n = call.node;
+  std::size_t next = 0;
+  auto operand = [&](const graph::Arg& a) {
+    return a.kind == graph::Arg::Kind::Node
+               ? names[static_cast<std::size_t>(call.operands[next++].buffer)]
+               : std::string("None");
+  };
+  auto ints = [&](std::size_t i) {
+    std::string t = "(";
+    const auto* v = std::get_if<std::vector<std::int64_t>>(&n.args[i].constant);
+    for (std::size_t k = 0; v != nullptr && k < v->size(); ++k) {
+      t += (k > 0 ? ", " : "") + std::to_string((*v)[k]);
+    }
+    return t + (v != nullptr && v->size() == 1 ? ",)" : ")");
+  };
+  const std::string input = operand(n.args[0]);
+  const std::string weight = operand(n.args[1]);
+  const std::string bias = operand(n.args[2]);
+  const bool* transposed = std::get_if<bool>(&n.args[6].constant);
+  const SymInt* groups = std::get_if<SymInt>(&n.args[8].constant);
+  return input + ", " + weight + ", stride=" + ints(3) + ", padding=" + ints(4) +
+         ", dilation=" + ints(5) +
+         ", transposed=" + (transposed != nullptr && *transposed ? "True" : "False") +
+         ", output_padding=" + ints(7) +
+         ", groups=" + (groups != nullptr ? groups->to_string() : std::string("?")) +
+         ", bias=" + bias;
+}
+
 std::vector<std::size_t> sorted_origins(std::vector<std::size_t> nodes) {
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -108,9 +139,10 @@ std::vector<std::string> step_handles(const LoweredGraph& ir, const Schedule& s)
       break;
     case Step::Kind::Extern: {
       const ExternCall& c = *ir.buffer(st.buffer).extern_call;
-      const char* name = c.kind == ExternCall::Kind::Mm    ? "mm"
-                         : c.kind == ExternCall::Kind::Bmm ? "bmm"
-                                                           : "addmm";
+      const char* name = c.kind == ExternCall::Kind::Mm            ? "mm"
+                         : c.kind == ExternCall::Kind::Bmm         ? "bmm"
+                         : c.kind == ExternCall::Kind::Convolution ? "convolution"
+                                                                   : "addmm";
       out.push_back(std::string("extern_kernels.") + name + handle);
       break;
     }
@@ -237,6 +269,10 @@ std::string output_code(const OutputCodeInput& in) {
                v.layout.offset.str() + ")";
       };
       const std::string name = handles[i].substr(0, handles[i].find(':'));
+      if (c.kind == ExternCall::Kind::Convolution) {
+        out += "    " + b.name + " = " + name + "(" + convolution_arguments(*c.node, names) + ")\n";
+        break;
+      }
       out += "    " + name + "(" +
              (c.kind == ExternCall::Kind::Addmm ? view(c.bias) + ", " : std::string()) + view(c.a) +
              ", " + view(c.b) + ", out=" + b.name + ")\n";

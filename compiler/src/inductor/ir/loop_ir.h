@@ -62,19 +62,23 @@ enum class BufferKind : std::uint8_t {
 };
 std::string_view buffer_kind_name(BufferKind k) noexcept;
 
-// An extern kernel call: out = a @ b (+ bias), batched over a leading dim for Bmm.
-struct ExternCall {
-  enum class Kind : std::uint8_t { Mm, Bmm, Addmm } kind = Kind::Mm;
-  BufferView a;
-  BufferView b;
-  BufferView bias; // Addmm only, broadcast to the output
-};
-
 // One graph node run on its eager kernel: node arguments that refer to nodes refer, in order,
 // to `operands` (graph inputs and computed buffers viewed as tensors).
 struct FallbackCall {
   graph::Node node;
   std::vector<BufferView> operands;
+};
+
+// An extern kernel call: out = a @ b (+ bias), batched over a leading dim for Bmm. Convolution
+// is Inductor's extern_kernels.convolution: aten.convolution's kernel run on `node` (its
+// operands and arguments), its result tensor becoming the buffer as a fallback's does; on the
+// GPU a convolution is a fallback node instead (no CUDA convolution kernel yet).
+struct ExternCall {
+  enum class Kind : std::uint8_t { Mm, Bmm, Addmm, Convolution } kind = Kind::Mm;
+  BufferView a;
+  BufferView b;
+  BufferView bias;                    // Addmm only, broadcast to the output
+  std::shared_ptr<FallbackCall> node; // Convolution only
 };
 
 struct Buffer {

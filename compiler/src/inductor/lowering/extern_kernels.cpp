@@ -1,7 +1,9 @@
 // Lowerings of matmul, bmm and addmm as extern kernel calls (runtime/extern_kernels.h): float32
 // operands each with one unit stride (row- or column-major, as GEMM takes them; anything else
 // is copied contiguously first), a 2-D product, an N-D x 2-D product whose leading dims fold
-// into rows, or a batched product. Other ranks and dtypes run on the eager kernel.
+// into rows, or a batched product. Other ranks and dtypes run on the eager kernel. On the CPU a
+// convolution is an extern call of its eager kernel (Inductor's extern_kernels.convolution).
+#include "compiler/graph/graph_rewrite.h"
 #include "inductor/lowering/lowering_context.h"
 
 namespace compiler::inductor::lowering {
@@ -148,6 +150,38 @@ std::optional<TensorValue> lower_extern(Context& ctx, const graph::Node& n) {
     call->bias = {bias.view->buffer, broadcast};
   }
   return extern_buffer(ctx, n, std::move(call), out_sizes);
+}
+
+std::optional<TensorValue> lower_convolution(Context& ctx, const graph::Node& n) {
+  if (!n.meta.device.is_cpu()) {
+    return std::nullopt; // the GPU runs it as a fallback node (operands copied to the host)
+  }
+  auto call = std::make_shared<ExternCall>();
+  call->kind = ExternCall::Kind::Convolution;
+  call->node = std::make_shared<FallbackCall>();
+  call->node->node = n;
+  bool ok = true;
+  graph::for_each_input(n, [&](std::size_t ref) {
+    if (!ctx.values[ref].has_value()) {
+      ok = false;
+      return;
+    }
+    call->node->operands.push_back(*ctx.realize(*ctx.values[ref]).view);
+  });
+  if (!ok) {
+    return std::nullopt;
+  }
+  Buffer out;
+  out.kind = BufferKind::Extern;
+  out.layout.dtype = n.meta.dtype;
+  out.layout.sizes = ctx.sizes_of(n.meta);
+  out.layout.strides = ctx.strides_of(n.meta);
+  out.extern_call = std::move(call);
+  out.origins = {ctx.node};
+  const Layout layout = out.layout;
+  const BufferId id = ctx.add_buffer(std::move(out));
+  ++ctx.stats.extern_calls;
+  return ctx.from_view({id, layout}, n.meta.dtype);
 }
 
 } // namespace compiler::inductor::lowering

@@ -91,6 +91,9 @@ std::optional<TensorValue> lower_view(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_shape(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_factory(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_extern(Context& ctx, const graph::Node& node);
+std::optional<TensorValue> lower_convolution(Context& ctx,
+                                             const graph::Node& node); // extern_kernels.cpp
+std::optional<TensorValue> lower_pooling(Context& ctx, const graph::Node& node); // pooling.cpp
 std::optional<TensorValue> lower_indexing(Context& ctx, const graph::Node& node);
 std::optional<TensorValue> lower_transfer(Context& ctx, const graph::Node& node);
 

@@ -306,6 +306,13 @@ std::optional<TensorValue> lower_nn(Context& ctx, const graph::Node& n) {
     return embedding(ctx, n);
   case OpKind::cross_entropy:
     return cross_entropy(ctx, n);
+  case OpKind::convolution:
+    return lower_convolution(ctx, n);
+  case OpKind::max_pool2d:
+  case OpKind::avg_pool2d:
+  case OpKind::max_pool2d_backward:
+  case OpKind::avg_pool2d_backward:
+    return lower_pooling(ctx, n);
   default:
     return std::nullopt;
   }

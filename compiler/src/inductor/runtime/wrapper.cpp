@@ -5,7 +5,7 @@
 #include "compiler/graph/graph_rewrite.h"
 #include "compiler/graph/interpreter.h"
 #include "inductor/counters.h"
-#include "inductor/runtime/gemm.h"
+#include "kernels/gemm.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -263,10 +263,17 @@ public:
         }
         break;
       }
-      case Step::Kind::Extern:
+      case Step::Kind::Extern: {
         ++externs;
-        run_extern(*kernels_, ir.buffer(step.buffer), places, symbols);
+        const Buffer& b = ir.buffer(step.buffer);
+        if (b.extern_call->kind == ExternCall::Kind::Convolution) {
+          places[static_cast<std::size_t>(step.buffer)] =
+              run_node(*b.extern_call->node, b.layout, places, symbols);
+        } else {
+          run_extern(*kernels_, b, places, symbols);
+        }
         break;
+      }
       case Step::Kind::Fallback:
         ++fallbacks;
         places[static_cast<std::size_t>(step.buffer)] =
@@ -354,7 +361,13 @@ private:
 
   Place run_fallback(const Buffer& b, std::vector<Place>& places,
                      std::span<const std::int64_t> sym) const {
-    const FallbackCall& call = *b.fallback;
+    return run_node(*b.fallback, b.layout, places, sym);
+  }
+
+  // One graph node on its eager kernel (a fallback, or the convolution extern kernel), its
+  // result laid out as `layout`.
+  Place run_node(const FallbackCall& call, const Layout& layout, std::vector<Place>& places,
+                 std::span<const std::int64_t> sym) const {
     std::vector<Tensor> operands;
     for (const BufferView& v : call.operands) {
       operands.push_back(view_of(places[static_cast<std::size_t>(v.buffer)], v.layout, sym));
@@ -396,9 +409,9 @@ private:
       CallSiteScope site(call.node.where);
       result = std::get<Tensor>(eager_on(kernels_->device(), call.node.op, args));
     }
-    const std::vector<std::int64_t> strides = evaluate(b.layout.strides, sym);
-    if (!strides_match(result, evaluate(b.layout.sizes, sym), strides)) {
-      TORCHSCOPE_ASSERT(b.layout.is_contiguous(), "a fallback's result has its planned layout");
+    const std::vector<std::int64_t> strides = evaluate(layout.strides, sym);
+    if (!strides_match(result, evaluate(layout.sizes, sym), strides)) {
+      TORCHSCOPE_ASSERT(layout.is_contiguous(), "a fallback's result has its planned layout");
       const std::array<Value, 1> cargs = {result};
       result = std::get<Tensor>(eager_on(kernels_->device(), OpKind::contiguous, cargs));
     }

@@ -478,6 +478,11 @@ private:
         add(b.extern_call->a.buffer);
         add(b.extern_call->b.buffer);
         add(b.extern_call->bias.buffer);
+        if (b.extern_call->node) {
+          for (const BufferView& v : b.extern_call->node->operands) {
+            add(v.buffer);
+          }
+        }
       }
       if (b.fallback) {
         for (const BufferView& v : b.fallback->operands) {
@@ -586,6 +591,13 @@ private:
         p.source = BufferPlan::Source::Result;
         defined[i] = step_of_[i];
         continue;
+      case BufferKind::Extern:
+        if (b.extern_call->kind == ExternCall::Kind::Convolution) {
+          p.source = BufferPlan::Source::Result; // the eager kernel's result tensor
+          defined[i] = step_of_[i];
+          continue;
+        }
+        break;
       default:
         break;
       }

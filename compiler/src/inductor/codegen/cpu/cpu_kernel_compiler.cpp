@@ -6,7 +6,7 @@
 #include "inductor/codegen/cpu/cpu_loop_plan.h"
 #include "inductor/codegen/cpu/llvm_jit.h"
 #include "inductor/codegen/cpu/llvm_kernel.h"
-#include "inductor/runtime/thread_pool.h"
+#include "kernels/thread_pool.h"
 
 namespace compiler::inductor::cpu {
 

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "cuda/runtime.h"
-#include "inductor/runtime/gemm.h"
+#include "kernels/gemm.h"
 
 #include <string>
 

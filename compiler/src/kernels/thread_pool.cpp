@@ -1,5 +1,5 @@
-// The kernel thread pool (inductor/runtime/thread_pool.h).
-#include "inductor/runtime/thread_pool.h"
+// The kernel thread pool (kernels/thread_pool.h).
+#include "kernels/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,5 @@
-// inductor/runtime: our single-precision GEMM, the extern kernel behind matmul, bmm and addmm:
+// kernels (shared with inductor/runtime): our single-precision GEMM, the extern kernel behind
+// matmul, bmm and addmm:
 //   C[m, n] = sum_k A[m, k] * B[k, n]  (+ bias[m, n], broadcast by zero strides)
 // with any strides on A, B and the bias (operands are packed into cache-sized panels), C
 // row-major. Blocked for the caches (panels of A in L2, of B in L3), an AVX-512 register-tiled

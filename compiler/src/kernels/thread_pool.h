@@ -1,8 +1,8 @@
-// inductor/runtime: the thread pool generated kernels run on. One pool per process, of
-// TORCHSCOPE_NUM_THREADS threads (default: the machine's hardware threads), the caller being one
-// of them; workers wait on a futex-backed atomic between jobs, so a launch costs a wake-up, not
-// a thread start, and claim a job's parts one at a time. One job runs at a time; a parallel_for
-// from inside a job runs inline.
+// kernels (shared with inductor/runtime): the thread pool generated kernels and the GEMM run on.
+// One pool per process, of TORCHSCOPE_NUM_THREADS threads (default: the machine's hardware
+// threads), the caller being one of them; workers wait on a futex-backed atomic between jobs, so a
+// launch costs a wake-up, not a thread start, and claim a job's parts one at a time. One job runs
+// at a time; a parallel_for from inside a job runs inline.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,11 @@
-// Blocked SGEMM (inductor/runtime/gemm.h). Loop order, outermost first: nc-wide column panels
+// Blocked SGEMM (kernels/gemm.h). Loop order, outermost first: nc-wide column panels
 // of C; kc-deep slices of K (B's kc x nc panel packed once per slice, shared by the threads);
 // row blocks of C claimed by the threads (A's mc x kc panel packed per block); micro-tiles of
 // MR x NR accumulated in registers over the slice and added to C (the first slice writes C,
 // plus the bias).
-#include "inductor/runtime/gemm.h"
+#include "kernels/gemm.h"
 
-#include "inductor/runtime/thread_pool.h"
+#include "kernels/thread_pool.h"
 
 #include <algorithm>
 #include <cstdlib>

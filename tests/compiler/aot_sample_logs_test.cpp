@@ -354,3 +354,24 @@ TEST_CASE("train_transformer's trace has the training compile's events and reads
                           std::regex("# File: \\S*train_transformer\\.cpp:\\d+ in forward, "
                                      "code: .*softmax")));
 }
+
+TEST_CASE("train_llama trains its compiled step beside eager, and its trace holds the partition",
+          "[compiler][samples][aot]") {
+  // The sample exits non-zero when compiled and eager losses or gradients disagree.
+  test_support::TempDir dir("aot-sample-logs");
+  const fs::path log = test_support::run_traced_program(SAMPLE_TRAIN_LLAMA, dir.path());
+  check_reads_cleanly(log);
+  const std::vector<Event> events = events_of(log);
+  const auto kinds = kinds_per_compile(events, false);
+  REQUIRE(kinds.count("0/0") == 1);
+  for (const char* kind : {"aot_joint_graph", "aot_forward_graph", "aot_backward_graph"}) {
+    INFO(kind);
+    CHECK(kinds.at("0/0").count(kind) == 1);
+  }
+  CHECK(std::count_if(events.begin(), events.end(), [](const Event& e) {
+          return e.label == "artifact:min_cut_information" && e.compile == "0/0";
+        }) == 1);
+  // The rotary embedding and SwiGLU are attributed to the sample's lines.
+  CHECK(std::regex_search(find(events, "aot_joint_graph").payload,
+                          std::regex("# File: \\S*train_llama\\.cpp:\\d+ in \\w+, code: .*silu")));
+}

@@ -34,8 +34,10 @@ if(TARGET sample_train_mlp)
     TORCHSCOPE_HAVE_TLPARSE=$<BOOL:$<TARGET_EXISTS:torchscope_tlparse>>
     SAMPLE_TRAIN_MLP="$<TARGET_FILE:sample_train_mlp>"
     SAMPLE_TRAIN_TRANSFORMER="$<TARGET_FILE:sample_train_transformer>"
+    SAMPLE_TRAIN_LLAMA="$<TARGET_FILE:sample_train_llama>"
     SAMPLE_DATA_DEPENDENT="$<TARGET_FILE:sample_data_dependent>")
   add_dependencies(compiler_aot_sample_logs_tests sample_train_mlp sample_train_transformer
+    sample_train_llama
     sample_data_dependent)
   if(TARGET tlparse)
     target_compile_definitions(compiler_aot_sample_logs_tests PRIVATE

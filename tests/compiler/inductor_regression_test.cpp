@@ -241,3 +241,20 @@ TEST_CASE("a flattened roll of a permuted input, and a cat of it with itself, co
   auto g = [](const Tensor& t) { return roll(t, {-2}, {}); };
   CHECK_CLOSE(compile(g, {.arg_names = {"t"}})(x), g(x));
 }
+
+TEST_CASE("a roll over a dim that became dynamic cuts each size where its own shift falls",
+          "[compiler][inductor][regression]") {
+  // The decomposition read the rolled dim's trace-time size, so once the dim was symbolic every
+  // later size was cut at the first one's point (capture_property's indexing_more under AOT).
+  auto f = [](const Tensor& t) { return roll(t, {1, -3}, {0, 1}); };
+  for (const char* backend : {"aot_eager", "inductor"}) {
+    INFO(backend);
+    auto cf = compile(f, {.backend = backend});
+    for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{4, 3}, {3, 5}, {2, 3}, {5, 7}}) {
+      INFO(m << " x " << n);
+      const Tensor x = values({m, n}, 0.3, false);
+      CHECK_CLOSE(cf(x), f(x));
+    }
+    CHECK(cf.stats().compiles == 2); // static, then dynamic for every later size
+  }
+}

@@ -461,11 +461,22 @@ Value roll_decomp(Args a) {
   }
   for (std::size_t k = 0; k < dims.size(); ++k) {
     const std::int64_t d = kernels::wrap_dim(dims[k], out.dim(), false);
-    const std::int64_t n = out.sizes()[static_cast<std::size_t>(d)];
-    const std::int64_t s = n == 0 ? 0 : ((shifts[k] % n) + n) % n;
-    if (s != 0) {
-      out = cat({slice(out, d, n - s, n), slice(out, d, 0, n - s)}, d);
+    // Where the roll cuts depends on the size. A symbolic size stays symbolic: the cut is the
+    // expression shift mod n (a left shift: n - (-shift mod n), mod n), so every size this graph
+    // serves cuts where it should (the trace-time hint would cut them all there; guards made here
+    // would be lost).
+    const SymInt n = out.size(static_cast<std::int64_t>(d));
+    if (!n.is_symbolic()) {
+      const std::int64_t m = n.hint();
+      const std::int64_t s = m == 0 ? 0 : ((shifts[k] % m) + m) % m;
+      if (s != 0) {
+        out = cat({slice(out, d, SymInt(m - s), SymInt(m)), slice(out, d, 0, SymInt(m - s))}, d);
+      }
+      continue;
     }
+    // Written over non-negative operands only, so that every mod is the same in C and Python.
+    const SymInt s = shifts[k] >= 0 ? SymInt(shifts[k]) % n : (n - SymInt(-shifts[k]) % n) % n;
+    out = cat({slice(out, d, n - s, n), slice(out, d, SymInt(0), n - s)}, d);
   }
   return value_ints(a[2]).empty() ? reshape(out, x.sym_sizes()) : out;
 }

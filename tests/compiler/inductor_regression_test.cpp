@@ -250,11 +250,31 @@ TEST_CASE("a roll over a dim that became dynamic cuts each size where its own sh
   for (const char* backend : {"aot_eager", "inductor"}) {
     INFO(backend);
     auto cf = compile(f, {.backend = backend});
-    for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{4, 3}, {3, 5}, {2, 3}, {5, 7}}) {
+    // No size here makes a cut empty (a roll by a multiple of the size), which is a decision of
+    // its own: the AOT stage guards it, so such a size recompiles once.
+    for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{4, 4}, {3, 5}, {2, 7}, {5, 8}}) {
       INFO(m << " x " << n);
       const Tensor x = values({m, n}, 0.3, false);
       CHECK_CLOSE(cf(x), f(x));
     }
     CHECK(cf.stats().compiles == 2); // static, then dynamic for every later size
+  }
+}
+
+TEST_CASE("a decomposition's decision on a dynamic size is a guard: adaptive_avg_pool2d over "
+          "sizes that tile and sizes that do not",
+          "[compiler][inductor][regression]") {
+  // adaptive_avg_pool2d decomposes to avg_pool2d when the windows tile the input, else to two
+  // matmuls. The choice was made on the first dynamic size and reused for every later one (a
+  // view error, or wrong values); now the AOT stage's guard_int joins the frame's guards.
+  auto f = [](const Tensor& t) { return adaptive_avg_pool2d(t, {2, 3}); };
+  for (const char* backend : {"aot_eager", "inductor"}) {
+    INFO(backend);
+    auto cf = compile(f, {.backend = backend});
+    for (auto [h, w] : {std::pair<std::int64_t, std::int64_t>{4, 6}, {6, 9}, {5, 7}, {8, 12}}) {
+      INFO(h << " x " << w);
+      const Tensor x = values({2, 3, h, w}, 0.2, false);
+      CHECK_CLOSE(cf(x), f(x));
+    }
   }
 }

@@ -512,6 +512,40 @@ AotStats aot_stats() noexcept {
   return s;
 }
 
+namespace {
+
+// Counts the decisions tracing makes on symbolic sizes and passes them on to the recorder that
+// was active (capture's shape environment, which turns them into guards). A traced graph that
+// made any holds only for the sizes that decide the same way, so it is not reused from the
+// cache by graphs that print the same.
+class DecisionCounter final : public SymGuardRecorder {
+public:
+  DecisionCounter() : outer_(active_sym_guard_recorder()) {}
+  void on_compare(SymCmp op, const SymInt& lhs, const SymInt& rhs, bool result) override {
+    ++decisions;
+    if (outer_ != nullptr) {
+      outer_->on_compare(op, lhs, rhs, result);
+    }
+  }
+  void on_specialize(const SymInt& value) override {
+    ++decisions;
+    if (outer_ != nullptr) {
+      outer_->on_specialize(value);
+    }
+  }
+  void on_size_read(const std::source_location& where) override {
+    if (outer_ != nullptr) {
+      outer_->on_size_read(where);
+    }
+  }
+  std::int64_t decisions = 0;
+
+private:
+  SymGuardRecorder* outer_;
+};
+
+} // namespace
+
 std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured,
                                                     const AotOptions& options,
                                                     const backend::GraphCompiler& compiler) {
@@ -546,18 +580,22 @@ std::unique_ptr<backend::CompiledGraph> aot_compile(const graph::Graph& captured
     cache_artifact(artifacts::aotautograd_cache_miss, key, false);
     tracer::ChromiumSpan span("create_aot_dispatcher_function");
     std::shared_ptr<Traced> fresh;
-    if (joint) {
-      fresh = trace_training(captured, options, to, pass_us);
-    }
-    if (fresh == nullptr) {
-      fresh = trace_inference_graph(captured, options, to);
+    DecisionCounter decisions;
+    {
+      SymGuardRecorderScope recording(&decisions);
+      if (joint) {
+        fresh = trace_training(captured, options, to, pass_us);
+      }
+      if (fresh == nullptr) {
+        fresh = trace_inference_graph(captured, options, to);
+      }
     }
     (fresh->training ? g_joint : g_inference).bump();
     tracer::ChromiumSpan compile_span("compile_fx.<locals>.fw_compiler_base");
     if (!fresh->training) {
       pass_us = run_inference_passes(*fresh);
     }
-    if (options.cache) {
+    if (options.cache && decisions.decisions == 0) {
       cache().put(key, fresh);
     }
     program = program_of(captured, *fresh, compiler);

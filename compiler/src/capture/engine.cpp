@@ -766,6 +766,10 @@ struct Engine::Impl {
       {
         Clock::time_point b0 = Clock::now();
         tracer::ChromiumSpan span("backend_compile");
+        // Decisions the later stages make on symbolic sizes (a decomposition's guard_int) are
+        // guards of this entry too, as PyTorch's AOT stage shares Dynamo's ShapeEnv: they are
+        // recorded into the frame's environment, whose guards are built below.
+        SymGuardRecorderScope recorder(tr.env.get());
         entry->compiled = backend::compile_graph(
             {.graph = entry->graph,
              .keep = ft.stopped_at_break() ? backend::Keep::AllNodes : backend::Keep::Outputs,

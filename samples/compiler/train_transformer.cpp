@@ -100,21 +100,8 @@ private:
   std::shared_ptr<nn::Linear> head_;
 };
 
-// Sequences that follow a fixed rule (next = 5 * token + 3 mod V) from a per-row start, so
-// next-token prediction is learnable; returns the inputs and the targets (shifted by one).
 std::pair<Tensor, Tensor> batch(int step) {
-  std::vector<double> idx;
-  std::vector<double> next;
-  for (std::int64_t r = 0; r < kBatch; ++r) {
-    std::int64_t token = (step * 13 + r * 7) % kVocab;
-    for (std::int64_t i = 0; i < kContext; ++i) {
-      idx.push_back(static_cast<double>(token));
-      token = (5 * token + 3) % kVocab;
-      next.push_back(static_cast<double>(token));
-    }
-  }
-  return {Tensor::from_values(idx, {kBatch, kContext}, DType::Int64),
-          Tensor::from_values(next, {kBatch * kContext}, DType::Int64)};
+  return samples::next_token_batch(step, kBatch, kContext, kVocab);
 }
 
 } // namespace

@@ -19,6 +19,25 @@ struct Tolerances {
   double grad = 1e-3; // max |compiled - eager| over every gradient / max |eager gradient|
 };
 
+// Sequences that follow a fixed rule (next = 5 * token + 3 mod vocab) from a per-row start, so
+// next-token prediction is learnable: the inputs [batch, context] and the targets (each input
+// shifted by one) [batch * context], both int64.
+inline std::pair<compiler::Tensor, compiler::Tensor>
+next_token_batch(int step, std::int64_t batch, std::int64_t context, std::int64_t vocab) {
+  std::vector<double> idx;
+  std::vector<double> next;
+  for (std::int64_t r = 0; r < batch; ++r) {
+    std::int64_t token = (step * 13 + r * 7) % vocab;
+    for (std::int64_t i = 0; i < context; ++i) {
+      idx.push_back(static_cast<double>(token));
+      token = (5 * token + 3) % vocab;
+      next.push_back(static_cast<double>(token));
+    }
+  }
+  return {compiler::Tensor::from_values(idx, {batch, context}, compiler::DType::Int64),
+          compiler::Tensor::from_values(next, {batch * context}, compiler::DType::Int64)};
+}
+
 class TrainingCheck {
 public:
   TrainingCheck(std::string name, Tolerances tol) : name_(std::move(name)), tol_(tol) {

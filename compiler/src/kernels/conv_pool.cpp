@@ -59,15 +59,6 @@ const char* torch_type_name(DType t) {
   return "?";
 }
 
-Tensor to_result(Tensor computed, DType dtype) {
-  if (computed.dtype() == dtype) {
-    return computed;
-  }
-  Tensor out = make_output(computed.sym_sizes(), dtype, false);
-  copy_into(computed, out);
-  return out;
-}
-
 template <class F>
 void visit_float(DType compute, F&& f) {
   if (compute == DType::Float64) {

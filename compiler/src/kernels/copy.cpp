@@ -53,6 +53,15 @@ void copy_typed(const Tensor& src, const Tensor& dst) {
 
 } // namespace
 
+Tensor to_result(Tensor computed, DType dtype) {
+  if (computed.dtype() == dtype) {
+    return computed;
+  }
+  Tensor out = make_output(computed.sym_sizes(), dtype, false);
+  copy_into(computed, out);
+  return out;
+}
+
 void copy_into(const Tensor& src, const Tensor& dst) {
   TORCHSCOPE_ASSERT(src.sizes() == dst.sizes(), "copy_into: size mismatch");
   TORCHSCOPE_ASSERT(dst.is_contiguous(), "copy_into: destination must be contiguous");

@@ -14,6 +14,9 @@ namespace compiler::kernels {
 // converting each element.
 void copy_into(const Tensor& src, const Tensor& dst);
 
+// A contiguous result computed in a wider type, converted to `dtype` (itself when it already is).
+Tensor to_result(Tensor computed, DType dtype);
+
 // `x` as a contiguous real tensor of `dtype`: `x` itself when it already is one.
 Tensor contiguous_as(const Tensor& x, DType dtype);
 

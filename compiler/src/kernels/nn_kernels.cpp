@@ -23,16 +23,6 @@ void require_floating(const Tensor& x, const char* name) {
   }
 }
 
-// Converts a contiguous compute-typed result to `dtype` (a no-op when they are the same).
-Tensor to_result(Tensor computed, DType dtype) {
-  if (computed.dtype() == dtype) {
-    return computed;
-  }
-  Tensor out = make_output(computed.sym_sizes(), dtype, false);
-  copy_into(computed, out);
-  return out;
-}
-
 // softmax / log_softmax over dim d of a contiguous buffer viewed as [outer, len, inner].
 template <class C>
 void softmax_rows(const C* in, C* out, std::int64_t outer, std::int64_t len, std::int64_t inner,

@@ -173,15 +173,10 @@ std::optional<TensorValue> lower_convolution(Context& ctx, const graph::Node& n)
   }
   Buffer out;
   out.kind = BufferKind::Extern;
-  out.layout.dtype = n.meta.dtype;
-  out.layout.sizes = ctx.sizes_of(n.meta);
-  out.layout.strides = ctx.strides_of(n.meta);
   out.extern_call = std::move(call);
   out.origins = {ctx.node};
-  const Layout layout = out.layout;
-  const BufferId id = ctx.add_buffer(std::move(out));
   ++ctx.stats.extern_calls;
-  return ctx.from_view({id, layout}, n.meta.dtype);
+  return ctx.add_buffer_of(std::move(out), n.meta);
 }
 
 } // namespace compiler::inductor::lowering

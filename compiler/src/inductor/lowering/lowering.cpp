@@ -81,21 +81,25 @@ TensorValue fallback(Context& ctx, const graph::Node& n) {
   }
   Buffer b;
   b.kind = BufferKind::Fallback;
-  b.layout.dtype = n.meta.dtype;
-  b.layout.sizes = ctx.sizes_of(n.meta);
-  b.layout.strides = ctx.strides_of(n.meta);
   b.fallback = std::move(call);
   b.origins = {ctx.node};
-  const Layout layout = b.layout;
-  const BufferId id = ctx.add_buffer(std::move(b));
   ctx.stats.fallback_nodes.push_back(ctx.node);
-  return ctx.from_view({id, layout}, n.meta.dtype);
+  return ctx.add_buffer_of(std::move(b), n.meta);
 }
 
 } // namespace
 
 Context::Context(const graph::Graph& g, LoweringStats& s)
     : graph(g), stats(s), values(g.size()), users(graph::use_counts(g)) {}
+
+TensorValue Context::add_buffer_of(Buffer b, const graph::TensorMeta& m) {
+  b.layout.dtype = m.dtype;
+  b.layout.sizes = sizes_of(m);
+  b.layout.strides = strides_of(m);
+  const Layout layout = b.layout;
+  const BufferId id = add_buffer(std::move(b));
+  return from_view({id, layout}, m.dtype);
+}
 
 BufferId Context::add_buffer(Buffer b) {
   b.id = static_cast<BufferId>(ir.buffers.size());
@@ -314,12 +318,7 @@ LoweredGraph lower_graph(const graph::Graph& graph, LoweringStats& stats) {
       b.kind = BufferKind::Input;
       b.name = "arg" + std::to_string(input) + "_1";
       b.input_index = input;
-      b.layout.dtype = n.meta.dtype;
-      b.layout.sizes = ctx.sizes_of(n.meta);
-      b.layout.strides = ctx.strides_of(n.meta);
-      const Layout layout = b.layout;
-      const BufferId id = ctx.add_buffer(std::move(b));
-      ctx.values[i] = ctx.from_view({id, layout}, n.meta.dtype);
+      ctx.values[i] = ctx.add_buffer_of(std::move(b), n.meta);
       break;
     }
     case graph::NodeKind::CallOp: {

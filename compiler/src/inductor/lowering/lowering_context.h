@@ -55,6 +55,9 @@ public:
   TensorValue realize_if_reread(const TensorValue& v);
 
   BufferId add_buffer(Buffer b);
+  // Adds `b` laid out as the node metadata `m` says (dtype, sizes, strides) and returns its
+  // value: the buffers a node's result lives in as a whole (inputs, extern calls, fallbacks).
+  TensorValue add_buffer_of(Buffer b, const graph::TensorMeta& m);
   const Layout& buffer_layout(BufferId id) const;
   // The node's metadata as expressions.
   std::vector<Expr> sizes_of(const graph::TensorMeta& m) const;
